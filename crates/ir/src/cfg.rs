@@ -1,0 +1,88 @@
+//! Control-flow utilities over one function's statements.
+
+use crate::{Function, Operand, Stmt, StmtIdx};
+use braid_term::Value;
+
+/// Labels whose value is taken other than as a direct jump target: a
+/// computed jump may go to any of them.
+fn address_taken(f: &Function) -> Vec<StmtIdx> {
+    let mut out = Vec::new();
+    for s in &f.stmts {
+        let direct = match s {
+            Stmt::If { target, .. } | Stmt::Goto(target) => Some(target),
+            _ => None,
+        };
+        let mut visit = |o: &Operand| {
+            if let Operand::Const(Value::Label { label, .. }) = o {
+                if direct != Some(o) {
+                    out.extend(f.label_target(*label));
+                }
+            }
+        };
+        match s {
+            Stmt::Assign { rhs: crate::Rhs::Copy(a), .. } => visit(a),
+            Stmt::Assign { rhs: crate::Rhs::Select(_, a, b), .. } => {
+                visit(a);
+                visit(b);
+            }
+            Stmt::Store { value, .. } => visit(value),
+            Stmt::Call { args, .. } => args.iter().for_each(&mut visit),
+            Stmt::Ret(Some(v)) => visit(v),
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn jump_targets(f: &Function, target: &Operand) -> Vec<StmtIdx> {
+    match target {
+        Operand::Const(Value::Label { label, .. }) => f.label_target(*label).into_iter().collect(),
+        _ => address_taken(f),
+    }
+}
+
+/// The statements control may reach right after statement `i`.
+pub fn successors(f: &Function, i: StmtIdx) -> Vec<StmtIdx> {
+    let next = || (i + 1 < f.stmts.len() as u32).then_some(i + 1);
+    match &f.stmts[i as usize] {
+        Stmt::If { target, .. } => {
+            let mut out = jump_targets(f, target);
+            out.extend(next());
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        Stmt::Goto(target) => jump_targets(f, target),
+        Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt => vec![],
+        _ => next().into_iter().collect(),
+    }
+}
+
+/// Statements in reverse post-order from the entry (unreachable ones last,
+/// in index order): a topological order of the CFG without back edges.
+pub fn reverse_post_order(f: &Function) -> Vec<StmtIdx> {
+    let n = f.stmts.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n > 0 {
+        let mut stack: Vec<(StmtIdx, Vec<StmtIdx>)> = vec![(0, successors(f, 0))];
+        seen[0] = true;
+        while let Some((node, succs)) = stack.last_mut() {
+            if let Some(s) = succs.pop() {
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    let ss = successors(f, s);
+                    stack.push((s, ss));
+                }
+            } else {
+                post.push(*node);
+                stack.pop();
+            }
+        }
+    }
+    post.reverse();
+    post.extend((0..n as u32).filter(|i| !seen[*i as usize]));
+    post
+}

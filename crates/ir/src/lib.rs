@@ -1,0 +1,170 @@
+//! braid's IR: the language of MultiSE Figure 2 (seed 000), typed per value
+//! and extended just enough for real programs, with its `.bir` text format.
+//!
+//! A module is a list of functions; a function is a list of labelled
+//! statements. Functions, statements and variables are dense `u32` ids.
+//! Labels and function references are values (computed `if x goto y`,
+//! calls through function values).
+
+mod cfg;
+mod generate;
+mod check;
+mod lex;
+mod parse;
+mod print;
+
+pub use cfg::{reverse_post_order, successors};
+pub use generate::random_program;
+pub use parse::{parse, ParseError};
+pub use print::print;
+
+use braid_term::{Op, Sort, Value};
+
+/// A source position: 1-based line and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// A variable of one function (each call has its own copy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// A statement index inside a function; a label value names one.
+pub type StmtIdx = u32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Var(VarId),
+    /// Constants, including labels (`&L`) and function references (`@f`).
+    Const(Value),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rhs {
+    /// `x = c` or `x = y`.
+    Copy(Operand),
+    /// `x = input <sort> "name"`: a fresh symbolic input.
+    Input { sort: Sort, name: String },
+    Unary(Op, Operand),
+    Binary(Op, Operand, Operand),
+    /// `x = select c, a, b`.
+    Select(Operand, Operand, Operand),
+    /// `y = *x` (one cell, any value) or `y = load bvW x` (W/8 bytes, little-endian).
+    Load { addr: Operand, width: Option<u8> },
+    /// `p = alloc n`: a fresh allocation of `n` cells.
+    Alloc(Operand),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Assign { dst: VarId, rhs: Rhs },
+    /// `*x = y` or `store bvW x, y`.
+    Store { addr: Operand, value: Operand, width: Option<u8> },
+    /// `[r =] call f(args)`; `f` is `@name` or a variable holding a function value.
+    Call { dst: Option<VarId>, callee: Operand, args: Vec<Operand> },
+    /// `if x goto y`: jump to the label `y` when `x` holds, else fall through.
+    If { cond: Operand, target: Operand },
+    Goto(Operand),
+    Ret(Option<Operand>),
+    Assume(Operand),
+    Assert(Operand),
+    Error(String),
+    Halt,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub var: VarId,
+    /// Required for the entry function, whose parameters become symbolic inputs.
+    pub sort: Option<Sort>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// Variable names, indexed by `VarId`.
+    pub vars: Vec<String>,
+    pub stmts: Vec<Stmt>,
+    /// Label names and the statement each names, in statement order. A
+    /// label value `Value::Label { func, label }` indexes this list.
+    pub labels: Vec<(String, StmtIdx)>,
+    /// Source position of each statement (line 0 when built in memory).
+    pub spans: Vec<Span>,
+}
+
+impl Function {
+    pub fn label_of(&self, stmt: StmtIdx) -> Option<&str> {
+        self.labels.iter().find(|(_, s)| *s == stmt).map(|(n, _)| n.as_str())
+    }
+
+    /// The statement a label value jumps to.
+    pub fn label_target(&self, label: u32) -> Option<StmtIdx> {
+        self.labels.get(label as usize).map(|(_, s)| *s)
+    }
+
+    pub fn var_index(&self, name: &str) -> Option<VarId> {
+        self.vars.iter().position(|v| v == name).map(|i| VarId(i as u32))
+    }
+
+    /// `f:L` (or `f:#i` for an unlabelled statement) plus its line, for messages.
+    pub fn location(&self, stmt: StmtIdx) -> String {
+        let at = match self.label_of(stmt) {
+            Some(l) => format!("{}:{l}", self.name),
+            None => format!("{}:#{stmt}", self.name),
+        };
+        match self.spans.get(stmt as usize) {
+            Some(span) if span.line > 0 => format!("{at} (line {})", span.line),
+            _ => at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn func(&self, f: FuncId) -> &Function {
+        &self.functions[f.0 as usize]
+    }
+
+    pub fn func_index(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
+    }
+
+    /// The same module with source positions cleared, for comparing programs.
+    pub fn without_spans(&self) -> Module {
+        let mut m = self.clone();
+        for f in &mut m.functions {
+            f.spans.iter_mut().for_each(|s| *s = Span::default());
+        }
+        m
+    }
+
+    /// Number of conditional branch statements (each has two outcomes).
+    pub fn branch_count(&self) -> usize {
+        self.functions.iter().flat_map(|f| &f.stmts).filter(|s| matches!(s, Stmt::If { .. })).count()
+    }
+
+    /// Renders a value with the module's names: labels as `f:L`, functions as `@f`.
+    pub fn render_value(&self, v: &Value) -> String {
+        match *v {
+            Value::Label { func, label } => match self.functions.get(func as usize).and_then(|f| Some((f, f.labels.get(label as usize)?))) {
+                Some((f, (name, _))) => format!("&{}:{name}", f.name),
+                None => v.to_string(),
+            },
+            Value::Func(i) => match self.functions.get(i as usize) {
+                Some(f) => format!("@{}", f.name),
+                None => v.to_string(),
+            },
+            _ => v.to_string(),
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! Operations and their concrete semantics.
+//!
+//! [`eval_op`] is the one definition of what an operation means on concrete
+//! values: constant folding, evaluation under a model and the concrete
+//! interpreter all call it, and the solver encoding must agree with it (replay
+//! checks that it does).
+
+use crate::value::{mask, Sort, Value};
+use std::fmt;
+use thiserror::Error;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    /// `Int`: Euclidean division (SMT-LIB `div`); `BV`: signed, truncating; floats: IEEE.
+    Div,
+    /// `Int`: Euclidean remainder (SMT-LIB `mod`); `BV`: signed remainder.
+    Rem,
+    UDiv,
+    URem,
+    Neg,
+    /// Logical on `Bool`, bitwise on `BV`.
+    And,
+    Or,
+    Xor,
+    Not,
+    Shl,
+    LShr,
+    AShr,
+    Eq,
+    Ne,
+    /// Ordered comparisons: `Int`, signed `BV`, IEEE floats, addresses of one allocation.
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    ULt,
+    ULe,
+    UGt,
+    UGe,
+    Ite,
+    ZExt(u8),
+    SExt(u8),
+    Trunc(u8),
+    ToInt,
+    ToF32,
+    ToF64,
+    ToBv(u8),
+    /// `Addr(a)(off)`: the address at offset `off` of allocation `a`.
+    Addr(u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum EvalError {
+    #[error("division by zero")]
+    DivByZero,
+    #[error("type error: {0}")]
+    Type(String),
+    #[error("integer overflow beyond 128 bits")]
+    Overflow,
+    #[error("invalid conversion: {0}")]
+    InvalidConversion(String),
+}
+
+impl Op {
+    pub fn arity(self) -> usize {
+        match self {
+            Op::Neg | Op::Not | Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) => 1,
+            Op::ToInt | Op::ToF32 | Op::ToF64 | Op::ToBv(_) | Op::Addr(_) => 1,
+            Op::Ite => 3,
+            _ => 2,
+        }
+    }
+
+    /// The `.bir` spelling of a binary operator.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Rem => "%",
+            Op::UDiv => "udiv",
+            Op::URem => "urem",
+            Op::Neg => "-",
+            Op::And => "&",
+            Op::Or => "|",
+            Op::Xor => "^",
+            Op::Not => "!",
+            Op::Shl => "<<",
+            Op::LShr => "lshr",
+            Op::AShr => ">>",
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::ULt => "ult",
+            Op::ULe => "ule",
+            Op::UGt => "ugt",
+            Op::UGe => "uge",
+            Op::Ite => "select",
+            Op::ZExt(_) => "zext",
+            Op::SExt(_) => "sext",
+            Op::Trunc(_) => "trunc",
+            Op::ToInt => "toint",
+            Op::ToF32 => "tof32",
+            Op::ToF64 => "tof64",
+            Op::ToBv(_) => "tobv",
+            Op::Addr(_) => "addr",
+        }
+    }
+
+    /// Binary operators by their `.bir` spelling.
+    pub fn binary_from_symbol(s: &str) -> Option<Op> {
+        const BINARY: [Op; 23] = [
+            Op::Add,
+            Op::Sub,
+            Op::Mul,
+            Op::Div,
+            Op::Rem,
+            Op::UDiv,
+            Op::URem,
+            Op::And,
+            Op::Or,
+            Op::Xor,
+            Op::Shl,
+            Op::LShr,
+            Op::AShr,
+            Op::Eq,
+            Op::Ne,
+            Op::Lt,
+            Op::Le,
+            Op::Gt,
+            Op::Ge,
+            Op::ULt,
+            Op::ULe,
+            Op::UGt,
+            Op::UGe,
+        ];
+        match s {
+            "&&" => Some(Op::And),
+            "||" => Some(Op::Or),
+            _ => BINARY.into_iter().find(|op| op.symbol() == s),
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::ULt | Op::ULe | Op::UGt | Op::UGe
+        )
+    }
+
+    /// Whether an `Int` operand meeting a float operand is promoted to the
+    /// float's sort (JavaScript-like numeric promotion).
+    pub fn promotes_numbers(self) -> bool {
+        matches!(
+            self,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge
+        )
+    }
+
+    /// The sort of `op(args)`, or why it is ill-typed. Operands are assumed
+    /// already promoted (see [`Op::promotes_numbers`]).
+    pub fn result_sort(self, args: &[Sort]) -> Result<Sort, EvalError> {
+        use Sort::*;
+        let bad = || {
+            let list: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            Err(EvalError::Type(format!("`{}` does not apply to ({})", self.symbol(), list.join(", "))))
+        };
+        if args.len() != self.arity() {
+            return bad();
+        }
+        match self {
+            Op::Add | Op::Sub => match (args[0], args[1]) {
+                (Int, Int) => Ok(Int),
+                (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
+                (F32, F32) => Ok(F32),
+                (F64, F64) => Ok(F64),
+                (Addr, Int | Bv(_)) => Ok(Addr),
+                (Int | Bv(_), Addr) if self == Op::Add => Ok(Addr),
+                (Addr, Addr) if self == Op::Sub => Ok(Int),
+                _ => bad(),
+            },
+            Op::Mul | Op::Div => match (args[0], args[1]) {
+                (Int, Int) => Ok(Int),
+                (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
+                (F32, F32) => Ok(F32),
+                (F64, F64) => Ok(F64),
+                _ => bad(),
+            },
+            Op::Rem => match (args[0], args[1]) {
+                (Int, Int) => Ok(Int),
+                (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
+                _ => bad(),
+            },
+            Op::UDiv | Op::URem | Op::Shl | Op::LShr | Op::AShr => match (args[0], args[1]) {
+                (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
+                _ => bad(),
+            },
+            Op::Neg => match args[0] {
+                Int | Bv(_) | F32 | F64 => Ok(args[0]),
+                _ => bad(),
+            },
+            Op::Not => match args[0] {
+                Bool | Bv(_) => Ok(args[0]),
+                _ => bad(),
+            },
+            Op::And | Op::Or | Op::Xor => match (args[0], args[1]) {
+                (Bool, Bool) => Ok(Bool),
+                (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
+                _ => bad(),
+            },
+            // Values of different sorts are simply unequal.
+            Op::Eq | Op::Ne => Ok(Bool),
+            Op::Lt | Op::Le | Op::Gt | Op::Ge => match (args[0], args[1]) {
+                (Int, Int) | (F32, F32) | (F64, F64) | (Addr, Addr) => Ok(Bool),
+                (Bv(a), Bv(b)) if a == b => Ok(Bool),
+                _ => bad(),
+            },
+            Op::ULt | Op::ULe | Op::UGt | Op::UGe => match (args[0], args[1]) {
+                (Bv(a), Bv(b)) if a == b => Ok(Bool),
+                _ => bad(),
+            },
+            Op::Ite => match args[0] {
+                Bool if args[1] == args[2] => Ok(args[1]),
+                _ => bad(),
+            },
+            Op::ZExt(w) | Op::SExt(w) => match args[0] {
+                Bv(a) if a <= w => Ok(Bv(w)),
+                _ => bad(),
+            },
+            Op::Trunc(w) => match args[0] {
+                Bv(a) if a >= w => Ok(Bv(w)),
+                _ => bad(),
+            },
+            Op::ToInt => match args[0] {
+                Int | Bool | Bv(_) | F32 | F64 => Ok(Int),
+                _ => bad(),
+            },
+            Op::ToF32 | Op::ToF64 => match args[0] {
+                Int | Bv(_) | F32 | F64 => Ok(if self == Op::ToF32 { F32 } else { F64 }),
+                _ => bad(),
+            },
+            Op::ToBv(w) => match args[0] {
+                Int | Bool | Bv(_) | F32 | F64 => Ok(Bv(w)),
+                _ => bad(),
+            },
+            Op::Addr(_) => match args[0] {
+                Int => Ok(Addr),
+                _ => bad(),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::ZExt(w) | Op::SExt(w) | Op::Trunc(w) | Op::ToBv(w) => write!(f, "{} bv{w}", self.symbol()),
+            Op::Addr(a) => write!(f, "addr a{a}"),
+            _ => write!(f, "{}", self.symbol()),
+        }
+    }
+}
+
+fn float_of(v: Value) -> Option<f64> {
+    match v {
+        Value::F64(b) => Some(f64::from_bits(b)),
+        Value::F32(b) => Some(f32::from_bits(b) as f64),
+        Value::Int(i) => Some(i as f64),
+        _ => None,
+    }
+}
+
+/// Promotes an `Int` operand meeting a float to that float's sort.
+pub(crate) fn promote_pair(a: Value, b: Value) -> (Value, Value) {
+    match (a, b) {
+        (Value::Int(i), Value::F64(_)) => (Value::f64(i as f64), b),
+        (Value::F64(_), Value::Int(i)) => (a, Value::f64(i as f64)),
+        (Value::Int(i), Value::F32(_)) => (Value::f32(i as f32), b),
+        (Value::F32(_), Value::Int(i)) => (a, Value::f32(i as f32)),
+        _ => (a, b),
+    }
+}
+
+fn shift_amount(width: u8, amount: u64) -> Option<u32> {
+    (amount < width as u64).then_some(amount as u32)
+}
+
+fn float_to_int(x: f64) -> Result<i128, EvalError> {
+    if x.is_finite() && x.abs() < 1.7e38 {
+        Ok(x.trunc() as i128)
+    } else {
+        Err(EvalError::InvalidConversion(format!("{x} to an integer")))
+    }
+}
+
+/// Applies `op` to concrete arguments.
+pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
+    use Value::*;
+    let (a, b) = match args {
+        [a, b] if op.promotes_numbers() => promote_pair(*a, *b),
+        [a, b, ..] => (*a, *b),
+        [a] => (*a, Undef),
+        _ => (Undef, Undef),
+    };
+    let sorts: Vec<Sort> = match args.len() {
+        2 => vec![a.sort(), b.sort()],
+        _ => args.iter().map(Value::sort).collect(),
+    };
+    op.result_sort(&sorts)?;
+    let int = |r: Option<i128>| r.map(Int).ok_or(EvalError::Overflow);
+    let fop = |x: f64, y: f64, f: fn(f64, f64) -> f64| match a {
+        F32(_) => Value::f32(f(x, y) as f32),
+        _ => Value::f64(f(x, y)),
+    };
+    Ok(match op {
+        Op::Add | Op::Sub | Op::Mul | Op::Div => match (a, b) {
+            (Int(x), Int(y)) => match op {
+                Op::Add => int(x.checked_add(y))?,
+                Op::Sub => int(x.checked_sub(y))?,
+                Op::Mul => int(x.checked_mul(y))?,
+                _ if y == 0 => return Err(EvalError::DivByZero),
+                _ => int(x.checked_div_euclid(y))?,
+            },
+            (Bv { width, bits: x }, Bv { bits: y, .. }) => match op {
+                Op::Add => Value::bv(width, x.wrapping_add(y)),
+                Op::Sub => Value::bv(width, x.wrapping_sub(y)),
+                Op::Mul => Value::bv(width, x.wrapping_mul(y)),
+                _ if y == 0 => return Err(EvalError::DivByZero),
+                _ => {
+                    let (sx, sy) = (Value::bv_signed(width, x), Value::bv_signed(width, y));
+                    Value::bv(width, sx.wrapping_div(sy) as u64)
+                }
+            },
+            (F32(_) | F64(_), _) => {
+                let (x, y) = (float_of(a).unwrap_or(0.0), float_of(b).unwrap_or(0.0));
+                match op {
+                    Op::Add => fop(x, y, |x, y| x + y),
+                    Op::Sub => fop(x, y, |x, y| x - y),
+                    Op::Mul => fop(x, y, |x, y| x * y),
+                    _ => fop(x, y, |x, y| x / y),
+                }
+            }
+            (Addr { alloc, offset }, Int(k)) => {
+                let k = if op == Op::Sub { k.checked_neg().ok_or(EvalError::Overflow)? } else { k };
+                Addr { alloc, offset: offset.checked_add(k).ok_or(EvalError::Overflow)? }
+            }
+            (Addr { alloc, offset }, Bv { width, bits }) => {
+                let k = Value::bv_signed(width, bits) as i128;
+                Addr { alloc, offset: if op == Op::Sub { offset - k } else { offset + k } }
+            }
+            (Int(_) | Bv { .. }, Addr { .. }) => return eval_op(op, &[b, a]),
+            (Addr { alloc: p, offset: x }, Addr { alloc: q, offset: y }) => {
+                if p != q {
+                    return Err(EvalError::Type("difference of addresses of two allocations".into()));
+                }
+                Int(x - y)
+            }
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::Rem => match (a, b) {
+            (Int(_), Int(0)) | (Bv { .. }, Bv { bits: 0, .. }) => return Err(EvalError::DivByZero),
+            (Int(x), Int(y)) => int(x.checked_rem_euclid(y))?,
+            (Bv { width, bits: x }, Bv { bits: y, .. }) => {
+                let (sx, sy) = (Value::bv_signed(width, x), Value::bv_signed(width, y));
+                Value::bv(width, sx.wrapping_rem(sy) as u64)
+            }
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::UDiv | Op::URem | Op::Shl | Op::LShr | Op::AShr => {
+            let (Bv { width, bits: x }, Bv { bits: y, .. }) = (a, b) else { unreachable!("checked by result_sort") };
+            match op {
+                Op::UDiv | Op::URem if y == 0 => return Err(EvalError::DivByZero),
+                Op::UDiv => Value::bv(width, x / y),
+                Op::URem => Value::bv(width, x % y),
+                Op::Shl => Value::bv(width, shift_amount(width, y).map_or(0, |s| x << s)),
+                Op::LShr => Value::bv(width, shift_amount(width, y).map_or(0, |s| x >> s)),
+                _ => {
+                    let s = shift_amount(width, y).unwrap_or(width as u32 - 1);
+                    Value::bv(width, (Value::bv_signed(width, x) >> s) as u64)
+                }
+            }
+        }
+        Op::Neg => match a {
+            Int(x) => int(x.checked_neg())?,
+            Bv { width, bits } => Value::bv(width, bits.wrapping_neg()),
+            F32(x) => F32(x ^ 0x8000_0000),
+            F64(x) => F64(x ^ (1 << 63)),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::Not => match a {
+            Bool(x) => Bool(!x),
+            Bv { width, bits } => Value::bv(width, !bits),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::And | Op::Or | Op::Xor => match (a, b) {
+            (Bool(x), Bool(y)) => Bool(match op {
+                Op::And => x && y,
+                Op::Or => x || y,
+                _ => x != y,
+            }),
+            (Bv { width, bits: x }, Bv { bits: y, .. }) => Value::bv(
+                width,
+                match op {
+                    Op::And => x & y,
+                    Op::Or => x | y,
+                    _ => x ^ y,
+                },
+            ),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::Eq | Op::Ne => {
+            let equal = match (a, b) {
+                (F32(_) | F64(_), F32(_) | F64(_)) if a.sort() == b.sort() => float_of(a) == float_of(b),
+                _ => a == b,
+            };
+            Bool(equal == (op == Op::Eq))
+        }
+        Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+            let ord = match (a, b) {
+                (Int(x), Int(y)) => x.partial_cmp(&y),
+                (Bv { width, bits: x }, Bv { bits: y, .. }) => {
+                    Value::bv_signed(width, x).partial_cmp(&Value::bv_signed(width, y))
+                }
+                (Addr { alloc: p, offset: x }, Addr { alloc: q, offset: y }) => {
+                    if p != q {
+                        return Err(EvalError::Type("comparison of addresses of two allocations".into()));
+                    }
+                    x.partial_cmp(&y)
+                }
+                _ => float_of(a).partial_cmp(&float_of(b)),
+            };
+            Bool(compare(op, ord))
+        }
+        Op::ULt | Op::ULe | Op::UGt | Op::UGe => {
+            let (Bv { bits: x, .. }, Bv { bits: y, .. }) = (a, b) else { unreachable!("checked by result_sort") };
+            let op = match op {
+                Op::ULt => Op::Lt,
+                Op::ULe => Op::Le,
+                Op::UGt => Op::Gt,
+                _ => Op::Ge,
+            };
+            Bool(compare(op, x.partial_cmp(&y)))
+        }
+        Op::Ite => match args[0] {
+            Bool(true) => args[1],
+            _ => args[2],
+        },
+        Op::ZExt(w) => match a {
+            Bv { bits, .. } => Value::bv(w, bits),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::SExt(w) => match a {
+            Bv { width, bits } => Value::bv(w, Value::bv_signed(width, bits) as u64),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::Trunc(w) => match a {
+            Bv { bits, .. } => Value::bv(w, bits & mask(w)),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::ToInt => match a {
+            Int(_) => a,
+            Bool(x) => Int(x as i128),
+            Bv { width, bits } => Int(Value::bv_signed(width, bits) as i128),
+            _ => Int(float_to_int(float_of(a).unwrap_or(0.0))?),
+        },
+        Op::ToF32 | Op::ToF64 => {
+            let x = match a {
+                Bv { width, bits } => Value::bv_signed(width, bits) as f64,
+                Int(i) => i as f64,
+                _ => float_of(a).unwrap_or(0.0),
+            };
+            if op == Op::ToF32 {
+                Value::f32(match a {
+                    Int(i) => i as f32,
+                    _ => x as f32,
+                })
+            } else {
+                Value::f64(x)
+            }
+        }
+        Op::ToBv(w) => match a {
+            Int(i) => Value::bv(w, i as u64),
+            Bool(x) => Value::bv(w, x as u64),
+            Bv { width, bits } => Value::bv(w, Value::bv_signed(width, bits) as u64),
+            _ => Value::bv(w, float_to_int(float_of(a).unwrap_or(0.0))? as u64),
+        },
+        Op::Addr(alloc) => match a {
+            Int(offset) => Addr { alloc, offset },
+            _ => unreachable!("checked by result_sort"),
+        },
+    })
+}
+
+fn compare(op: Op, ord: Option<std::cmp::Ordering>) -> bool {
+    use std::cmp::Ordering::*;
+    match (op, ord) {
+        (_, None) => false,
+        (Op::Lt, Some(o)) => o == Less,
+        (Op::Le, Some(o)) => o != Greater,
+        (Op::Gt, Some(o)) => o == Greater,
+        (_, Some(o)) => o != Less,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixed_int_float_promotes() {
+        // seed 000 §2.3: `1.3 > 1` evaluates to true; `1.3 - 1` is a float.
+        assert_eq!(eval_op(Op::Gt, &[Value::f64(1.3), Value::Int(1)]), Ok(Value::Bool(true)));
+        assert_eq!(eval_op(Op::Sub, &[Value::f64(1.3), Value::Int(1)]), Ok(Value::f64(1.3 - 1.0)));
+    }
+
+    #[test]
+    fn integer_division_is_euclidean() {
+        assert_eq!(eval_op(Op::Div, &[Value::Int(-7), Value::Int(2)]), Ok(Value::Int(-4)));
+        assert_eq!(eval_op(Op::Rem, &[Value::Int(-7), Value::Int(2)]), Ok(Value::Int(1)));
+        assert_eq!(eval_op(Op::Div, &[Value::Int(1), Value::Int(0)]), Err(EvalError::DivByZero));
+    }
+
+    #[test]
+    fn bitvector_semantics_match_smt_lib() {
+        let bv = |x| Value::bv(8, x);
+        assert_eq!(eval_op(Op::Div, &[bv(0xf9), bv(2)]), Ok(bv(0xfd))); // -7 / 2 = -3
+        assert_eq!(eval_op(Op::Rem, &[bv(0xf9), bv(2)]), Ok(bv(0xff))); // -7 % 2 = -1
+        assert_eq!(eval_op(Op::Shl, &[bv(1), bv(8)]), Ok(bv(0)));
+        assert_eq!(eval_op(Op::AShr, &[bv(0x80), bv(9)]), Ok(bv(0xff)));
+        assert_eq!(eval_op(Op::Lt, &[bv(0xff), bv(0)]), Ok(Value::Bool(true)));
+        assert_eq!(eval_op(Op::ULt, &[bv(0xff), bv(0)]), Ok(Value::Bool(false)));
+    }
+
+    #[test]
+    fn ill_typed_operations_are_errors_not_panics() {
+        assert!(matches!(eval_op(Op::Add, &[Value::Bool(true), Value::Int(1)]), Err(EvalError::Type(_))));
+        assert!(matches!(eval_op(Op::Add, &[Value::Undef, Value::Int(1)]), Err(EvalError::Type(_))));
+        assert_eq!(eval_op(Op::Eq, &[Value::Undef, Value::Int(1)]), Ok(Value::Bool(false)));
+    }
+}

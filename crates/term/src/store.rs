@@ -1,0 +1,407 @@
+//! The hash-consing term store.
+
+use crate::op::{eval_op, EvalError, Op};
+use crate::value::{Sort, Value};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TermId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SymId(pub u32);
+
+/// A symbolic input: a name and a sort.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Symbol {
+    pub name: String,
+    pub sort: Sort,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Const(Value),
+    Sym(SymId),
+    App(Op, SmallVec<[TermId; 3]>),
+}
+
+/// An assignment of values to symbols; symbols it leaves out take their
+/// sort's default value.
+pub type Model = FxHashMap<SymId, Value>;
+
+#[derive(Default)]
+pub struct TermStore {
+    nodes: Vec<Node>,
+    sorts: Vec<Sort>,
+    /// The symbols each term mentions, sorted (for constraint independence).
+    symbols_of: Vec<Box<[SymId]>>,
+    unique: FxHashMap<Node, TermId>,
+    symbols: Vec<Symbol>,
+    symbol_ids: FxHashMap<Symbol, SymId>,
+}
+
+impl TermStore {
+    pub fn new() -> TermStore {
+        TermStore::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn node(&self, t: TermId) -> &Node {
+        &self.nodes[t.0 as usize]
+    }
+
+    pub fn sort(&self, t: TermId) -> Sort {
+        self.sorts[t.0 as usize]
+    }
+
+    pub fn symbols(&self, t: TermId) -> &[SymId] {
+        &self.symbols_of[t.0 as usize]
+    }
+
+    pub fn symbol(&self, s: SymId) -> &Symbol {
+        &self.symbols[s.0 as usize]
+    }
+
+    pub fn as_const(&self, t: TermId) -> Option<Value> {
+        match self.node(t) {
+            Node::Const(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    pub fn is_true(&self, t: TermId) -> bool {
+        self.as_const(t) == Some(Value::Bool(true))
+    }
+
+    pub fn is_false(&self, t: TermId) -> bool {
+        self.as_const(t) == Some(Value::Bool(false))
+    }
+
+    fn intern(&mut self, node: Node, sort: Sort) -> TermId {
+        if let Some(&t) = self.unique.get(&node) {
+            return t;
+        }
+        let symbols: Box<[SymId]> = match &node {
+            Node::Const(_) => Box::new([]),
+            Node::Sym(s) => Box::new([*s]),
+            Node::App(_, args) => {
+                let mut all: Vec<SymId> = args.iter().flat_map(|a| self.symbols(*a).iter().copied()).collect();
+                all.sort_unstable();
+                all.dedup();
+                all.into_boxed_slice()
+            }
+        };
+        let t = TermId(self.nodes.len() as u32);
+        self.nodes.push(node.clone());
+        self.sorts.push(sort);
+        self.symbols_of.push(symbols);
+        self.unique.insert(node, t);
+        t
+    }
+
+    pub fn constant(&mut self, v: Value) -> TermId {
+        self.intern(Node::Const(v), v.sort())
+    }
+
+    pub fn bool(&mut self, b: bool) -> TermId {
+        self.constant(Value::Bool(b))
+    }
+
+    /// The symbolic input `name` of sort `sort` (the same pair gives the same term).
+    pub fn symbol_term(&mut self, name: &str, sort: Sort) -> TermId {
+        let key = Symbol { name: name.to_string(), sort };
+        let s = match self.symbol_ids.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = SymId(self.symbols.len() as u32);
+                self.symbols.push(key.clone());
+                self.symbol_ids.insert(key, s);
+                s
+            }
+        };
+        self.intern(Node::Sym(s), sort)
+    }
+
+    /// Builds `op(args)`: promotes `Int` operands meeting floats, checks sorts,
+    /// folds concrete operands and applies local rewrites.
+    pub fn app(&mut self, op: Op, args: &[TermId]) -> Result<TermId, EvalError> {
+        let mut args: SmallVec<[TermId; 3]> = args.iter().copied().collect();
+        if op.promotes_numbers() && args.len() == 2 {
+            for (i, j) in [(0, 1), (1, 0)] {
+                let target = self.sort(args[j]);
+                if self.sort(args[i]) == Sort::Int && target.is_float() {
+                    let conv = if target == Sort::F32 { Op::ToF32 } else { Op::ToF64 };
+                    args[i] = self.app(conv, &[args[i]])?;
+                }
+            }
+        }
+        let sorts: SmallVec<[Sort; 3]> = args.iter().map(|a| self.sort(*a)).collect();
+        // Values of different sorts are unequal; decide it here so the solver
+        // never sees a mixed-sort equality.
+        if matches!(op, Op::Eq | Op::Ne) && sorts[0] != sorts[1] {
+            return Ok(self.bool(op == Op::Ne));
+        }
+        let sort = op.result_sort(&sorts)?;
+        let consts: Option<SmallVec<[Value; 3]>> = args.iter().map(|a| self.as_const(*a)).collect();
+        if let Some(values) = consts {
+            let v = eval_op(op, &values)?;
+            return Ok(self.constant(v));
+        }
+        if let Some(t) = self.rewrite(op, &args, sort) {
+            return Ok(t);
+        }
+        Ok(self.intern(Node::App(op, args), sort))
+    }
+
+    /// Local rewrites, kept apart from construction proper.
+    fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
+        let c = |s: &Self, i: usize| s.as_const(args[i]);
+        let zero = |v: Option<Value>| matches!(v, Some(Value::Int(0)) | Some(Value::Bv { bits: 0, .. }));
+        let one = |v: Option<Value>| matches!(v, Some(Value::Int(1)) | Some(Value::Bv { bits: 1, .. }));
+        match op {
+            Op::Not => match self.node(args[0]).clone() {
+                Node::App(Op::Not, inner) => Some(inner[0]),
+                Node::App(cmp, inner) if sort == Sort::Bool && cmp.is_comparison() => {
+                    let float = self.sort(inner[0]).is_float();
+                    let neg = negate_comparison(cmp, float)?;
+                    self.app(neg, &inner).ok()
+                }
+                _ => None,
+            },
+            Op::And | Op::Or if sort == Sort::Bool => {
+                let absorbing = Value::Bool(op == Op::Or);
+                for (i, j) in [(0, 1), (1, 0)] {
+                    match c(self, i) {
+                        Some(v) if v == absorbing => return Some(args[i]),
+                        Some(_) => return Some(args[j]),
+                        None => {}
+                    }
+                }
+                (args[0] == args[1]).then_some(args[0])
+            }
+            Op::Ite => {
+                if args[1] == args[2] {
+                    return Some(args[1]);
+                }
+                match self.node(args[0]).clone() {
+                    Node::App(Op::Not, inner) => self.app(Op::Ite, &[inner[0], args[2], args[1]]).ok(),
+                    _ => None,
+                }
+            }
+            Op::Add | Op::Sub if sort != Sort::Addr && !sort.is_float() => {
+                if zero(c(self, 1)) {
+                    Some(args[0])
+                } else if op == Op::Add && zero(c(self, 0)) {
+                    Some(args[1])
+                } else {
+                    None
+                }
+            }
+            Op::Mul if !sort.is_float() => {
+                for (i, j) in [(0, 1), (1, 0)] {
+                    if zero(c(self, i)) {
+                        return Some(args[i]);
+                    }
+                    if one(c(self, i)) {
+                        return Some(args[j]);
+                    }
+                }
+                None
+            }
+            Op::Eq | Op::Ne if args[0] == args[1] && !self.sort(args[0]).is_float() => Some(self.bool(op == Op::Eq)),
+            _ => None,
+        }
+    }
+
+    pub fn not(&mut self, t: TermId) -> TermId {
+        self.app(Op::Not, &[t]).expect("`not` of a Bool term")
+    }
+
+    pub fn and(&mut self, a: TermId, b: TermId) -> TermId {
+        self.app(Op::And, &[a, b]).expect("`and` of Bool terms")
+    }
+
+    pub fn or(&mut self, a: TermId, b: TermId) -> TermId {
+        self.app(Op::Or, &[a, b]).expect("`or` of Bool terms")
+    }
+
+    pub fn eq(&mut self, a: TermId, b: TermId) -> TermId {
+        self.app(Op::Eq, &[a, b]).expect("equality is defined on all sorts")
+    }
+
+    /// The terms reachable from `roots`, children before parents, each once.
+    pub fn postorder(&self, roots: &[TermId]) -> Vec<TermId> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut order = Vec::new();
+        let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+        while let Some((t, expanded)) = stack.pop() {
+            if expanded {
+                order.push(t);
+                continue;
+            }
+            if !seen.insert(t) {
+                continue;
+            }
+            stack.push((t, true));
+            if let Node::App(_, args) = self.node(t) {
+                for a in args.iter().rev() {
+                    if !seen.contains(a) {
+                        stack.push((*a, false));
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// Evaluates `t` under `model`; symbols the model leaves out take their
+    /// sort's default value.
+    pub fn eval(&self, t: TermId, model: &Model) -> Result<Value, EvalError> {
+        let mut values: FxHashMap<TermId, Value> = FxHashMap::default();
+        for u in self.postorder(&[t]) {
+            let v = match self.node(u) {
+                Node::Const(v) => *v,
+                Node::Sym(s) => model.get(s).copied().unwrap_or_else(|| Value::default_of(self.symbol(*s).sort)),
+                Node::App(op, args) => {
+                    let vals: SmallVec<[Value; 3]> = args.iter().map(|a| values[a]).collect();
+                    eval_op(*op, &vals)?
+                }
+            };
+            values.insert(u, v);
+        }
+        Ok(values[&t])
+    }
+
+    /// Infix rendering, e.g. `2 * x0 > 100`; long terms are cut with `…`.
+    pub fn display(&self, t: TermId) -> String {
+        let mut out = String::new();
+        self.write_term(&mut out, t, 0);
+        out
+    }
+
+    fn write_term(&self, out: &mut String, t: TermId, depth: usize) {
+        if out.len() > 400 {
+            out.push('…');
+            return;
+        }
+        match self.node(t) {
+            Node::Const(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Node::Sym(s) => out.push_str(&self.symbol(*s).name),
+            Node::App(op, args) => {
+                let paren = depth > 0;
+                if paren {
+                    out.push('(');
+                }
+                match (op, args.len()) {
+                    (Op::Ite, _) => {
+                        out.push_str("ite ");
+                        for (i, a) in args.iter().enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            self.write_term(out, *a, depth + 1);
+                        }
+                    }
+                    (_, 1) => {
+                        let _ = write!(out, "{op} ");
+                        self.write_term(out, args[0], depth + 1);
+                    }
+                    _ => {
+                        self.write_term(out, args[0], depth + 1);
+                        let _ = write!(out, " {} ", op.symbol());
+                        self.write_term(out, args[1], depth + 1);
+                    }
+                }
+                if paren {
+                    out.push(')');
+                }
+            }
+        }
+    }
+}
+
+/// `¬(a op b)` as a comparison, where one exists. For floats only `==`/`!=`
+/// negate into each other: `¬(a < b)` is not `a >= b` when a NaN is involved.
+fn negate_comparison(op: Op, float: bool) -> Option<Op> {
+    Some(match op {
+        Op::Eq => Op::Ne,
+        Op::Ne => Op::Eq,
+        _ if float => return None,
+        Op::Lt => Op::Ge,
+        Op::Le => Op::Gt,
+        Op::Gt => Op::Le,
+        Op::Ge => Op::Lt,
+        Op::ULt => Op::UGe,
+        Op::ULe => Op::UGt,
+        Op::UGt => Op::ULe,
+        Op::UGe => Op::ULt,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_terms_share_one_id() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x0", Sort::Int);
+        let two = s.constant(Value::Int(2));
+        let a = s.app(Op::Mul, &[two, x]).unwrap();
+        let b = s.app(Op::Mul, &[two, x]).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(s.symbols(a), &[SymId(0)]);
+    }
+
+    #[test]
+    fn concrete_operands_fold() {
+        let mut s = TermStore::new();
+        let r = s.constant(Value::f64(1.3));
+        let one = s.constant(Value::Int(1));
+        let gt = s.app(Op::Gt, &[r, one]).unwrap();
+        assert!(s.is_true(gt));
+    }
+
+    #[test]
+    fn negated_comparison_rewrites() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x0", Sort::Int);
+        let zero = s.constant(Value::Int(0));
+        let gt = s.app(Op::Gt, &[x, zero]).unwrap();
+        let ngt = s.not(gt);
+        assert_eq!(s.display(ngt), "x0 <= 0");
+        assert_eq!(s.not(ngt), gt);
+    }
+
+    #[test]
+    fn int_meeting_float_is_promoted() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x0", Sort::Int);
+        let r = s.constant(Value::f64(0.5));
+        let sum = s.app(Op::Add, &[x, r]).unwrap();
+        assert_eq!(s.sort(sum), Sort::F64);
+    }
+
+    #[test]
+    fn evaluation_under_a_model() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x0", Sort::Int);
+        let two = s.constant(Value::Int(2));
+        let e = s.app(Op::Mul, &[two, x]).unwrap();
+        let mut m = Model::default();
+        m.insert(SymId(0), Value::Int(21));
+        assert_eq!(s.eval(e, &m), Ok(Value::Int(42)));
+        assert_eq!(s.eval(e, &Model::default()), Ok(Value::Int(0)));
+    }
+}
