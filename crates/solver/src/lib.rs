@@ -1,1 +1,38 @@
+//! The solver layer.
+//!
+//! [`Solver`] is what a backend implements: satisfiability of a conjunction of
+//! Bool terms, with a model. [`QuerySolver`] stacks KLEE's two classic query
+//! optimisations on any backend — constraint independence (only the
+//! constraints that share symbols with the query are sent) and a query /
+//! counterexample cache — and counts queries, cache hits and solver time.
+//! `Unknown` (including timeouts) is never taken as unsat: it is reported up,
+//! so the run becomes `incomplete` with the reason.
 
+mod query;
+mod z3_backend;
+
+pub use query::{QuerySolver, SolverStats};
+pub use z3_backend::Z3Solver;
+
+use braid_term::{Model, TermId, TermStore};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SatResult {
+    Sat(Model),
+    Unsat,
+    /// The solver gave up (timeout, unsupported theory, …) and says why.
+    Unknown(String),
+}
+
+impl SatResult {
+    pub fn is_sat(&self) -> bool {
+        matches!(self, SatResult::Sat(_))
+    }
+}
+
+/// A decision procedure for conjunctions of Bool terms.
+pub trait Solver {
+    /// Whether all `constraints` hold together; a model covers at least the
+    /// symbols they mention.
+    fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult;
+}

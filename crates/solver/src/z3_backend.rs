@@ -1,0 +1,329 @@
+//! The Z3 backend, through the `z3` crate.
+//!
+//! Bool, Int and bit-vector terms map to Z3's own sorts. Floating point uses
+//! Z3's FPA theory with round-to-nearest-even; the few FPA operators the crate
+//! does not expose are taken from a parsed SMT-LIB template. Operations Z3 is
+//! not asked to handle give `Unknown` with the reason.
+
+use crate::{SatResult, Solver};
+use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
+use rustc_hash::FxHashMap;
+use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
+use z3::{Config, Context, FuncDecl, Params, SatResult as Z3Result};
+
+pub struct Z3Solver {
+    ctx: Context,
+    timeout_ms: Option<u32>,
+}
+
+impl Z3Solver {
+    /// A backend whose every check gives up after `timeout_ms` (if set).
+    pub fn new(timeout_ms: Option<u32>) -> Z3Solver {
+        let mut cfg = Config::new();
+        cfg.set_model_generation(true);
+        Z3Solver { ctx: Context::new(&cfg), timeout_ms }
+    }
+}
+
+/// FPA pieces the crate lacks, read off a parsed SMT-LIB template.
+struct FloatKit<'ctx> {
+    rne: Float<'ctx>,
+    fp_eq: [FuncDecl<'ctx>; 2],
+    to_ieee: [FuncDecl<'ctx>; 2],
+}
+
+impl<'ctx> FloatKit<'ctx> {
+    fn new(ctx: &'ctx Context) -> Option<FloatKit<'ctx>> {
+        let s = z3::Solver::new(ctx);
+        s.from_string(
+            "(declare-const a32 (_ FloatingPoint 8 24)) (declare-const a64 (_ FloatingPoint 11 53))
+             (declare-const b32 (_ BitVec 32)) (declare-const b64 (_ BitVec 64))
+             (declare-const rm RoundingMode)
+             (assert (= rm RNE))
+             (assert (fp.eq a32 a32)) (assert (fp.eq a64 a64))
+             (assert (= b32 (fp.to_ieee_bv a32))) (assert (= b64 (fp.to_ieee_bv a64)))",
+        );
+        // SAFETY: each assertion is a live AST of `ctx`; wrapping takes a
+        // reference of its own, so it outlives the scratch solver.
+        let a: Vec<Bool<'ctx>> = s.get_assertions().iter().map(|b| unsafe { Bool::wrap(ctx, b.get_z3_ast()) }).collect();
+        let child = |i: usize, c: usize| a.get(i)?.nth_child(c);
+        let rne = child(0, 1)?;
+        // SAFETY: `rne` is a live AST of this context; `Float` only wraps it.
+        let rne = unsafe { Float::wrap(ctx, rne.get_z3_ast()) };
+        Some(FloatKit {
+            rne,
+            fp_eq: [a.get(1)?.decl(), a.get(2)?.decl()],
+            to_ieee: [child(3, 1)?.decl(), child(4, 1)?.decl()],
+        })
+    }
+}
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
+    Err(format!("unsupported by the Z3 backend: {}", what.into()))
+}
+
+struct Translator<'a, 'ctx> {
+    ctx: &'ctx Context,
+    store: &'a TermStore,
+    kit: Option<FloatKit<'ctx>>,
+    done: FxHashMap<TermId, Dynamic<'ctx>>,
+}
+
+impl<'a, 'ctx> Translator<'a, 'ctx> {
+    fn kit(&mut self) -> Result<&FloatKit<'ctx>, String> {
+        if self.kit.is_none() {
+            self.kit = FloatKit::new(self.ctx);
+        }
+        self.kit.as_ref().ok_or_else(|| "Z3 rejected the floating-point template".to_string())
+    }
+
+    fn symbol(&self, s: SymId) -> Result<Dynamic<'ctx>, String> {
+        let sym = self.store.symbol(s);
+        let name = format!("s{}_{}", s.0, sym.name);
+        Ok(match sym.sort {
+            Sort::Bool => Dynamic::from_ast(&Bool::new_const(self.ctx, name)),
+            Sort::Int => Dynamic::from_ast(&Int::new_const(self.ctx, name)),
+            Sort::Bv(w) => Dynamic::from_ast(&BV::new_const(self.ctx, name, w as u32)),
+            Sort::F32 => Dynamic::from_ast(&Float::new_const_float32(self.ctx, name)),
+            Sort::F64 => Dynamic::from_ast(&Float::new_const_double(self.ctx, name)),
+            other => return unsupported(format!("symbols of sort {other}")),
+        })
+    }
+
+    fn constant(&self, v: Value) -> Result<Dynamic<'ctx>, String> {
+        Ok(match v {
+            Value::Bool(b) => Dynamic::from_ast(&Bool::from_bool(self.ctx, b)),
+            Value::Int(i) => match Int::from_str(self.ctx, &i.to_string()) {
+                Some(x) => Dynamic::from_ast(&x),
+                None => return unsupported(format!("integer literal {i}")),
+            },
+            Value::Bv { width, bits } => Dynamic::from_ast(&BV::from_u64(self.ctx, bits, width as u32)),
+            Value::F32(b) => Dynamic::from_ast(&Float::from_f32(self.ctx, f32::from_bits(b))),
+            Value::F64(b) => Dynamic::from_ast(&Float::from_f64(self.ctx, f64::from_bits(b))),
+            other => return unsupported(format!("constant {other}")),
+        })
+    }
+
+    fn translate(&mut self, root: TermId) -> Result<Dynamic<'ctx>, String> {
+        for t in self.store.postorder(&[root]) {
+            if self.done.contains_key(&t) {
+                continue;
+            }
+            let d = match self.store.node(t) {
+                Node::Const(v) => self.constant(*v)?,
+                Node::Sym(s) => self.symbol(*s)?,
+                Node::App(op, args) => {
+                    let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
+                    let sorts: Vec<Sort> = match self.store.node(t) {
+                        Node::App(_, a) => a.iter().map(|x| self.store.sort(*x)).collect(),
+                        _ => vec![],
+                    };
+                    self.app(*op, &args, &sorts)?
+                }
+            };
+            self.done.insert(t, d);
+        }
+        Ok(self.done[&root].clone())
+    }
+
+    fn app(&mut self, op: Op, a: &[Dynamic<'ctx>], sorts: &[Sort]) -> Result<Dynamic<'ctx>, String> {
+        let d = |x: &dyn Ast<'ctx>| Dynamic::from_ast(x);
+        let bool_of = |x: &Dynamic<'ctx>| x.as_bool().ok_or_else(|| "expected a Bool".to_string());
+        match sorts.first().copied() {
+            _ if op == Op::Ite => {
+                let c = bool_of(&a[0])?;
+                Ok(c.ite(&a[1], &a[2]))
+            }
+            Some(Sort::Bool) => {
+                let x = bool_of(&a[0])?;
+                match op {
+                    Op::Not => Ok(d(&x.not())),
+                    Op::And => Ok(d(&Bool::and(self.ctx, &[&x, &bool_of(&a[1])?]))),
+                    Op::Or => Ok(d(&Bool::or(self.ctx, &[&x, &bool_of(&a[1])?]))),
+                    Op::Xor => Ok(d(&x.xor(&bool_of(&a[1])?))),
+                    Op::Eq => Ok(d(&x._eq(&bool_of(&a[1])?))),
+                    Op::Ne => Ok(d(&x._eq(&bool_of(&a[1])?).not())),
+                    Op::ToInt => Ok(d(&x.ite(&Int::from_i64(self.ctx, 1), &Int::from_i64(self.ctx, 0)))),
+                    Op::ToBv(w) => {
+                        Ok(d(&x.ite(&BV::from_u64(self.ctx, 1, w as u32), &BV::from_u64(self.ctx, 0, w as u32))))
+                    }
+                    _ => unsupported(format!("`{op}` on bool")),
+                }
+            }
+            Some(Sort::Int) => {
+                let x = a[0].as_int().ok_or("expected an Int")?;
+                let y = || a[1].as_int().ok_or("expected an Int".to_string());
+                Ok(match op {
+                    Op::Add => d(&Int::add(self.ctx, &[&x, &y()?])),
+                    Op::Sub => d(&Int::sub(self.ctx, &[&x, &y()?])),
+                    Op::Mul => d(&Int::mul(self.ctx, &[&x, &y()?])),
+                    // SMT-LIB div/mod are Euclidean, as `eval_op` defines them.
+                    Op::Div => d(&x.div(&y()?)),
+                    Op::Rem => d(&x.modulo(&y()?)),
+                    Op::Neg => d(&x.unary_minus()),
+                    Op::Eq => d(&x._eq(&y()?)),
+                    Op::Ne => d(&x._eq(&y()?).not()),
+                    Op::Lt => d(&x.lt(&y()?)),
+                    Op::Le => d(&x.le(&y()?)),
+                    Op::Gt => d(&x.gt(&y()?)),
+                    Op::Ge => d(&x.ge(&y()?)),
+                    Op::ToInt => d(&x),
+                    Op::ToBv(w) => d(&BV::from_int(&x, w as u32)),
+                    _ => return unsupported(format!("`{op}` on int")),
+                })
+            }
+            Some(Sort::Bv(w)) => {
+                let x = a[0].as_bv().ok_or("expected a bit-vector")?;
+                let y = || a[1].as_bv().ok_or("expected a bit-vector".to_string());
+                Ok(match op {
+                    Op::Add => d(&x.bvadd(&y()?)),
+                    Op::Sub => d(&x.bvsub(&y()?)),
+                    Op::Mul => d(&x.bvmul(&y()?)),
+                    Op::Div => d(&x.bvsdiv(&y()?)),
+                    Op::Rem => d(&x.bvsrem(&y()?)),
+                    Op::UDiv => d(&x.bvudiv(&y()?)),
+                    Op::URem => d(&x.bvurem(&y()?)),
+                    Op::Neg => d(&x.bvneg()),
+                    Op::Not => d(&x.bvnot()),
+                    Op::And => d(&x.bvand(&y()?)),
+                    Op::Or => d(&x.bvor(&y()?)),
+                    Op::Xor => d(&x.bvxor(&y()?)),
+                    Op::Shl => d(&x.bvshl(&y()?)),
+                    Op::LShr => d(&x.bvlshr(&y()?)),
+                    Op::AShr => d(&x.bvashr(&y()?)),
+                    Op::Eq => d(&x._eq(&y()?)),
+                    Op::Ne => d(&x._eq(&y()?).not()),
+                    Op::Lt => d(&x.bvslt(&y()?)),
+                    Op::Le => d(&x.bvsle(&y()?)),
+                    Op::Gt => d(&x.bvsgt(&y()?)),
+                    Op::Ge => d(&x.bvsge(&y()?)),
+                    Op::ULt => d(&x.bvult(&y()?)),
+                    Op::ULe => d(&x.bvule(&y()?)),
+                    Op::UGt => d(&x.bvugt(&y()?)),
+                    Op::UGe => d(&x.bvuge(&y()?)),
+                    Op::ZExt(to) => d(&x.zero_ext((to - w) as u32)),
+                    Op::SExt(to) | Op::ToBv(to) if to >= w => d(&x.sign_ext((to - w) as u32)),
+                    Op::Trunc(to) | Op::ToBv(to) => d(&x.extract(to as u32 - 1, 0)),
+                    Op::ToInt => d(&x.to_int(true)),
+                    _ => return unsupported(format!("`{op}` on bv{w}")),
+                })
+            }
+            Some(s @ (Sort::F32 | Sort::F64)) => {
+                let x = a[0].as_float().ok_or("expected a float")?;
+                let y = || a[1].as_float().ok_or("expected a float".to_string());
+                let k = if s == Sort::F32 { 0 } else { 1 };
+                let kit = self.kit()?;
+                let ieee_eq = |p: &Float<'ctx>, q: &Float<'ctx>| -> Result<Bool<'ctx>, String> {
+                    kit.fp_eq[k].apply(&[p, q]).as_bool().ok_or_else(|| "fp.eq gave no Bool".to_string())
+                };
+                Ok(match op {
+                    Op::Add => d(&kit.rne.add(&x, &y()?)),
+                    Op::Sub => d(&kit.rne.sub(&x, &y()?)),
+                    Op::Mul => d(&kit.rne.mul(&x, &y()?)),
+                    Op::Div => d(&kit.rne.div(&x, &y()?)),
+                    Op::Neg => d(&x.unary_neg()),
+                    Op::Eq => d(&ieee_eq(&x, &y()?)?),
+                    Op::Ne => d(&ieee_eq(&x, &y()?)?.not()),
+                    Op::Lt => d(&x.lt(&y()?)),
+                    Op::Le => d(&x.le(&y()?)),
+                    Op::Gt => d(&x.gt(&y()?)),
+                    Op::Ge => d(&x.ge(&y()?)),
+                    _ => return unsupported(format!("`{op}` on {s}")),
+                })
+            }
+            other => unsupported(format!("`{op}` on {}", other.map_or("nothing".into(), |s| s.to_string()))),
+        }
+    }
+
+    /// The value Z3's model gives symbol `s`.
+    fn model_value(&mut self, model: &z3::Model<'ctx>, s: SymId) -> Option<Value> {
+        let c = self.symbol(s).ok()?;
+        let v = model.eval(&c, true)?;
+        Some(match self.store.symbol(s).sort {
+            Sort::Bool => Value::Bool(v.as_bool()?.as_bool()?),
+            Sort::Int => {
+                let i = v.as_int()?;
+                Value::Int(match i.as_i64() {
+                    Some(x) => x as i128,
+                    None => parse_z3_int(&i.to_string())?,
+                })
+            }
+            Sort::Bv(w) => Value::bv(w, v.as_bv()?.as_u64()?),
+            sort @ (Sort::F32 | Sort::F64) => {
+                let k = if sort == Sort::F32 { 0 } else { 1 };
+                let bits = self.kit().ok()?.to_ieee[k].apply(&[&v]);
+                let bits = model.eval(&bits.as_bv()?, true)?.as_u64()?;
+                if sort == Sort::F32 {
+                    Value::F32(bits as u32)
+                } else {
+                    Value::F64(bits)
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Reads Z3's rendering of an integer: `123` or `(- 123)`.
+fn parse_z3_int(s: &str) -> Option<i128> {
+    let s = s.trim();
+    match s.strip_prefix("(-").and_then(|r| r.strip_suffix(')')) {
+        Some(inner) => inner.trim().parse::<i128>().ok().map(|x| -x),
+        None => s.parse().ok(),
+    }
+}
+
+impl Solver for Z3Solver {
+    fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
+        let solver = z3::Solver::new(&self.ctx);
+        if let Some(ms) = self.timeout_ms {
+            let mut p = Params::new(&self.ctx);
+            p.set_u32("timeout", ms);
+            solver.set_params(&p);
+        }
+        let mut tr = Translator { ctx: &self.ctx, store, kit: None, done: FxHashMap::default() };
+        for &c in constraints {
+            match tr.translate(c).map(|d| d.as_bool()) {
+                Ok(Some(b)) => solver.assert(&b),
+                Ok(None) => return SatResult::Unknown("a constraint is not a Bool".into()),
+                Err(reason) => return SatResult::Unknown(reason),
+            }
+        }
+        match solver.check() {
+            Z3Result::Unsat => SatResult::Unsat,
+            Z3Result::Unknown => {
+                let why = solver.get_reason_unknown().unwrap_or_else(|| "unknown".into());
+                SatResult::Unknown(format!("Z3 returned unknown ({why})"))
+            }
+            Z3Result::Sat => {
+                let Some(model) = solver.get_model() else {
+                    return SatResult::Unknown("Z3 gave no model".into());
+                };
+                let mut out = Model::default();
+                let mut syms: Vec<SymId> = constraints.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
+                syms.sort_unstable();
+                syms.dedup();
+                for s in syms {
+                    match tr.model_value(&model, s) {
+                        Some(v) => {
+                            out.insert(s, v);
+                        }
+                        None => return SatResult::Unknown(format!("no model value for `{}`", store.symbol(s).name)),
+                    }
+                }
+                SatResult::Sat(out)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_z3_integers() {
+        assert_eq!(parse_z3_int("(- 12)"), Some(-12));
+        assert_eq!(parse_z3_int("170141183460469231731687303715884105727"), Some(i128::MAX));
+    }
+}
