@@ -1,1 +1,192 @@
-pub fn main() -> i32 { 0 }
+//! The `braid` command line: `run`, `replay`, `show`.
+//!
+//! Exit status of `run`: 0 no bug found, 1 bug found, 2 bad input or usage.
+//! `replay`: 0 iff every test reproduces its recorded outcome.
+
+mod output;
+
+use anyhow::{anyhow, bail, Context, Result};
+use braid_engine::dse::Dse;
+use braid_engine::replay::replay;
+use braid_engine::{Config, Limits, Progress, SearchKind, TestCase};
+use braid_ir::{FuncId, Module};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "braid", version, about = "Symbolic execution that lets paths share work")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Explore a program symbolically: tests, bugs, coverage.
+    Run(RunArgs),
+    /// Run tests concretely; exit 0 iff each reproduces its recorded outcome.
+    Replay {
+        program: PathBuf,
+        #[arg(required = true)]
+        tests: Vec<PathBuf>,
+    },
+    /// Print the program's IR as .bir text.
+    Show { program: PathBuf },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    program: PathBuf,
+    /// Function to explore; its typed parameters become symbolic inputs
+    /// (default: `main`, else the first function).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Exploration engine.
+    #[arg(long, default_value = "dse")]
+    engine: String,
+    /// Searcher: dfs, bfs, random-path, covnew.
+    #[arg(long, default_value = "dfs")]
+    search: String,
+    /// Seed for the randomised searchers.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Jumps to one label per call (and recursive calls) allowed per path.
+    #[arg(long)]
+    loop_bound: Option<u32>,
+    /// Stop exploring after this many seconds.
+    #[arg(long)]
+    max_time: Option<f64>,
+    /// At most this many live states; further forks are dropped.
+    #[arg(long)]
+    max_states: Option<usize>,
+    /// Per-query solver timeout in milliseconds.
+    #[arg(long)]
+    solver_timeout: Option<u32>,
+    /// Write tests and summary.json under this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object to stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the command line and returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Replay { program, tests } => replay_tests(&program, &tests),
+        Command::Show { program } => load(&program).map(|m| {
+            print!("{}", braid_ir::print(&m));
+            0
+        }),
+    };
+    outcome.unwrap_or_else(|e| {
+        eprintln!("braid: {e:#}");
+        2
+    })
+}
+
+/// Reads and parses a program; errors name the file, line and column.
+fn load(path: &Path) -> Result<Module> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if matches!(ext, "wasm" | "wat") {
+        bail!("{}: WebAssembly input is not supported by this build yet (only .bir)", path.display());
+    }
+    let src = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let src = String::from_utf8(src).map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
+    Ok(braid_ir::parse(&path.display().to_string(), &src)?)
+}
+
+fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
+    match name {
+        Some(n) => m.func_index(n).ok_or_else(|| anyhow!("the program has no function `{n}` (--entry)")),
+        None => m.func_index("main").or((!m.functions.is_empty()).then_some(FuncId(0))).ok_or_else(|| anyhow!("the program has no functions")),
+    }
+}
+
+fn run(args: RunArgs) -> Result<i32> {
+    let module = load(&args.program)?;
+    let entry = entry_of(&module, args.entry.as_deref())?;
+    let search = SearchKind::parse(&args.search)
+        .ok_or_else(|| anyhow!("unknown searcher `{}` (dfs, bfs, random-path, covnew)", args.search))?;
+    let max_time = match args.max_time {
+        Some(t) if !(t.is_finite() && t >= 0.0) => bail!("--max-time must be a non-negative number of seconds"),
+        t => t.map(Duration::from_secs_f64),
+    };
+    let config = Config {
+        search,
+        seed: args.seed,
+        limits: Limits {
+            loop_bound: args.loop_bound,
+            max_time,
+            max_states: args.max_states,
+            solver_timeout_ms: args.solver_timeout,
+        },
+    };
+    let program = args.program.display().to_string();
+    let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::hidden();
+        bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
+        bar
+    });
+    let mut on_progress = |p: &Progress| {
+        if let Some(bar) = &bar {
+            if p.elapsed > Duration::from_secs(1) {
+                if bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_message(format!("{} paths, {} live states", p.paths, p.live_states));
+                bar.tick();
+            }
+        }
+    };
+    let result = match args.engine.as_str() {
+        "dse" => Dse::new(&module, entry, &program, config).run(&mut on_progress)?,
+        "ssm" | "dsm" | "multise" | "concolic" => {
+            bail!("engine `{}` is not implemented yet; available: dse", args.engine)
+        }
+        other => bail!("unknown engine `{other}` (dse, ssm, dsm, multise, concolic)"),
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = output::Report::new(&module, &program, search, result);
+    if let Some(dir) = &args.out {
+        report.write_dir(dir)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.json())?);
+    } else {
+        print!("{}", report.human());
+    }
+    Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
+}
+
+fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
+    let module = load(program)?;
+    let mut failed = 0;
+    for path in tests {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let test: TestCase = serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
+        match replay(&module, &test) {
+            Ok(_) => println!("ok {}", path.display()),
+            Err(why) => {
+                failed += 1;
+                println!("FAIL {}: {why}", path.display());
+            }
+        }
+    }
+    println!("{} passed, {} failed", tests.len() - failed, failed);
+    Ok(if failed == 0 { 0 } else { 1 })
+}

@@ -161,8 +161,44 @@ impl TermStore {
         Ok(self.intern(Node::App(op, args), sort))
     }
 
+    /// `(allocation, offset)` of an address term in normal form.
+    pub fn addr_parts(&mut self, t: TermId) -> Option<(u32, TermId)> {
+        match self.node(t).clone() {
+            Node::Const(Value::Addr { alloc, offset }) => Some((alloc, self.constant(Value::Int(offset)))),
+            Node::App(Op::Addr(alloc), args) => Some((alloc, args[0])),
+            _ => None,
+        }
+    }
+
+    /// Address arithmetic and comparison act on offsets, so address terms
+    /// stay in the normal form `Addr(a)(offset)`.
+    fn rewrite_address(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
+        let (s0, s1) = (self.sort(args[0]), self.sort(args[1]));
+        match op {
+            Op::Add | Op::Sub if sort == Sort::Addr => {
+                let (p, k) = if s0 == Sort::Addr { (args[0], args[1]) } else { (args[1], args[0]) };
+                let (alloc, off) = self.addr_parts(p)?;
+                let k = if self.sort(k) == Sort::Int { k } else { self.app(Op::ToInt, &[k]).ok()? };
+                let moved = self.app(op, &[off, k]).ok()?;
+                self.app(Op::Addr(alloc), &[moved]).ok()
+            }
+            _ if s0 == Sort::Addr && s1 == Sort::Addr => {
+                let ((a, o1), (b, o2)) = (self.addr_parts(args[0])?, self.addr_parts(args[1])?);
+                match op {
+                    Op::Eq | Op::Ne if a != b => Some(self.bool(op == Op::Ne)),
+                    _ if a != b => None,
+                    _ => self.app(op, &[o1, o2]).ok(),
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// Local rewrites, kept apart from construction proper.
     fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
+        if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
+            return self.rewrite_address(op, args, sort);
+        }
         let c = |s: &Self, i: usize| s.as_const(args[i]);
         let zero = |v: Option<Value>| matches!(v, Some(Value::Int(0)) | Some(Value::Bv { bits: 0, .. }));
         let one = |v: Option<Value>| matches!(v, Some(Value::Int(1)) | Some(Value::Bv { bits: 1, .. }));
@@ -391,6 +427,23 @@ mod tests {
         let r = s.constant(Value::f64(0.5));
         let sum = s.app(Op::Add, &[x, r]).unwrap();
         assert_eq!(s.sort(sum), Sort::F64);
+    }
+
+    #[test]
+    fn address_terms_stay_in_normal_form() {
+        let mut s = TermStore::new();
+        let i = s.symbol_term("i", Sort::Int);
+        let base = s.constant(Value::Addr { alloc: 2, offset: 1 });
+        let p = s.app(Op::Add, &[base, i]).unwrap();
+        assert_eq!(s.addr_parts(p).map(|(a, _)| a), Some(2));
+        let one = s.constant(Value::Int(1));
+        let q = s.app(Op::Sub, &[p, one]).unwrap();
+        let mut m = Model::default();
+        m.insert(SymId(0), Value::Int(5));
+        assert_eq!(s.eval(q, &m), Ok(Value::Addr { alloc: 2, offset: 5 }));
+        let other = s.constant(Value::Addr { alloc: 3, offset: 0 });
+        let eq = s.app(Op::Eq, &[q, other]).unwrap();
+        assert!(s.is_false(eq));
     }
 
     #[test]

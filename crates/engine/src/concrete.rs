@@ -1,0 +1,282 @@
+//! The concrete interpreter: runs a program on given inputs. `braid replay`
+//! and coverage measurement use it, so every engine is judged by the same,
+//! independent execution.
+
+use crate::results::{Branch, Outcome, TestInput};
+use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind};
+use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_term::{eval_op, Op, Value};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+pub struct ConcreteRun {
+    pub outcome: Outcome,
+    pub covered: BTreeSet<Branch>,
+    pub steps: u64,
+}
+
+struct Frame {
+    func: FuncId,
+    at: StmtIdx,
+    vars: Vec<Value>,
+    ret_dst: Option<VarId>,
+}
+
+struct Machine<'m> {
+    module: &'m Module,
+    frames: Vec<Frame>,
+    memory: Vec<Vec<Value>>,
+    inputs: VecDeque<Value>,
+    covered: BTreeSet<Branch>,
+}
+
+enum Flow {
+    Next,
+    Jump(StmtIdx),
+    Stay,
+    Done(Outcome),
+}
+
+impl Machine<'_> {
+    fn frame(&self) -> &Frame {
+        self.frames.last().expect("a running machine has a frame")
+    }
+
+    fn value(&self, o: &Operand) -> Value {
+        match o {
+            Operand::Var(v) => self.frame().vars[v.0 as usize],
+            Operand::Const(c) => *c,
+        }
+    }
+
+    fn bug(&self, kind: impl Into<String>) -> Flow {
+        let f = self.frame();
+        Flow::Done(Outcome::bug(self.module, &kind.into(), f.func, f.at))
+    }
+
+    fn next_input(&mut self, sort: braid_term::Sort) -> Value {
+        match self.inputs.pop_front() {
+            Some(v) if v.sort() == sort => v,
+            _ => Value::default_of(sort),
+        }
+    }
+
+    /// The allocation and in-bounds offset `p` points to, for `len` cells.
+    fn cell(&self, p: Value, len: i128) -> Result<(usize, usize), BugKind> {
+        match p {
+            Value::Addr { alloc, offset } => {
+                let size = self.memory[alloc as usize].len() as i128;
+                if offset < 0 || offset + len > size {
+                    Err(BugKind::OutOfBounds)
+                } else {
+                    Ok((alloc as usize, offset as usize))
+                }
+            }
+            _ => Err(BugKind::InvalidAddress),
+        }
+    }
+
+    fn end(&self, returned: Option<Value>) -> Outcome {
+        let f = self.frame();
+        let func = self.module.func(f.func);
+        let values = func
+            .vars
+            .iter()
+            .zip(&f.vars)
+            .filter(|(_, v)| **v != Value::Undef)
+            .map(|(n, v)| (n.clone(), self.module.render_value(v)))
+            .collect();
+        Outcome::End {
+            function: func.name.clone(),
+            values,
+            memory: render_memory(self.module, self.memory.iter().map(|a| a.as_slice())),
+            returned: returned.map(|v| self.module.render_value(&v)),
+        }
+    }
+
+    fn step(&mut self) -> Flow {
+        let (func, at) = (self.frame().func, self.frame().at);
+        let f = self.module.func(func);
+        let Some(stmt) = f.stmts.get(at as usize) else {
+            return self.ret(None);
+        };
+        let assign = |m: &mut Self, dst: &VarId, v: Value| {
+            m.frames.last_mut().expect("frame").vars[dst.0 as usize] = v;
+            Flow::Next
+        };
+        match stmt {
+            Stmt::Assign { dst, rhs } => {
+                let v = match rhs {
+                    Rhs::Copy(a) => Ok(self.value(a)),
+                    Rhs::Input { sort, .. } => Ok(self.next_input(*sort)),
+                    Rhs::Unary(op, a) => eval_op(*op, &[self.value(a)]),
+                    Rhs::Binary(op, a, b) => eval_op(*op, &[self.value(a), self.value(b)]),
+                    Rhs::Select(c, a, b) => match self.value(c) {
+                        Value::Bool(true) => Ok(self.value(a)),
+                        Value::Bool(false) => Ok(self.value(b)),
+                        _ => return self.bug(BugKind::TypeError.name()),
+                    },
+                    Rhs::Load { addr, width } => {
+                        let n = width.map_or(1, |w| w as i128 / 8);
+                        match self.cell(self.value(addr), n) {
+                            Err(k) => return self.bug(k.name()),
+                            Ok((a, o)) => {
+                                let cells = &self.memory[a][o..o + n as usize];
+                                match width {
+                                    None => Ok(cells[0]),
+                                    Some(w) => match compose_bytes(*w, cells) {
+                                        Some(v) => Ok(v),
+                                        None => return self.bug(BugKind::TypeError.name()),
+                                    },
+                                }
+                            }
+                        }
+                    }
+                    Rhs::Alloc(n) => match self.value(n) {
+                        Value::Int(k) if (0..=crate::semantics::MAX_ALLOC as i128).contains(&k) => {
+                            self.memory.push(vec![Value::Undef; k as usize]);
+                            Ok(Value::Addr { alloc: self.memory.len() as u32 - 1, offset: 0 })
+                        }
+                        Value::Bv { width, bits } if bits <= crate::semantics::MAX_ALLOC => {
+                            let _ = width;
+                            self.memory.push(vec![Value::Undef; bits as usize]);
+                            Ok(Value::Addr { alloc: self.memory.len() as u32 - 1, offset: 0 })
+                        }
+                        _ => return self.bug(BugKind::BadAllocation.name()),
+                    },
+                };
+                match v {
+                    Ok(v) => assign(self, dst, v),
+                    Err(e) => self.bug(bug_kind(&e).name()),
+                }
+            }
+            Stmt::Store { addr, value, width } => {
+                let v = self.value(value);
+                let n = width.map_or(1, |w| w as i128 / 8);
+                match self.cell(self.value(addr), n) {
+                    Err(k) => self.bug(k.name()),
+                    Ok((a, o)) => {
+                        match width {
+                            None => self.memory[a][o] = v,
+                            Some(w) => match split_bytes(*w, v) {
+                                Some(bytes) => self.memory[a][o..o + bytes.len()].copy_from_slice(&bytes),
+                                None => return self.bug(BugKind::TypeError.name()),
+                            },
+                        }
+                        Flow::Next
+                    }
+                }
+            }
+            Stmt::Call { dst, callee, args } => {
+                let Value::Func(g) = self.value(callee) else {
+                    return self.bug(BugKind::TypeError.name());
+                };
+                let callee_fn = self.module.func(FuncId(g));
+                if callee_fn.params.len() != args.len() {
+                    return self.bug(BugKind::TypeError.name());
+                }
+                if self.frames.len() >= crate::semantics::MAX_CALL_DEPTH {
+                    return self.bug(BugKind::StackOverflow.name());
+                }
+                let mut vars = vec![Value::Undef; callee_fn.vars.len()];
+                for (p, a) in callee_fn.params.iter().zip(args) {
+                    vars[p.var.0 as usize] = self.value(a);
+                }
+                self.frames.push(Frame { func: FuncId(g), at: 0, vars, ret_dst: *dst });
+                Flow::Stay
+            }
+            Stmt::If { cond, target } => match self.value(cond) {
+                Value::Bool(taken) => {
+                    self.covered.insert((func, at, taken));
+                    if !taken {
+                        return Flow::Next;
+                    }
+                    self.jump(func, self.value(target))
+                }
+                _ => self.bug(BugKind::TypeError.name()),
+            },
+            Stmt::Goto(target) => self.jump(func, self.value(target)),
+            Stmt::Ret(v) => {
+                let v = v.as_ref().map(|o| self.value(o));
+                self.ret(v)
+            }
+            Stmt::Assume(c) => match self.value(c) {
+                Value::Bool(true) => Flow::Next,
+                Value::Bool(false) => Flow::Done(Outcome::bug(self.module, BugKind::AssumeViolated.name(), func, at)),
+                _ => self.bug(BugKind::TypeError.name()),
+            },
+            Stmt::Assert(c) => match self.value(c) {
+                Value::Bool(true) => Flow::Next,
+                Value::Bool(false) => self.bug(BugKind::Assertion.name()),
+                _ => self.bug(BugKind::TypeError.name()),
+            },
+            Stmt::Error(kind) => self.bug(kind.clone()),
+            Stmt::Halt => Flow::Done(self.end(None)),
+        }
+    }
+
+    fn jump(&self, func: FuncId, target: Value) -> Flow {
+        match target {
+            Value::Label { func: g, label } if g == func.0 => match self.module.func(func).label_target(label) {
+                Some(s) => Flow::Jump(s),
+                None => self.bug(BugKind::TypeError.name()),
+            },
+            _ => self.bug(BugKind::TypeError.name()),
+        }
+    }
+
+    fn ret(&mut self, v: Option<Value>) -> Flow {
+        if self.frames.len() == 1 {
+            return Flow::Done(self.end(v));
+        }
+        let done = self.frames.pop().expect("frame");
+        let caller = self.frames.last_mut().expect("caller frame");
+        if let Some(d) = done.ret_dst {
+            caller.vars[d.0 as usize] = v.unwrap_or(Value::Undef);
+        }
+        caller.at += 1;
+        Flow::Stay
+    }
+}
+
+/// Renders allocations as `a0: [cells]`; large ones are left out.
+pub fn render_memory<'a>(module: &Module, allocs: impl Iterator<Item = &'a [Value]>) -> BTreeMap<String, Vec<String>> {
+    allocs
+        .enumerate()
+        .filter(|(_, cells)| cells.len() <= crate::semantics::MAX_RENDERED_CELLS)
+        .map(|(i, cells)| (format!("a{i}"), cells.iter().map(|v| module.render_value(v)).collect()))
+        .collect()
+}
+
+/// Runs `entry` on `inputs` (entry parameters first, then `input` statements
+/// in execution order) for at most `max_steps` statements.
+pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_steps: u64) -> ConcreteRun {
+    let values: VecDeque<Value> = inputs.iter().map(|i| i.parsed().unwrap_or(Value::Undef)).collect();
+    let f = module.func(entry);
+    let mut m = Machine { module, frames: vec![], memory: vec![], inputs: values, covered: BTreeSet::new() };
+    let mut vars = vec![Value::Undef; f.vars.len()];
+    for p in &f.params {
+        let sort = p.sort.unwrap_or(braid_term::Sort::Int);
+        vars[p.var.0 as usize] = m.next_input(sort);
+    }
+    m.frames.push(Frame { func: entry, at: 0, vars, ret_dst: None });
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        if steps > max_steps {
+            let outcome = m.bug(BugKind::StepLimit.name());
+            let Flow::Done(outcome) = outcome else { unreachable!("bug() ends the run") };
+            return ConcreteRun { outcome, covered: m.covered, steps };
+        }
+        match m.step() {
+            Flow::Next => m.frames.last_mut().expect("frame").at += 1,
+            Flow::Jump(s) => m.frames.last_mut().expect("frame").at = s,
+            Flow::Stay => {}
+            Flow::Done(outcome) => return ConcreteRun { outcome, covered: m.covered, steps },
+        }
+    }
+}
+
+/// Whether `op` is a division whose zero divisor is a bug.
+pub fn is_division(op: Op) -> bool {
+    matches!(op, Op::Div | Op::Rem | Op::UDiv | Op::URem)
+}

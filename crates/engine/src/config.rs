@@ -1,0 +1,55 @@
+//! Exploration settings shared by the engines.
+
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchKind {
+    Dfs,
+    Bfs,
+    /// KLEE's random-path: walk the execution tree from the root, each
+    /// branch with equal probability.
+    RandomPath,
+    /// KLEE's nurs:covnew: states that recently covered new code are more likely.
+    CovNew,
+}
+
+impl SearchKind {
+    pub const ALL: [SearchKind; 4] = [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew];
+
+    pub fn parse(s: &str) -> Option<SearchKind> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchKind::Dfs => "dfs",
+            SearchKind::Bfs => "bfs",
+            SearchKind::RandomPath => "random-path",
+            SearchKind::CovNew => "covnew",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Jumps to one label per call frame, and active frames per function.
+    pub loop_bound: Option<u32>,
+    pub max_time: Option<Duration>,
+    /// Live states at once; forks beyond it are dropped.
+    pub max_states: Option<usize>,
+    pub solver_timeout_ms: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub search: SearchKind,
+    pub limits: Limits,
+    /// Seed of the randomised searchers.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { search: SearchKind::Dfs, limits: Limits::default(), seed: 0 }
+    }
+}

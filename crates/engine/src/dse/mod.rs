@@ -1,0 +1,741 @@
+//! `dse`: forking symbolic execution, one state per path, as in KLEE.
+//!
+//! A state runs until it reaches a branch with two feasible sides, where it
+//! forks; each side is checked by the solver (through constraint independence
+//! and the caches) unless the state's own model already decides it. Bugs are
+//! checked where they can happen (failed `assert`, division by zero, memory
+//! access through a non-address or out of bounds): a feasible bug ends a copy
+//! of the state with a reproducing test, and the state goes on under the
+//! negated bug condition. Every completed path gives one test.
+
+mod state;
+
+use crate::config::Config;
+use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
+use crate::search::{make_searcher, StateId, StateInfo};
+use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
+use crate::{EngineError, Progress};
+use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_solver::{QuerySolver, SatResult, Z3Solver};
+use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use state::{Frame, State};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Statements a state runs before the searcher chooses again.
+const SLICE: u64 = 10_000;
+/// Symbolic offsets into allocations of up to this many cells are resolved
+/// by forking per feasible offset; larger ones are concretised.
+const MAX_OFFSET_FORK: usize = 64;
+
+struct States(FxHashMap<StateId, State>);
+
+impl StateInfo for States {
+    fn steps_since_cover(&self, id: StateId) -> u64 {
+        self.0.get(&id).map_or(0, |s| s.steps_since_cover)
+    }
+}
+
+pub struct Dse<'m> {
+    module: &'m Module,
+    entry: FuncId,
+    program: String,
+    config: Config,
+    store: TermStore,
+    solver: QuerySolver,
+    result: RunResult,
+    covered: FxHashSet<Branch>,
+    live: usize,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+/// What one statement did to a state.
+enum Step {
+    Continue(State),
+    /// The state split; each part has executed the statement.
+    Fork(Vec<State>),
+    Done,
+}
+
+impl<'m> Dse<'m> {
+    pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config) -> Dse<'m> {
+        let solver = QuerySolver::new(Box::new(Z3Solver::new(config.limits.solver_timeout_ms)));
+        Dse {
+            module,
+            entry,
+            program: program.to_string(),
+            config,
+            store: TermStore::new(),
+            solver,
+            result: RunResult { engine: "dse".into(), paths_exact: true, ..RunResult::default() },
+            covered: FxHashSet::default(),
+            live: 0,
+            deadline: None,
+            stopped: false,
+        }
+    }
+
+    /// Explores the program and returns its tests, bugs and statistics.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, EngineError> {
+        let start = Instant::now();
+        self.deadline = self.config.limits.max_time.map(|t| start + t);
+        let init = self.initial_state()?;
+        let mut states = States(FxHashMap::default());
+        let mut searcher = make_searcher(self.config.search, self.config.seed);
+        let mut next_id: StateId = 0;
+        states.0.insert(next_id, init);
+        searcher.update(None, &[next_id]);
+        self.live = 1;
+        let mut last_report = Instant::now();
+        while let Some(id) = searcher.select(&states) {
+            let Some(st) = states.0.remove(&id) else { continue };
+            if self.out_of_time() {
+                break;
+            }
+            let survivors = self.run_slice(st);
+            self.live = self.live + survivors.len() - 1;
+            let ids: Vec<StateId> = survivors
+                .into_iter()
+                .map(|s| {
+                    next_id += 1;
+                    states.0.insert(next_id, s);
+                    next_id
+                })
+                .collect();
+            self.result.stats.states_created += ids.len().saturating_sub(1) as u64;
+            searcher.update(Some(id), &ids);
+            if last_report.elapsed() > Duration::from_millis(100) {
+                progress(&Progress { paths: self.result.paths, live_states: self.live, elapsed: start.elapsed() });
+                last_report = Instant::now();
+            }
+            if self.stopped {
+                break;
+            }
+        }
+        if self.live > 0 && !self.result.incomplete_reasons.is_empty() {
+            // States left when a limit stopped the run are unexplored.
+        }
+        let s = &self.solver.stats;
+        let stats = &mut self.result.stats;
+        stats.wall_ms = start.elapsed().as_millis() as u64;
+        stats.solver_queries = s.queries;
+        stats.solver_calls = s.solver_calls;
+        stats.solver_cache_hits = s.cache_hits;
+        stats.solver_cex_hits = s.cex_hits;
+        stats.solver_ms = s.solver_time.as_millis() as u64;
+        stats.avg_value_summary_size = 1.0;
+        stats.sharing_factor = 1.0;
+        Ok(self.result)
+    }
+
+    fn out_of_time(&mut self) -> bool {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            let secs = self.config.limits.max_time.map_or(0.0, |t| t.as_secs_f64());
+            self.incomplete(format!("time limit of {secs}s reached"));
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn incomplete(&mut self, reason: String) {
+        self.result.incomplete_reasons.insert(reason);
+    }
+
+    fn initial_state(&mut self) -> Result<State, EngineError> {
+        let f = self.module.func(self.entry);
+        let mut st = State::new(self.entry, f.vars.len(), self.store.constant(Value::Undef));
+        for p in &f.params {
+            let name = &f.vars[p.var.0 as usize];
+            let sort = p.sort.ok_or_else(|| EngineError::UntypedEntryParameter(f.name.clone(), name.clone()))?;
+            let t = st.fresh_input(&mut self.store, name, sort);
+            st.top_mut().vars[p.var.0 as usize] = t;
+        }
+        Ok(st)
+    }
+
+    /// Runs `st` until it forks, ends, or its slice is used up.
+    fn run_slice(&mut self, mut st: State) -> Vec<State> {
+        for i in 0..SLICE {
+            if i % 1024 == 1023 && self.out_of_time() {
+                return vec![];
+            }
+            match self.step(st) {
+                Step::Continue(next) => st = next,
+                Step::Fork(states) => return states,
+                Step::Done => return vec![],
+            }
+        }
+        vec![st]
+    }
+
+    // ---- values -------------------------------------------------------
+
+    fn operand(&mut self, st: &State, o: &Operand) -> TermId {
+        match o {
+            Operand::Var(v) => st.top().vars[v.0 as usize],
+            Operand::Const(c) => self.store.constant(*c),
+        }
+    }
+
+    /// The `(guard, leaf)` pairs of an `ite` tree over values the solver does
+    /// not reason about (labels, functions, addresses).
+    fn leaves(&mut self, t: TermId) -> Vec<(TermId, TermId)> {
+        let mut out = Vec::new();
+        let tru = self.store.bool(true);
+        let mut stack = vec![(tru, t)];
+        while let Some((g, t)) = stack.pop() {
+            match self.store.node(t).clone() {
+                Node::App(Op::Ite, args) => {
+                    let yes = self.store.and(g, args[0]);
+                    let not_c = self.store.not(args[0]);
+                    let no = self.store.and(g, not_c);
+                    stack.push((no, args[2]));
+                    stack.push((yes, args[1]));
+                }
+                _ => out.push((g, t)),
+            }
+        }
+        out
+    }
+
+    // ---- feasibility and forking -----------------------------------------
+
+    /// Whether `st`'s path condition allows `cond`; on `Sat`, a model of both.
+    fn feasible(&mut self, st: &State, cond: TermId) -> Option<braid_term::Model> {
+        match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
+            SatResult::Sat(m) => Some(m),
+            SatResult::Unsat => None,
+            SatResult::Unknown(reason) => {
+                self.incomplete(format!("solver: {reason}"));
+                None
+            }
+        }
+    }
+
+    /// Splits `st` on `conds`, keeping the feasible parts (in order) with the
+    /// index of their condition. `exhaustive`: the conditions cover every
+    /// case, so the last one needs no query when all others are infeasible.
+    fn fork(&mut self, st: State, conds: &[TermId], exhaustive: bool) -> Vec<(State, usize)> {
+        let mut out: Vec<(State, usize)> = Vec::new();
+        for (i, &c) in conds.iter().enumerate() {
+            if self.store.is_false(c) {
+                continue;
+            }
+            let implied = exhaustive && out.is_empty() && i == conds.len() - 1;
+            let model = if self.store.is_true(c) || implied { Some(Default::default()) } else { self.feasible(&st, c) };
+            if let Some(m) = model {
+                let mut child = st.clone();
+                child.assume(&self.store, c, m);
+                out.push((child, i));
+            }
+        }
+        if let Some(max) = self.config.limits.max_states {
+            if out.len() > 1 && self.live + out.len() - 1 > max {
+                out.truncate(1);
+                self.incomplete(format!("state limit of {max} reached: forks dropped"));
+            }
+        }
+        out
+    }
+
+    /// Checks whether `bug` can hold here: if so, a copy of `st` ends with a
+    /// bug test. Returns `st` constrained to `¬bug`, or `None` if the bug is
+    /// certain.
+    fn check_bug(&mut self, mut st: State, kind: &str, bug: TermId) -> Option<State> {
+        if self.store.is_false(bug) {
+            return Some(st);
+        }
+        let possible = if self.store.is_true(bug) { Some(Default::default()) } else { self.feasible(&st, bug) };
+        let Some(m) = possible else { return Some(st) };
+        let mut failing = st.clone();
+        failing.assume(&self.store, bug, m);
+        let outcome = self.bug_outcome(&failing, kind);
+        self.finish(&failing, outcome);
+        let ok = self.store.not(bug);
+        if self.store.is_false(ok) {
+            return None;
+        }
+        let m = self.feasible(&st, ok)?;
+        st.assume(&self.store, ok, m);
+        Some(st)
+    }
+
+    fn bug_outcome(&self, st: &State, kind: &str) -> Outcome {
+        let f = st.top();
+        Outcome::bug(self.module, kind, f.func, f.at)
+    }
+
+    /// Ends `st` with a certain bug.
+    fn fail(&mut self, st: &State, kind: BugKind) -> Step {
+        let outcome = self.bug_outcome(st, kind.name());
+        self.finish(st, outcome);
+        Step::Done
+    }
+
+    /// Records the test of a completed path.
+    fn finish(&mut self, st: &State, outcome: Outcome) {
+        let model = &st.model;
+        let inputs = st
+            .inputs
+            .iter()
+            .map(|(name, t)| {
+                let v = self.store.eval(*t, model).unwrap_or(Value::Undef);
+                TestInput::new(name, v)
+            })
+            .collect();
+        let mut expressions = BTreeMap::new();
+        if matches!(outcome, Outcome::End { .. }) {
+            let f = self.module.func(st.top().func);
+            for (name, t) in f.vars.iter().zip(&st.top().vars) {
+                if self.store.sort(*t) != Sort::Undef {
+                    expressions.insert(name.clone(), self.store.display(*t));
+                }
+            }
+        }
+        let test = TestCase {
+            program: self.program.clone(),
+            entry: self.module.func(self.entry).name.clone(),
+            inputs,
+            outcome,
+            expressions,
+            path_condition: st.path.iter().map(|c| self.store.display(*c)).collect(),
+        };
+        self.result.add_test(test);
+    }
+
+    fn end_outcome(&self, st: &State, returned: Option<TermId>) -> Outcome {
+        let eval = |t: &TermId| {
+            let v = self.store.eval(*t, &st.model).unwrap_or(Value::Undef);
+            v
+        };
+        let f = self.module.func(st.top().func);
+        let values = f
+            .vars
+            .iter()
+            .zip(&st.top().vars)
+            .map(|(n, t)| (n, eval(t)))
+            .filter(|(_, v)| *v != Value::Undef)
+            .map(|(n, v)| (n.clone(), self.module.render_value(&v)))
+            .collect();
+        let cells: Vec<Vec<Value>> = st.memory.iter().map(|a| a.iter().map(eval).collect()).collect();
+        Outcome::End {
+            function: f.name.clone(),
+            values,
+            memory: crate::concrete::render_memory(self.module, cells.iter().map(|c| c.as_slice())),
+            returned: returned.map(|t| self.module.render_value(&eval(&t))),
+        }
+    }
+
+    // ---- statements -----------------------------------------------------
+
+    fn step(&mut self, mut st: State) -> Step {
+        self.result.stats.operations += 1;
+        st.steps_since_cover += 1;
+        let (func, at) = (st.top().func, st.top().at);
+        let f = self.module.func(func);
+        let Some(stmt) = f.stmts.get(at as usize) else {
+            return self.ret(st, None);
+        };
+        match stmt {
+            Stmt::Assign { dst, rhs } => self.assign(st, *dst, rhs),
+            Stmt::Store { addr, value, width } => {
+                let (p, v) = (self.operand(&st, addr), self.operand(&st, value));
+                let cells = width.map_or(1, |w| w as usize / 8);
+                self.with_address(st, p, cells, |me, st, alloc, off| me.store(st, alloc, off, v, *width))
+            }
+            Stmt::Call { dst, callee, args } => {
+                let callee = self.operand(&st, callee);
+                let args: Vec<TermId> = args.iter().map(|a| self.operand(&st, a)).collect();
+                let leaves = self.leaves(callee);
+                self.split(st, leaves, |me, st, leaf| me.call(st, leaf, &args, *dst))
+            }
+            Stmt::If { cond, target } => {
+                let c = self.operand(&st, cond);
+                let target = self.operand(&st, target);
+                if self.store.sort(c) != Sort::Bool {
+                    return self.fail(&st, BugKind::TypeError);
+                }
+                let not_c = self.store.not(c);
+                let parts = self.fork(st, &[c, not_c], true);
+                let mut out = Vec::new();
+                for (mut s, i) in parts {
+                    let taken = i == 0;
+                    if self.covered.insert((func, at, taken)) {
+                        s.steps_since_cover = 0;
+                    }
+                    if taken {
+                        out.extend(self.jump(s, target));
+                    } else {
+                        s.top_mut().at += 1;
+                        out.push(s);
+                    }
+                }
+                self.collect(out)
+            }
+            Stmt::Goto(target) => {
+                let target = self.operand(&st, target);
+                let out = self.jump(st, target);
+                self.collect(out)
+            }
+            Stmt::Ret(v) => {
+                let v = v.as_ref().map(|o| self.operand(&st, o));
+                self.ret(st, v)
+            }
+            Stmt::Assume(c) => {
+                let c = self.operand(&st, c);
+                if self.store.sort(c) != Sort::Bool {
+                    return self.fail(&st, BugKind::TypeError);
+                }
+                match self.fork(st, &[c], false).pop() {
+                    Some((mut s, _)) => {
+                        s.top_mut().at += 1;
+                        Step::Continue(s)
+                    }
+                    None => Step::Done,
+                }
+            }
+            Stmt::Assert(c) => {
+                let c = self.operand(&st, c);
+                if self.store.sort(c) != Sort::Bool {
+                    return self.fail(&st, BugKind::TypeError);
+                }
+                let violated = self.store.not(c);
+                match self.check_bug(st, BugKind::Assertion.name(), violated) {
+                    Some(mut s) => {
+                        s.top_mut().at += 1;
+                        Step::Continue(s)
+                    }
+                    None => Step::Done,
+                }
+            }
+            Stmt::Error(kind) => {
+                let outcome = self.bug_outcome(&st, kind);
+                self.finish(&st, outcome);
+                Step::Done
+            }
+            Stmt::Halt => {
+                let outcome = self.end_outcome(&st, None);
+                self.finish(&st, outcome);
+                Step::Done
+            }
+        }
+    }
+
+    /// One state continues as a `Continue`; several as a `Fork`.
+    fn collect(&mut self, mut states: Vec<State>) -> Step {
+        match states.len() {
+            0 => Step::Done,
+            1 => Step::Continue(states.pop().expect("one state")),
+            _ => Step::Fork(states),
+        }
+    }
+
+    /// Forks `st` over the guards of `leaves` and runs `then` on each part.
+    fn split(
+        &mut self,
+        st: State,
+        leaves: Vec<(TermId, TermId)>,
+        mut then: impl FnMut(&mut Self, State, TermId) -> Step,
+    ) -> Step {
+        if let [(g, leaf)] = leaves.as_slice() {
+            if self.store.is_true(*g) {
+                return then(self, st, *leaf);
+            }
+        }
+        let guards: Vec<TermId> = leaves.iter().map(|(g, _)| *g).collect();
+        let mut out = Vec::new();
+        for (s, i) in self.fork(st, &guards, true) {
+            match then(self, s, leaves[i].1) {
+                Step::Continue(s) => out.push(s),
+                Step::Fork(ss) => out.extend(ss),
+                Step::Done => {}
+            }
+        }
+        self.collect(out)
+    }
+
+    fn jump(&mut self, st: State, target: TermId) -> Vec<State> {
+        let leaves = self.leaves(target);
+        let step = self.split(st, leaves, |me, mut st, leaf| {
+            let func = st.top().func;
+            let dest = match me.store.as_const(leaf) {
+                Some(Value::Label { func: g, label }) if g == func.0 => me.module.func(func).label_target(label),
+                _ => None,
+            };
+            let Some(dest) = dest else { return me.fail(&st, BugKind::TypeError) };
+            if let Some(bound) = me.config.limits.loop_bound {
+                let visits = st.top_mut().visits.entry(dest).or_insert(0);
+                *visits += 1;
+                if *visits > bound {
+                    let at = me.module.func(func).location(dest);
+                    me.incomplete(format!("loop bound {bound} reached at {at}"));
+                    return Step::Done;
+                }
+            }
+            st.top_mut().at = dest;
+            Step::Continue(st)
+        });
+        match step {
+            Step::Continue(s) => vec![s],
+            Step::Fork(ss) => ss,
+            Step::Done => vec![],
+        }
+    }
+
+    fn call(&mut self, mut st: State, callee: TermId, args: &[TermId], dst: Option<VarId>) -> Step {
+        let Some(Value::Func(g)) = self.store.as_const(callee) else {
+            return self.fail(&st, BugKind::TypeError);
+        };
+        let g = FuncId(g);
+        let callee_fn = self.module.func(g);
+        if callee_fn.params.len() != args.len() {
+            return self.fail(&st, BugKind::TypeError);
+        }
+        if st.frames.len() >= MAX_CALL_DEPTH {
+            return self.fail(&st, BugKind::StackOverflow);
+        }
+        if let Some(bound) = self.config.limits.loop_bound {
+            if st.frames.iter().filter(|f| f.func == g).count() as u32 >= bound.max(1) {
+                self.incomplete(format!("loop bound {bound} reached at recursive call of {}", callee_fn.name));
+                return Step::Done;
+            }
+        }
+        let undef = self.store.constant(Value::Undef);
+        let mut vars = vec![undef; callee_fn.vars.len()];
+        for (p, a) in callee_fn.params.iter().zip(args) {
+            vars[p.var.0 as usize] = *a;
+        }
+        st.frames.push(Frame { func: g, at: 0, vars, ret_dst: dst, visits: FxHashMap::default() });
+        Step::Continue(st)
+    }
+
+    fn ret(&mut self, mut st: State, v: Option<TermId>) -> Step {
+        if st.frames.len() == 1 {
+            let outcome = self.end_outcome(&st, v);
+            self.finish(&st, outcome);
+            return Step::Done;
+        }
+        let done = st.frames.pop().expect("a frame to return from");
+        let undef = self.store.constant(Value::Undef);
+        let caller = st.top_mut();
+        if let Some(d) = done.ret_dst {
+            caller.vars[d.0 as usize] = v.unwrap_or(undef);
+        }
+        caller.at += 1;
+        Step::Continue(st)
+    }
+
+    fn assign(&mut self, mut st: State, dst: VarId, rhs: &Rhs) -> Step {
+        let value = match rhs {
+            Rhs::Copy(a) => Ok(self.operand(&st, a)),
+            Rhs::Input { sort, name } => Ok(st.fresh_input(&mut self.store, name, *sort)),
+            Rhs::Unary(op, a) => {
+                let a = self.operand(&st, a);
+                self.store.app(*op, &[a])
+            }
+            Rhs::Binary(op, a, b) => {
+                let (a, b) = (self.operand(&st, a), self.operand(&st, b));
+                if crate::concrete::is_division(*op) && matches!(self.store.sort(b), Sort::Int | Sort::Bv(_)) {
+                    let zero = self.store.constant(Value::default_of(self.store.sort(b)));
+                    let is_zero = self.store.eq(b, zero);
+                    match self.check_bug(st, BugKind::DivisionByZero.name(), is_zero) {
+                        Some(s) => st = s,
+                        None => return Step::Done,
+                    }
+                }
+                self.store.app(*op, &[a, b])
+            }
+            Rhs::Select(c, a, b) => {
+                let (c, a, b) = (self.operand(&st, c), self.operand(&st, a), self.operand(&st, b));
+                match self.store.app(Op::Ite, &[c, a, b]) {
+                    Ok(t) => Ok(t),
+                    // Branches of different sorts cannot form one term: split.
+                    Err(_) if self.store.sort(c) == Sort::Bool => {
+                        let leaves = {
+                            let not_c = self.store.not(c);
+                            vec![(c, a), (not_c, b)]
+                        };
+                        return self.split(st, leaves, |_, mut st, v| {
+                            st.set(dst, v);
+                            Step::Continue(st)
+                        });
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Rhs::Load { addr, width } => {
+                let p = self.operand(&st, addr);
+                let cells = width.map_or(1, |w| w as usize / 8);
+                return self.with_address(st, p, cells, |me, st, alloc, off| me.load(st, alloc, off, dst, *width));
+            }
+            Rhs::Alloc(n) => {
+                let n = self.operand(&st, n);
+                return self.alloc(st, dst, n);
+            }
+        };
+        match value {
+            Ok(t) => {
+                st.set(dst, t);
+                st.top_mut().at += 1;
+                Step::Continue(st)
+            }
+            Err(e) => self.fail(&st, bug_kind(&e)),
+        }
+    }
+
+    fn alloc(&mut self, mut st: State, dst: VarId, n: TermId) -> Step {
+        let size = match self.store.as_const(n) {
+            Some(v) => v,
+            None if matches!(self.store.sort(n), Sort::Int | Sort::Bv(_)) => {
+                // A symbolic size is fixed to the model's value (§3.3-style
+                // concretisation), which drops the other sizes.
+                let v = self.store.eval(n, &st.model).unwrap_or(Value::Int(0));
+                let c = self.store.constant(v);
+                let fixed = self.store.eq(n, c);
+                let m = st.model.clone();
+                st.assume(&self.store, fixed, m);
+                self.incomplete("symbolic allocation size concretised".into());
+                v
+            }
+            None => return self.fail(&st, BugKind::BadAllocation),
+        };
+        let cells = match size {
+            Value::Int(k) if (0..=MAX_ALLOC as i128).contains(&k) => k as usize,
+            Value::Bv { bits, .. } if bits <= MAX_ALLOC => bits as usize,
+            _ => return self.fail(&st, BugKind::BadAllocation),
+        };
+        let undef = self.store.constant(Value::Undef);
+        st.memory.push(Rc::new(vec![undef; cells]));
+        let a = self.store.constant(Value::Addr { alloc: st.memory.len() as u32 - 1, offset: 0 });
+        st.set(dst, a);
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+
+    /// Resolves the address `p` of an access to `cells` cells: bug checks for
+    /// non-addresses and out-of-bounds offsets, then a fork per feasible
+    /// (allocation, offset), each running `then`.
+    fn with_address(
+        &mut self,
+        st: State,
+        p: TermId,
+        cells: usize,
+        mut then: impl FnMut(&mut Self, State, u32, usize) -> Step,
+    ) -> Step {
+        let mut st = st;
+        let mut targets: Vec<(TermId, u32, usize)> = Vec::new();
+        for (guard, leaf) in self.leaves(p) {
+            let Some((alloc, off)) = self.store.addr_parts(leaf) else {
+                match self.check_bug(st, BugKind::InvalidAddress.name(), guard) {
+                    Some(s) => st = s,
+                    None => return Step::Done,
+                }
+                continue;
+            };
+            let size = st.memory[alloc as usize].len();
+            let last = size as i128 - cells as i128;
+            let lo = self.store.constant(Value::Int(0));
+            let hi = self.store.constant(Value::Int(last));
+            let below = self.store.app(Op::Lt, &[off, lo]).expect("offsets are Int");
+            let above = self.store.app(Op::Gt, &[off, hi]).expect("offsets are Int");
+            let outside = self.store.or(below, above);
+            let bad = self.store.and(guard, outside);
+            match self.check_bug(st, BugKind::OutOfBounds.name(), bad) {
+                Some(s) => st = s,
+                None => return Step::Done,
+            }
+            if let Some(Value::Int(k)) = self.store.as_const(off) {
+                if (0..=last).contains(&k) {
+                    targets.push((guard, alloc, k as usize));
+                }
+                continue;
+            }
+            if last < 0 {
+                continue;
+            }
+            if last as usize >= MAX_OFFSET_FORK {
+                let k = match self.store.eval(off, &st.model) {
+                    Ok(Value::Int(k)) if (0..=last).contains(&k) => k,
+                    _ => 0,
+                };
+                self.incomplete(format!("symbolic offset into an allocation of {size} cells concretised"));
+                let kt = self.store.constant(Value::Int(k));
+                let at = self.store.eq(off, kt);
+                targets.push((self.store.and(guard, at), alloc, k as usize));
+                continue;
+            }
+            for k in 0..=last {
+                let kt = self.store.constant(Value::Int(k));
+                let at = self.store.eq(off, kt);
+                let g = self.store.and(guard, at);
+                targets.push((g, alloc, k as usize));
+            }
+        }
+        if let [(g, alloc, off)] = targets.as_slice() {
+            if self.store.is_true(*g) {
+                return then(self, st, *alloc, *off);
+            }
+        }
+        let guards: Vec<TermId> = targets.iter().map(|t| t.0).collect();
+        let mut out = Vec::new();
+        for (s, i) in self.fork(st, &guards, false) {
+            match then(self, s, targets[i].1, targets[i].2) {
+                Step::Continue(s) => out.push(s),
+                Step::Fork(ss) => out.extend(ss),
+                Step::Done => {}
+            }
+        }
+        self.collect(out)
+    }
+
+    fn load(&mut self, mut st: State, alloc: u32, off: usize, dst: VarId, width: Option<u8>) -> Step {
+        let cells = &st.memory[alloc as usize];
+        let value = match width {
+            None => cells[off],
+            Some(w) => {
+                let mut acc = self.store.constant(Value::bv(w, 0));
+                for i in 0..w as usize / 8 {
+                    let c = cells[off + i];
+                    let byte = match self.store.sort(c) {
+                        Sort::Bv(8) => c,
+                        Sort::Undef => continue,
+                        _ => return self.fail(&st, BugKind::TypeError),
+                    };
+                    let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
+                    let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+                    let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
+                    acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
+                }
+                acc
+            }
+        };
+        st.set(dst, value);
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+
+    fn store(&mut self, mut st: State, alloc: u32, off: usize, v: TermId, width: Option<u8>) -> Step {
+        match width {
+            None => Rc::make_mut(&mut st.memory[alloc as usize])[off] = v,
+            Some(w) => {
+                if self.store.sort(v) != Sort::Bv(w) {
+                    return self.fail(&st, BugKind::TypeError);
+                }
+                for i in 0..w as usize / 8 {
+                    let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+                    let moved = self.store.app(Op::LShr, &[v, sh]).expect("same width");
+                    let byte = self.store.app(Op::Trunc(8), &[moved]).expect("narrows");
+                    Rc::make_mut(&mut st.memory[alloc as usize])[off + i] = byte;
+                }
+            }
+        }
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+}
+
+/// `StmtIdx` re-export for the state module.
+pub(crate) type At = StmtIdx;

@@ -1,0 +1,39 @@
+//! Replay: run a test's inputs concretely and compare the outcome with the
+//! recorded one. Coverage is measured the same way, so every engine is
+//! judged by one ruler.
+
+use crate::concrete::{run_concrete, ConcreteRun};
+use crate::results::{Branch, TestCase};
+use braid_ir::Module;
+use std::collections::BTreeSet;
+
+/// Statements a replay may run before it gives up.
+pub const MAX_REPLAY_STEPS: u64 = 50_000_000;
+
+/// Replays `test`; `Err` says how the outcome differed.
+pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
+    let entry = module.func_index(&test.entry).ok_or_else(|| format!("the program has no function `{}`", test.entry))?;
+    for i in &test.inputs {
+        if i.parsed().is_none() {
+            return Err(format!("input `{}` has no valid {} value `{}`", i.name, i.sort, i.value));
+        }
+    }
+    let run = run_concrete(module, entry, &test.inputs, MAX_REPLAY_STEPS);
+    if test.outcome.reproduced_by(&run.outcome) {
+        Ok(run)
+    } else {
+        let show = |o| serde_json::to_string(o).unwrap_or_default();
+        Err(format!("recorded {}, replay gave {}", show(&test.outcome), show(&run.outcome)))
+    }
+}
+
+/// The branches the tests cover when run concretely.
+pub fn coverage(module: &Module, tests: &[TestCase]) -> BTreeSet<Branch> {
+    let mut covered = BTreeSet::new();
+    for t in tests {
+        if let Some(entry) = module.func_index(&t.entry) {
+            covered.extend(run_concrete(module, entry, &t.inputs, MAX_REPLAY_STEPS).covered);
+        }
+    }
+    covered
+}

@@ -1,0 +1,152 @@
+//! What every engine produces: tests, bugs, coverage and statistics, and the
+//! on-disk test format that `braid replay` reads.
+
+use braid_ir::{FuncId, Module, StmtIdx};
+use braid_term::{Sort, Value};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One input of a test: its name, sort and value, in the order the program
+/// reads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestInput {
+    pub name: String,
+    pub sort: String,
+    pub value: String,
+}
+
+impl TestInput {
+    pub fn new(name: &str, value: Value) -> TestInput {
+        TestInput { name: name.to_string(), sort: value.sort().to_string(), value: value.to_string() }
+    }
+
+    /// The value, if the recorded sort and spelling make sense together.
+    pub fn parsed(&self) -> Option<Value> {
+        Value::parse(&self.value, Sort::parse(&self.sort)?)
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// `halt` in `function`, or the entry function returned (`returned`).
+    End {
+        function: String,
+        /// The variables of the ending frame that hold a value.
+        values: BTreeMap<String, String>,
+        /// Allocations in creation order (`a0`, `a1`, …), cell by cell.
+        memory: BTreeMap<String, Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        returned: Option<String>,
+    },
+    Bug {
+        bug: String,
+        function: String,
+        stmt: StmtIdx,
+        location: String,
+    },
+}
+
+impl Outcome {
+    pub fn bug(module: &Module, kind: &str, func: FuncId, stmt: StmtIdx) -> Outcome {
+        let f = module.func(func);
+        Outcome::Bug { bug: kind.to_string(), function: f.name.clone(), stmt, location: f.location(stmt) }
+    }
+
+    /// Whether `self` (recorded) is reproduced by `actual`: same bug kind and
+    /// place, or a normal end with the same final values.
+    pub fn reproduced_by(&self, actual: &Outcome) -> bool {
+        match (self, actual) {
+            (Outcome::Bug { bug: a, function: f, stmt: s, .. }, Outcome::Bug { bug: b, function: g, stmt: t, .. }) => {
+                a == b && f == g && s == t
+            }
+            _ => self == actual,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestCase {
+    pub program: String,
+    pub entry: String,
+    pub inputs: Vec<TestInput>,
+    pub outcome: Outcome,
+    /// The symbolic value of each final variable (informational; not replayed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expressions: BTreeMap<String, String>,
+    /// The path condition the inputs satisfy (informational).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_condition: Vec<String>,
+}
+
+/// A distinct bug: kind and location, with the first test reproducing it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BugReport {
+    pub kind: String,
+    pub function: String,
+    pub location: String,
+    /// Index into `RunResult::tests`.
+    #[serde(skip)]
+    pub test_index: usize,
+    /// The test's file under `--out` (filled when written).
+    pub test: String,
+}
+
+/// A branch outcome: the `if` statement and whether the jump was taken.
+pub type Branch = (FuncId, StmtIdx, bool);
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub wall_ms: u64,
+    pub solver_queries: u64,
+    pub solver_calls: u64,
+    pub solver_cache_hits: u64,
+    pub solver_cex_hits: u64,
+    pub solver_ms: u64,
+    pub bdd_ms: u64,
+    /// MultiSE §5.2: per executed statement, the sizes of the value
+    /// summaries it processed (1 per statement for a forking engine).
+    pub operations: u64,
+    pub states_created: u64,
+    pub states_merged: u64,
+    pub avg_value_summary_size: f64,
+    pub sharing_factor: f64,
+    pub partial_solutions: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    pub engine: String,
+    pub incomplete_reasons: BTreeSet<String>,
+    /// Completed paths (normal ends and bugs).
+    pub paths: u64,
+    /// Whether `paths` counts paths exactly (forking engines) or estimates them.
+    pub paths_exact: bool,
+    pub tests: Vec<TestCase>,
+    pub bugs: Vec<BugReport>,
+    pub stats: Stats,
+}
+
+impl RunResult {
+    pub fn complete(&self) -> bool {
+        self.incomplete_reasons.is_empty()
+    }
+
+    /// Records a finished path's test, and its bug if it is a new one.
+    pub fn add_test(&mut self, test: TestCase) {
+        self.paths += 1;
+        if let Outcome::Bug { bug, function, location, .. } = &test.outcome {
+            if !self.bugs.iter().any(|b| b.kind == *bug && b.location == *location) {
+                self.bugs.push(BugReport {
+                    kind: bug.clone(),
+                    function: function.clone(),
+                    location: location.clone(),
+                    test_index: self.tests.len(),
+                    test: String::new(),
+                });
+            }
+        }
+        self.tests.push(test);
+    }
+}

@@ -1,0 +1,215 @@
+//! Searchers: which state the forking engine runs next. Small objects over
+//! state ids, so a merging searcher can later wrap any of them.
+
+use crate::config::SearchKind;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::collections::VecDeque;
+
+pub type StateId = u64;
+
+/// What a searcher may look at to choose.
+pub trait StateInfo {
+    /// Statements executed since this state last covered a new branch.
+    fn steps_since_cover(&self, id: StateId) -> u64;
+}
+
+pub trait Searcher {
+    /// Takes the next state to run off the frontier.
+    fn select(&mut self, info: &dyn StateInfo) -> Option<StateId>;
+    /// Reports the states that `parent` became after running (none if it
+    /// ended); `parent` is `None` for the initial state.
+    fn update(&mut self, parent: Option<StateId>, children: &[StateId]);
+}
+
+pub fn make_searcher(kind: SearchKind, seed: u64) -> Box<dyn Searcher> {
+    match kind {
+        SearchKind::Dfs => Box::new(Dfs(Vec::new())),
+        SearchKind::Bfs => Box::new(Bfs(VecDeque::new())),
+        SearchKind::RandomPath => Box::new(RandomPath::new(seed)),
+        SearchKind::CovNew => Box::new(CovNew { frontier: Vec::new(), rng: SmallRng::seed_from_u64(seed) }),
+    }
+}
+
+struct Dfs(Vec<StateId>);
+
+impl Searcher for Dfs {
+    fn select(&mut self, _: &dyn StateInfo) -> Option<StateId> {
+        self.0.pop()
+    }
+
+    fn update(&mut self, _: Option<StateId>, children: &[StateId]) {
+        // The first child (e.g. the taken branch) is explored first.
+        self.0.extend(children.iter().rev());
+    }
+}
+
+struct Bfs(VecDeque<StateId>);
+
+impl Searcher for Bfs {
+    fn select(&mut self, _: &dyn StateInfo) -> Option<StateId> {
+        self.0.pop_front()
+    }
+
+    fn update(&mut self, _: Option<StateId>, children: &[StateId]) {
+        self.0.extend(children);
+    }
+}
+
+/// KLEE's random-path searcher over the execution tree.
+struct RandomPath {
+    nodes: Vec<TreeNode>,
+    leaf: rustc_hash::FxHashMap<StateId, usize>,
+    root: Option<usize>,
+    rng: SmallRng,
+}
+
+struct TreeNode {
+    parent: Option<usize>,
+    children: Vec<usize>,
+    state: Option<StateId>,
+}
+
+impl RandomPath {
+    fn new(seed: u64) -> RandomPath {
+        RandomPath { nodes: Vec::new(), leaf: Default::default(), root: None, rng: SmallRng::seed_from_u64(seed) }
+    }
+
+    fn add_node(&mut self, parent: Option<usize>, state: StateId) -> usize {
+        let n = self.nodes.len();
+        self.nodes.push(TreeNode { parent, children: Vec::new(), state: Some(state) });
+        if let Some(p) = parent {
+            self.nodes[p].children.push(n);
+        }
+        self.leaf.insert(state, n);
+        n
+    }
+
+    /// Removes empty nodes from `n` upwards.
+    fn prune(&mut self, mut n: usize) {
+        while self.nodes[n].children.is_empty() && self.nodes[n].state.is_none() {
+            match self.nodes[n].parent {
+                Some(p) => {
+                    self.nodes[p].children.retain(|c| *c != n);
+                    n = p;
+                }
+                None => {
+                    self.root = None;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl Searcher for RandomPath {
+    fn select(&mut self, _: &dyn StateInfo) -> Option<StateId> {
+        let mut n = self.root?;
+        loop {
+            if let Some(s) = self.nodes[n].state.take() {
+                return Some(s);
+            }
+            let kids = &self.nodes[n].children;
+            if kids.is_empty() {
+                return None;
+            }
+            n = kids[self.rng.gen_range(0..kids.len())];
+        }
+    }
+
+    fn update(&mut self, parent: Option<StateId>, children: &[StateId]) {
+        let p = parent.and_then(|p| self.leaf.remove(&p));
+        if p.is_none() && self.root.is_none() {
+            if let [only] = children {
+                self.root = Some(self.add_node(None, *only));
+                return;
+            }
+            let r = self.nodes.len();
+            self.nodes.push(TreeNode { parent: None, children: Vec::new(), state: None });
+            self.root = Some(r);
+            for c in children {
+                self.add_node(Some(r), *c);
+            }
+            self.prune(r);
+            return;
+        }
+        for c in children {
+            self.add_node(p, *c);
+        }
+        if let Some(p) = p {
+            self.prune(p);
+        }
+    }
+}
+
+/// KLEE's nurs:covnew: weight 1/k² where k is the number of statements the
+/// state ran since it last covered a new branch.
+struct CovNew {
+    frontier: Vec<StateId>,
+    rng: SmallRng,
+}
+
+impl Searcher for CovNew {
+    fn select(&mut self, info: &dyn StateInfo) -> Option<StateId> {
+        if self.frontier.is_empty() {
+            return None;
+        }
+        let weights: Vec<f64> = self
+            .frontier
+            .iter()
+            .map(|id| {
+                let k = info.steps_since_cover(*id).max(1) as f64;
+                1.0 / (k * k)
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut pick = self.rng.gen::<f64>() * total;
+        let mut chosen = self.frontier.len() - 1;
+        for (i, w) in weights.iter().enumerate() {
+            if pick < *w {
+                chosen = i;
+                break;
+            }
+            pick -= w;
+        }
+        Some(self.frontier.swap_remove(chosen))
+    }
+
+    fn update(&mut self, _: Option<StateId>, children: &[StateId]) {
+        self.frontier.extend(children);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoInfo;
+    impl StateInfo for NoInfo {
+        fn steps_since_cover(&self, _: StateId) -> u64 {
+            0
+        }
+    }
+
+    #[test]
+    fn every_searcher_visits_every_state_once() {
+        for kind in SearchKind::ALL {
+            let mut s = make_searcher(kind, 7);
+            s.update(None, &[0]);
+            let mut seen = Vec::new();
+            let mut next = 1;
+            while let Some(id) = s.select(&NoInfo) {
+                seen.push(id);
+                // A binary tree of depth 3 of states.
+                if id < 7 {
+                    s.update(Some(id), &[next, next + 1]);
+                    next += 2;
+                } else {
+                    s.update(Some(id), &[]);
+                }
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, (0..15).collect::<Vec<_>>(), "{}", kind.name());
+        }
+    }
+}
