@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what building braid needs on Debian 12, when missing:
+#   libz3-dev     Z3 (4.8.12) headers and library, linked by the `z3` crate
+#   libclang-dev  libclang, which the `z3-sys` build uses (bindgen) to read z3.h
+# Needs root (as on a fresh machine) or sudo. Rust itself comes from rustup.
+set -euo pipefail
+missing=()
+for pkg in libz3-dev libclang-dev; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup" >&2; exit 1; }

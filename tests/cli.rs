@@ -1,0 +1,95 @@
+//! The command-line contract: exit codes, bug reports, bad input.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn bugs_are_reported_with_reproducing_tests_and_exit_1() {
+    let program = example("examples/bir/bugs.bir");
+    for search in SEARCHERS {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
+        assert_eq!(code, 1, "{json}");
+        let kinds: std::collections::BTreeSet<&str> =
+            json["bugs"].as_array().expect("bugs").iter().map(|b| b["kind"].as_str().expect("kind")).collect();
+        assert_eq!(kinds, ["assertion", "division-by-zero", "out-of-bounds", "user-error"].into());
+        for b in json["bugs"].as_array().expect("bugs") {
+            let test = dir.path().join(b["test"].as_str().expect("test file"));
+            let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(test).expect("test")).expect("json");
+            assert_eq!(t["outcome"]["bug"], b["kind"]);
+        }
+        assert_eq!(json["paths"].as_u64(), Some(tests.len() as u64));
+        replay_all(&program, dir.path());
+    }
+}
+
+#[test]
+fn replay_fails_when_an_outcome_does_not_reproduce() {
+    let program = example("examples/paper/figure1.bir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    run_json(&program, dir.path(), &[]);
+    let file = &test_files(dir.path())[0];
+    let mut t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).expect("test")).expect("json");
+    t["outcome"]["values"]["x"] = "12345".into();
+    std::fs::write(file, t.to_string()).expect("write");
+    let o = braid(&["replay", &program, file]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("FAIL"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_located_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.bir");
+    std::fs::write(&bad, "fn main() {\n  x = 1 +\n}\n").expect("write");
+    let o = braid(&["run", &bad.display().to_string()]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.bir:2:10: expected an operand"), "{err}");
+    assert!(!err.contains("panicked"));
+
+    let missing = braid(&["run", "/nonexistent/prog.bir"]);
+    assert_eq!(code(&missing), 2);
+    let figure1 = example("examples/paper/figure1.bir");
+    for args in [
+        vec!["run", &figure1, "--search", "sideways"],
+        vec!["run", &figure1, "--engine", "quantum"],
+        vec!["run", &figure1, "--entry", "nope"],
+        vec!["run", &figure1, "--max-time", "-1"],
+        vec!["run", &figure1, "--no-such-flag"],
+        vec!["frobnicate"],
+    ] {
+        let o = braid(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn limits_are_reported_as_incomplete() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let looping = dir.path().join("loop.bir");
+    std::fs::write(&looping, "fn main() {\n  n = input int \"n\"\n  i = 0\nL: c = i < n\n  if c goto B\n  halt\nB: i = i + 1\n  goto L\n}\n")
+        .expect("write");
+    let p = looping.display().to_string();
+    let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--loop-bound", "3"]);
+    assert_eq!(code, 0);
+    assert_eq!(json["complete"], false);
+    let reasons = json["incomplete_reasons"].to_string();
+    assert!(reasons.contains("loop bound 3"), "{reasons}");
+    // The body runs at most 3 times: n <= 0, 1, 2, 3 end normally.
+    assert_eq!(json["paths"], 4);
+    let (_, json, _) = run_json(&p, &dir.path().join("out2"), &["--max-time", "0.5"]);
+    assert_eq!(json["complete"], false);
+    assert!(json["incomplete_reasons"].to_string().contains("time limit"), "{json}");
+}
+
+#[test]
+fn show_prints_parseable_ir() {
+    let o = braid(&["show", &example("examples/paper/figure1.bir")]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("x = 2 * x"), "{text}");
+    braid_ir::parse("shown.bir", &text).expect("show's output parses");
+}

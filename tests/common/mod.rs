@@ -1,0 +1,74 @@
+//! Helpers for driving the `braid` binary.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn example(rel: &str) -> String {
+    root().join(rel).display().to_string()
+}
+
+pub fn braid(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_braid")).args(args).output().expect("braid runs")
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().expect("braid exits normally")
+}
+
+/// `braid run PROGRAM --json --out DIR EXTRA...`: the JSON object and the tests.
+pub fn run_json(program: &str, out: &Path, extra: &[&str]) -> (i32, Value, Vec<Value>) {
+    let out_s = out.display().to_string();
+    let mut args = vec!["run", program, "--json", "--out", &out_s];
+    args.extend_from_slice(extra);
+    let o = braid(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let json: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&o.stderr)));
+    (code(&o), json, tests_in(out))
+}
+
+pub fn test_files(out: &Path) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(out.join("tests"))
+        .map(|d| d.map(|e| e.expect("entry").path().display().to_string()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+pub fn tests_in(out: &Path) -> Vec<Value> {
+    test_files(out)
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).expect("readable test")).expect("a JSON test"))
+        .collect()
+}
+
+/// `braid replay` of every test under `out`: asserts exit 0.
+pub fn replay_all(program: &str, out: &Path) {
+    let files = test_files(out);
+    assert!(!files.is_empty(), "tests were written");
+    let mut args = vec!["replay", program];
+    args.extend(files.iter().map(String::as_str));
+    let o = braid(&args);
+    assert_eq!(code(&o), 0, "replay: {}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// The test's input `name` as an integer.
+pub fn input_int(test: &Value, name: &str) -> i128 {
+    let inputs = test["inputs"].as_array().expect("inputs");
+    let i = inputs.iter().find(|i| i["name"] == name).unwrap_or_else(|| panic!("input {name} in {test}"));
+    let v = i["value"].as_str().expect("a value");
+    v.split(':').next().unwrap_or(v).parse().expect("an integer input")
+}
+
+pub fn final_value(test: &Value, var: &str) -> String {
+    test["outcome"]["values"][var].as_str().unwrap_or_else(|| panic!("{var} in {test}")).to_string()
+}
+
+pub const SEARCHERS: [&str; 4] = ["dfs", "bfs", "random-path", "covnew"];
