@@ -94,11 +94,14 @@ impl QuerySolver {
                 self.stats.cache_hits += 1;
                 return answer.clone().map_or(SatResult::Unsat, SatResult::Sat);
             }
+            // A reused model is cut down to the set's symbols: its values for
+            // other symbols belong to other paths and would override the
+            // caller's model where it must not change.
             let reuse = self
                 .recent
                 .iter()
                 .find(|m| set.iter().all(|c| store.eval(*c, m) == Ok(Value::Bool(true))))
-                .cloned();
+                .map(|m| project(store, &set, m));
             if let Some(m) = reuse {
                 self.stats.cex_hits += 1;
                 self.cache.insert(set.into_boxed_slice(), Some(m.clone()));
@@ -125,6 +128,15 @@ impl QuerySolver {
         }
         answer
     }
+}
+
+/// `model` restricted to the symbols `constraints` mention.
+fn project(store: &TermStore, constraints: &[TermId], model: &Model) -> Model {
+    constraints
+        .iter()
+        .flat_map(|c| store.symbols(*c).iter())
+        .filter_map(|s| model.get(s).map(|v| (*s, *v)))
+        .collect()
 }
 
 /// The constraints of `pc` transitively sharing a symbol with `query`.
@@ -192,6 +204,20 @@ mod tests {
         assert_eq!(q.stats.cache_hits, 1);
         let not_a = s.not(a);
         assert_eq!(q.check(&s, &[a, b], not_a, None), SatResult::Unsat);
+    }
+
+    #[test]
+    fn reused_models_cover_only_the_query_symbols() {
+        let mut s = TermStore::new();
+        let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
+        let a_gt_b = s.app(Op::Gt, &[a, b]).unwrap();
+        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        let SatResult::Sat(_) = q.model(&s, &[a_gt_b]) else { panic!("satisfiable") };
+        // Answered from the recent model of {a > b}: only `a` may be in it.
+        let a2 = gt(&mut s, "a", -5);
+        let SatResult::Sat(m) = q.check(&s, &[], a2, None) else { panic!("satisfiable") };
+        assert_eq!(q.stats.cex_hits, 1);
+        assert_eq!(m.len(), 1);
     }
 
     #[test]
