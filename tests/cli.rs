@@ -93,3 +93,20 @@ fn show_prints_parseable_ir() {
     assert!(text.contains("x = 2 * x"), "{text}");
     braid_ir::parse("shown.bir", &text).expect("show's output parses");
 }
+
+#[test]
+fn solver_timeouts_make_the_run_incomplete_not_unsat() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hard = dir.path().join("cubes.bir");
+    // x³ + y³ + z³ = 33 took decades of search to solve: a short timeout
+    // cannot decide it, and the branch must not be dropped as infeasible.
+    std::fs::write(
+        &hard,
+        "fn main(x: int, y: int, z: int) {\n  a = x * x\n  a = a * x\n  b = y * y\n  b = b * y\n  c = z * z\n  c = c * z\n  s = a + b\n  s = s + c\n  t = s == 33\n  if t goto Found\n  halt\nFound: error \"found\"\n}\n",
+    )
+    .expect("write");
+    let (code, json, _) = run_json(&hard.display().to_string(), &dir.path().join("out"), &["--solver-timeout", "200"]);
+    assert_eq!(code, 0);
+    assert_eq!(json["complete"], false, "{json}");
+    assert!(json["incomplete_reasons"].to_string().contains("solver"), "{json}");
+}

@@ -115,6 +115,16 @@ impl Parser {
         }
     }
 
+    fn string(&mut self, what: &str) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Str(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => self.fail(what),
+        }
+    }
+
     fn skip_newlines(&mut self) {
         while matches!(self.peek(), Tok::Newline | Tok::Punct(";")) {
             self.bump();
@@ -331,13 +341,7 @@ impl Parser {
             },
             "assume" => Stmt::Assume(self.operand(f)?),
             "assert" => Stmt::Assert(self.operand(f)?),
-            "error" => match self.bump() {
-                Tok::Str(s) => Stmt::Error(s),
-                _ => {
-                    self.at -= 1;
-                    return self.fail("a string naming the error kind");
-                }
-            },
+            "error" => Stmt::Error(self.string("a string naming the error kind")?),
             "halt" => Stmt::Halt,
             "store" => {
                 let width = Some(self.width()?);
@@ -347,10 +351,7 @@ impl Parser {
                 Stmt::Store { addr, value, width }
             }
             "call" => self.call(f, None)?,
-            _ => {
-                self.at -= 1;
-                return self.fail("a statement");
-            }
+            _ => return Err((pos, format!("expected a statement, found `{word}`"))),
         })
     }
 
@@ -374,13 +375,7 @@ impl Parser {
                 "input" => {
                     self.bump();
                     let sort = self.sort()?;
-                    match self.bump() {
-                        Tok::Str(name) => Rhs::Input { sort, name },
-                        _ => {
-                            self.at -= 1;
-                            return self.fail("a string naming the input");
-                        }
-                    }
+                    Rhs::Input { sort, name: self.string("a string naming the input")? }
                 }
                 "alloc" => {
                     self.bump();
@@ -507,13 +502,16 @@ impl Parser {
             }
             Tok::Punct("-") => {
                 self.bump();
-                match self.bump() {
-                    Tok::Number(n) => Ok(Operand::Const(self.literal(&n, true, pos)?)),
-                    Tok::Ident(w) if w == "inf" => Ok(Operand::Const(self.literal(&w, true, pos)?)),
-                    _ => {
-                        self.at -= 1;
-                        self.fail("a number")
+                match self.peek().clone() {
+                    Tok::Number(n) => {
+                        self.bump();
+                        Ok(Operand::Const(self.literal(&n, true, pos)?))
                     }
+                    Tok::Ident(w) if w == "inf" => {
+                        self.bump();
+                        Ok(Operand::Const(self.literal(&w, true, pos)?))
+                    }
+                    _ => self.fail("a number"),
                 }
             }
             Tok::Punct("@") => {

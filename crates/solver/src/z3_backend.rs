@@ -9,7 +9,9 @@ use crate::{SatResult, Solver};
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
-use z3::{Config, Context, FuncDecl, Params, SatResult as Z3Result};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+use z3::{Config, Context, FuncDecl, SatResult as Z3Result};
 
 pub struct Z3Solver {
     ctx: Context,
@@ -273,14 +275,38 @@ fn parse_z3_int(s: &str) -> Option<i128> {
     }
 }
 
+/// Runs `check`, interrupting Z3 after `timeout` if it has not answered.
+///
+/// Z3 4.8.12 (Debian 12's) can deadlock in its own timer when the `timeout`
+/// parameter is set, so the limit is enforced from a watchdog thread through
+/// `Context::interrupt`, which makes the check return `unknown` ("canceled").
+fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce() -> T) -> T {
+    let Some(timeout) = timeout else { return check() };
+    let done = (Mutex::new(false), Condvar::new());
+    let handle = ctx.handle();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let deadline = Instant::now() + timeout;
+            let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
+            while !*finished {
+                let now = Instant::now();
+                if now >= deadline {
+                    handle.interrupt();
+                    return;
+                }
+                finished = done.1.wait_timeout(finished, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+            }
+        });
+        let answer = check();
+        *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        done.1.notify_all();
+        answer
+    })
+}
+
 impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         let solver = z3::Solver::new(&self.ctx);
-        if let Some(ms) = self.timeout_ms {
-            let mut p = Params::new(&self.ctx);
-            p.set_u32("timeout", ms);
-            solver.set_params(&p);
-        }
         let mut tr = Translator { ctx: &self.ctx, store, kit: None, done: FxHashMap::default() };
         for &c in constraints {
             match tr.translate(c).map(|d| d.as_bool()) {
@@ -289,7 +315,8 @@ impl Solver for Z3Solver {
                 Err(reason) => return SatResult::Unknown(reason),
             }
         }
-        match solver.check() {
+        let timeout = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
+        match with_watchdog(&self.ctx, timeout, || solver.check()) {
             Z3Result::Unsat => SatResult::Unsat,
             Z3Result::Unknown => {
                 let why = solver.get_reason_unknown().unwrap_or_else(|| "unknown".into());

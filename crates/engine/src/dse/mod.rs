@@ -220,13 +220,23 @@ impl<'m> Dse<'m> {
     /// case, so the last one needs no query when all others are infeasible.
     fn fork(&mut self, st: State, conds: &[TermId], exhaustive: bool) -> Vec<(State, usize)> {
         let mut out: Vec<(State, usize)> = Vec::new();
+        // Whether every condition so far was shown infeasible (not unknown).
+        let mut all_unsat = true;
         for (i, &c) in conds.iter().enumerate() {
             if self.store.is_false(c) {
                 continue;
             }
-            let implied = exhaustive && out.is_empty() && i == conds.len() - 1;
-            let model = if self.store.is_true(c) || implied { Some(Default::default()) } else { self.feasible(&st, c) };
+            let implied = exhaustive && all_unsat && i == conds.len() - 1;
+            let model = if self.store.is_true(c) || implied {
+                Some(Default::default())
+            } else {
+                let before = self.solver.stats.unknowns;
+                let m = self.feasible(&st, c);
+                all_unsat &= m.is_none() && self.solver.stats.unknowns == before;
+                m
+            };
             if let Some(m) = model {
+                all_unsat = false;
                 let mut child = st.clone();
                 child.assume(&self.store, c, m);
                 out.push((child, i));
