@@ -10,13 +10,21 @@ fn bugs_are_reported_with_reproducing_tests_and_exit_1() {
     for search in SEARCHERS {
         let dir = tempfile::tempdir().expect("temp dir");
         let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
-        assert_eq!(code, 1, "{json}");
-        let kinds: std::collections::BTreeSet<&str> =
-            json["bugs"].as_array().expect("bugs").iter().map(|b| b["kind"].as_str().expect("kind")).collect();
-        assert_eq!(kinds, ["assertion", "division-by-zero", "out-of-bounds", "user-error"].into());
+        assert_eq!(code, 1, "{search}: {json}");
+        let kinds: std::collections::BTreeSet<&str> = json["bugs"]
+            .as_array()
+            .expect("bugs")
+            .iter()
+            .map(|b| b["kind"].as_str().expect("kind"))
+            .collect();
+        assert_eq!(
+            kinds,
+            ["assertion", "division-by-zero", "out-of-bounds", "user-error"].into()
+        );
         for b in json["bugs"].as_array().expect("bugs") {
             let test = dir.path().join(b["test"].as_str().expect("test file"));
-            let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(test).expect("test")).expect("json");
+            let t: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(test).expect("test")).expect("json");
             assert_eq!(t["outcome"]["bug"], b["kind"]);
         }
         assert_eq!(json["paths"].as_u64(), Some(tests.len() as u64));
@@ -70,8 +78,11 @@ fn bad_input_exits_2_with_a_located_message() {
 fn limits_are_reported_as_incomplete() {
     let dir = tempfile::tempdir().expect("temp dir");
     let looping = dir.path().join("loop.bir");
-    std::fs::write(&looping, "fn main() {\n  n = input int \"n\"\n  i = 0\nL: c = i < n\n  if c goto B\n  halt\nB: i = i + 1\n  goto L\n}\n")
-        .expect("write");
+    std::fs::write(
+        &looping,
+        "fn main() {\n  n = input int \"n\"\n  i = 0\nL: c = i < n\n  if c goto B\n  halt\nB: i = i + 1\n  goto L\n}\n",
+    )
+    .expect("write");
     let p = looping.display().to_string();
     let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--loop-bound", "3"]);
     assert_eq!(code, 0);
@@ -105,7 +116,11 @@ fn solver_timeouts_make_the_run_incomplete_not_unsat() {
         "fn main(x: int, y: int, z: int) {\n  a = x * x\n  a = a * x\n  b = y * y\n  b = b * y\n  c = z * z\n  c = c * z\n  s = a + b\n  s = s + c\n  t = s == 33\n  if t goto Found\n  halt\nFound: error \"found\"\n}\n",
     )
     .expect("write");
-    let (code, json, _) = run_json(&hard.display().to_string(), &dir.path().join("out"), &["--solver-timeout", "200"]);
+    let (code, json, _) = run_json(
+        &hard.display().to_string(),
+        &dir.path().join("out"),
+        &["--solver-timeout", "200"],
+    );
     assert_eq!(code, 0);
     assert_eq!(json["complete"], false, "{json}");
     assert!(json["incomplete_reasons"].to_string().contains("solver"), "{json}");

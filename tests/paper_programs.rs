@@ -10,18 +10,15 @@ use std::collections::BTreeSet;
 #[test]
 fn figure1_has_the_five_paths_of_the_paper_with_their_final_values() {
     let program = example("examples/paper/figure1.bir");
-    for search in SEARCHERS {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
+    for_each_searcher(&program, |search, code, json, tests| {
         assert_eq!(code, 0);
         assert_eq!(json["paths"], 5, "{search}");
         assert_eq!(json["tests"], 5);
         assert_eq!(json["complete"], true);
         assert_eq!(json["coverage"]["branches_covered"], 6);
-        replay_all(&program, dir.path());
         // Seed 000 §2.1, the final consolidated DSE state: one test per row.
         let mut rows = BTreeSet::new();
-        for t in &tests {
+        for t in tests {
             let (x0, z0, r0) = (input_int(t, "x0"), input_int(t, "z0"), input_int(t, "r0"));
             assert_eq!(final_value(t, "x"), (2 * x0).to_string());
             let (row, z, r) = match (2 * x0 <= 100, z0 == 1, r0 > 1) {
@@ -37,37 +34,35 @@ fn figure1_has_the_five_paths_of_the_paper_with_their_final_values() {
             }
             rows.insert(row);
         }
-        assert_eq!(rows, (1..=5).collect(), "each of the paper's five paths once under {search}");
-    }
+        assert_eq!(
+            rows,
+            (1..=5).collect(),
+            "each of the paper's five paths once under {search}"
+        );
+    });
 }
 
 #[test]
 fn function_values_give_two_paths_r_is_1_or_minus_1() {
     let program = example("examples/paper/function-values.bir");
-    for search in SEARCHERS {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
-        assert_eq!((code, json["paths"].as_u64()), (0, Some(2)));
-        replay_all(&program, dir.path());
-        for t in &tests {
+    for_each_searcher(&program, |search, code, json, tests| {
+        assert_eq!((code, json["paths"].as_u64()), (0, Some(2)), "{search}");
+        for t in tests {
             let expected = if input_int(t, "x0") > 0 { "1" } else { "-1" };
             assert_eq!(final_value(t, "r"), expected);
         }
         let rs: BTreeSet<String> = tests.iter().map(|t| final_value(t, "r")).collect();
         assert_eq!(rs, ["-1".to_string(), "1".to_string()].into());
-    }
+    });
 }
 
 #[test]
 fn aliasing_updates_exactly_the_array_t_points_to() {
     let program = example("examples/paper/aliasing.bir");
-    for search in SEARCHERS {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
-        assert_eq!((code, json["paths"].as_u64()), (0, Some(2)));
-        replay_all(&program, dir.path());
+    for_each_searcher(&program, |search, code, json, tests| {
+        assert_eq!((code, json["paths"].as_u64()), (0, Some(2)), "{search}");
         let mut seen = BTreeSet::new();
-        for t in &tests {
+        for t in tests {
             let mem = &t["outcome"]["memory"];
             // a0 is r's array, a1 is s's.
             let cells = (mem["a0"][0].as_str().unwrap_or(""), mem["a1"][0].as_str().unwrap_or(""));
@@ -76,19 +71,16 @@ fn aliasing_updates_exactly_the_array_t_points_to() {
             seen.insert(cells);
         }
         assert_eq!(seen.len(), 2);
-    }
+    });
 }
 
 #[test]
 fn muse_start_has_four_paths_printing_each_number_once() {
     let program = example("examples/paper/muse-start.bir");
-    for search in SEARCHERS {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
-        assert_eq!((code, json["paths"].as_u64()), (0, Some(4)));
-        replay_all(&program, dir.path());
+    for_each_searcher(&program, |search, code, json, tests| {
+        assert_eq!((code, json["paths"].as_u64()), (0, Some(4)), "{search}");
         let mut printed = BTreeSet::new();
-        for t in &tests {
+        for t in tests {
             let (x, y) = (input_int(t, "x"), input_int(t, "y"));
             let expected = if x + y < 2 {
                 4
@@ -103,7 +95,7 @@ fn muse_start_has_four_paths_printing_each_number_once() {
             printed.insert(expected);
         }
         assert_eq!(printed, [1, 2, 3, 4].into());
-    }
+    });
 }
 
 /// What the simplified echo prints for the given arguments.
@@ -123,9 +115,7 @@ fn echo(args: &[Vec<u8>]) -> Vec<u8> {
 #[test]
 fn echo_explores_every_argv_shape_and_prints_what_echo_prints() {
     let program = example("examples/paper/echo.bir");
-    for search in SEARCHERS {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (code, json, tests) = run_json(&program, dir.path(), &["--search", search]);
+    for_each_searcher(&program, |search, code, json, tests| {
         assert_eq!(code, 0);
         // Per argument, 4 lengths; strcmp splits the first argument further
         // (c0 != '-': 4 lengths; '-' then not 'n': 3; "-n?" : 1; "-n": 1),
@@ -135,22 +125,28 @@ fn echo_explores_every_argv_shape_and_prints_what_echo_prints() {
         assert_eq!(json["complete"], true);
         // Line 3's `arg < argc` is always true (seed 004 §3.1): 17 of 18.
         assert_eq!(json["coverage"]["branches_covered"], 17);
-        replay_all(&program, dir.path());
         let mut shapes = BTreeSet::new();
-        for t in &tests {
+        for t in tests {
             let chars: Vec<u8> = (0..6)
                 .map(|k| {
                     let name = if k == 0 { "arg".to_string() } else { format!("arg#{k}") };
                     input_int(t, &name) as u8
                 })
                 .collect();
-            let args: Vec<Vec<u8>> = chars.chunks(3).map(|c| c.iter().take_while(|b| **b != 0).copied().collect()).collect();
+            let args: Vec<Vec<u8>> = chars
+                .chunks(3)
+                .map(|c| c.iter().take_while(|b| **b != 0).copied().collect())
+                .collect();
             // Allocations: a0 argv, a1 the program name, a2 the output buffer.
             let out = t["outcome"]["memory"]["a2"].as_array().expect("output buffer");
             let n: usize = out[0].as_str().and_then(|s| s.parse().ok()).expect("length");
             let printed: Vec<u8> = out[1..=n]
                 .iter()
-                .map(|c: &Value| c.as_str().and_then(|s| s.split(':').next()?.parse().ok()).expect("a byte"))
+                .map(|c: &Value| {
+                    c.as_str()
+                        .and_then(|s| s.split(':').next()?.parse().ok())
+                        .expect("a byte")
+                })
                 .collect();
             assert_eq!(printed, echo(&args), "{t}");
             // What tells the paths apart: both lengths, and how far the first
@@ -160,5 +156,5 @@ fn echo_explores_every_argv_shape_and_prints_what_echo_prints() {
             shapes.insert((a.len(), dash, dash && a.get(1) == Some(&b'n'), args[1].len()));
         }
         assert_eq!(shapes.len(), 36, "each path is a different argv shape");
-    }
+    });
 }

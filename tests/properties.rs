@@ -9,11 +9,20 @@ use braid_ir::{parse, random_program};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-fn explore(src: &str, search: SearchKind) -> (u64, BTreeSet<(String, String)>, BTreeSet<braid_engine::results::Branch>) {
+fn explore(
+    src: &str,
+    search: SearchKind,
+) -> (u64, BTreeSet<(String, String)>, BTreeSet<braid_engine::results::Branch>) {
     let module = parse("random.bir", src).expect("generated programs parse");
     let entry = module.func_index("main").expect("a main function");
-    let config = Config { search, seed: 3, ..Config::default() };
-    let result = Dse::new(&module, entry, "random.bir", config).run(&mut |_| {}).expect("runs");
+    let config = Config {
+        search,
+        seed: 3,
+        ..Config::default()
+    };
+    let result = Dse::new(&module, entry, "random.bir", config)
+        .run(&mut |_| {})
+        .expect("runs");
     assert!(result.complete(), "{:?}\n{src}", result.incomplete_reasons);
     assert_eq!(result.paths as usize, result.tests.len());
     for t in &result.tests {
@@ -21,7 +30,11 @@ fn explore(src: &str, search: SearchKind) -> (u64, BTreeSet<(String, String)>, B
             panic!("{} test does not replay: {why}\n{src}", search.name());
         }
     }
-    let bugs = result.bugs.iter().map(|b| (b.kind.clone(), b.location.clone())).collect();
+    let bugs = result
+        .bugs
+        .iter()
+        .map(|b| (b.kind.clone(), b.location.clone()))
+        .collect();
     (result.paths, bugs, coverage(&module, &result.tests))
 }
 

@@ -15,7 +15,10 @@ pub fn example(rel: &str) -> String {
 }
 
 pub fn braid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_braid")).args(args).output().expect("braid runs")
+    Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(args)
+        .output()
+        .expect("braid runs")
 }
 
 pub fn code(o: &Output) -> i32 {
@@ -62,13 +65,31 @@ pub fn replay_all(program: &str, out: &Path) {
 /// The test's input `name` as an integer.
 pub fn input_int(test: &Value, name: &str) -> i128 {
     let inputs = test["inputs"].as_array().expect("inputs");
-    let i = inputs.iter().find(|i| i["name"] == name).unwrap_or_else(|| panic!("input {name} in {test}"));
+    let i = inputs
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("input {name} in {test}"));
     let v = i["value"].as_str().expect("a value");
     v.split(':').next().unwrap_or(v).parse().expect("an integer input")
 }
 
 pub fn final_value(test: &Value, var: &str) -> String {
-    test["outcome"]["values"][var].as_str().unwrap_or_else(|| panic!("{var} in {test}")).to_string()
+    test["outcome"]["values"][var]
+        .as_str()
+        .unwrap_or_else(|| panic!("{var} in {test}"))
+        .to_string()
 }
 
 pub const SEARCHERS: [&str; 4] = ["dfs", "bfs", "random-path", "covnew"];
+
+/// Runs `program` under every searcher (`--out` to a fresh directory),
+/// replays all its tests, and hands each run to `check(search, exit code,
+/// JSON object, tests)`.
+pub fn for_each_searcher(program: &str, check: impl Fn(&str, i32, &Value, &[Value])) {
+    for search in SEARCHERS {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (code, json, tests) = run_json(program, dir.path(), &["--search", search]);
+        replay_all(program, dir.path());
+        check(search, code, &json, &tests);
+    }
+}

@@ -101,7 +101,10 @@ pub fn main() -> i32 {
 fn load(path: &Path) -> Result<Module> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if matches!(ext, "wasm" | "wat") {
-        bail!("{}: WebAssembly input is not supported by this build yet (only .bir)", path.display());
+        bail!(
+            "{}: WebAssembly input is not supported by this build yet (only .bir)",
+            path.display()
+        );
     }
     let src = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let src = String::from_utf8(src).map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
@@ -110,8 +113,13 @@ fn load(path: &Path) -> Result<Module> {
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
     match name {
-        Some(n) => m.func_index(n).ok_or_else(|| anyhow!("the program has no function `{n}` (--entry)")),
-        None => m.func_index("main").or((!m.functions.is_empty()).then_some(FuncId(0))).ok_or_else(|| anyhow!("the program has no functions")),
+        Some(n) => m
+            .func_index(n)
+            .ok_or_else(|| anyhow!("the program has no function `{n}` (--entry)")),
+        None => m
+            .func_index("main")
+            .or((!m.functions.is_empty()).then_some(FuncId(0)))
+            .ok_or_else(|| anyhow!("the program has no functions")),
     }
 }
 
@@ -121,7 +129,9 @@ fn run(args: RunArgs) -> Result<i32> {
     let search = SearchKind::parse(&args.search)
         .ok_or_else(|| anyhow!("unknown searcher `{}` (dfs, bfs, random-path, covnew)", args.search))?;
     let max_time = match args.max_time {
-        Some(t) if !(t.is_finite() && t >= 0.0) => bail!("--max-time must be a non-negative number of seconds"),
+        Some(t) if !(t.is_finite() && t >= 0.0) => {
+            bail!("--max-time must be a non-negative number of seconds")
+        }
         t => t.map(Duration::from_secs_f64),
     };
     let config = Config {
@@ -178,7 +188,8 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     let mut failed = 0;
     for path in tests {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let test: TestCase = serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
+        let test: TestCase =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
         match replay(&module, &test) {
             Ok(_) => println!("ok {}", path.display()),
             Err(why) => {

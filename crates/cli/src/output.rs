@@ -57,9 +57,25 @@ impl Report {
     pub fn human(&self) -> String {
         let r = &self.result;
         let mut s = String::new();
-        let _ = writeln!(s, "{}: engine {}, search {}", self.program, r.engine, self.search.name());
-        let state = if r.complete() { "complete".to_string() } else { "incomplete".to_string() };
-        let _ = writeln!(s, "paths {}  tests {}  bugs {}  ({state})", r.paths, r.tests.len(), r.bugs.len());
+        let _ = writeln!(
+            s,
+            "{}: engine {}, search {}",
+            self.program,
+            r.engine,
+            self.search.name()
+        );
+        let state = if r.complete() {
+            "complete".to_string()
+        } else {
+            "incomplete".to_string()
+        };
+        let _ = writeln!(
+            s,
+            "paths {}  tests {}  bugs {}  ({state})",
+            r.paths,
+            r.tests.len(),
+            r.bugs.len()
+        );
         for reason in &r.incomplete_reasons {
             let _ = writeln!(s, "  incomplete: {reason}");
         }
@@ -71,7 +87,13 @@ impl Report {
         let _ = writeln!(
             s,
             "solver {} queries, {} calls, {} cache hits, {} model hits, {} ms; {} operations; {} ms total",
-            st.solver_queries, st.solver_calls, st.solver_cache_hits, st.solver_cex_hits, st.solver_ms, st.operations, st.wall_ms
+            st.solver_queries,
+            st.solver_calls,
+            st.solver_cache_hits,
+            st.solver_cex_hits,
+            st.solver_ms,
+            st.operations,
+            st.wall_ms
         );
         s
     }
@@ -81,7 +103,8 @@ impl Report {
         std::fs::create_dir_all(&tests).with_context(|| format!("cannot create {}", tests.display()))?;
         for (i, t) in self.result.tests.iter().enumerate() {
             let path = dir.join(test_file(i));
-            std::fs::write(&path, serde_json::to_string_pretty(t)?).with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(&path, serde_json::to_string_pretty(t)?)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
         let summary = dir.join("summary.json");
         std::fs::write(&summary, serde_json::to_string_pretty(&self.json())?)

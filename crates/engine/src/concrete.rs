@@ -134,12 +134,18 @@ impl Machine<'_> {
                     Rhs::Alloc(n) => match self.value(n) {
                         Value::Int(k) if (0..=crate::semantics::MAX_ALLOC as i128).contains(&k) => {
                             self.memory.push(vec![Value::Undef; k as usize]);
-                            Ok(Value::Addr { alloc: self.memory.len() as u32 - 1, offset: 0 })
+                            Ok(Value::Addr {
+                                alloc: self.memory.len() as u32 - 1,
+                                offset: 0,
+                            })
                         }
                         Value::Bv { width, bits } if bits <= crate::semantics::MAX_ALLOC => {
                             let _ = width;
                             self.memory.push(vec![Value::Undef; bits as usize]);
-                            Ok(Value::Addr { alloc: self.memory.len() as u32 - 1, offset: 0 })
+                            Ok(Value::Addr {
+                                alloc: self.memory.len() as u32 - 1,
+                                offset: 0,
+                            })
                         }
                         _ => return self.bug(BugKind::BadAllocation.name()),
                     },
@@ -181,7 +187,12 @@ impl Machine<'_> {
                 for (p, a) in callee_fn.params.iter().zip(args) {
                     vars[p.var.0 as usize] = self.value(a);
                 }
-                self.frames.push(Frame { func: FuncId(g), at: 0, vars, ret_dst: *dst });
+                self.frames.push(Frame {
+                    func: FuncId(g),
+                    at: 0,
+                    vars,
+                    ret_dst: *dst,
+                });
                 Flow::Stay
             }
             Stmt::If { cond, target } => match self.value(cond) {
@@ -252,26 +263,49 @@ pub fn render_memory<'a>(module: &Module, allocs: impl Iterator<Item = &'a [Valu
 pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_steps: u64) -> ConcreteRun {
     let values: VecDeque<Value> = inputs.iter().map(|i| i.parsed().unwrap_or(Value::Undef)).collect();
     let f = module.func(entry);
-    let mut m = Machine { module, frames: vec![], memory: vec![], inputs: values, covered: BTreeSet::new() };
+    let mut m = Machine {
+        module,
+        frames: vec![],
+        memory: vec![],
+        inputs: values,
+        covered: BTreeSet::new(),
+    };
     let mut vars = vec![Value::Undef; f.vars.len()];
     for p in &f.params {
         let sort = p.sort.unwrap_or(braid_term::Sort::Int);
         vars[p.var.0 as usize] = m.next_input(sort);
     }
-    m.frames.push(Frame { func: entry, at: 0, vars, ret_dst: None });
+    m.frames.push(Frame {
+        func: entry,
+        at: 0,
+        vars,
+        ret_dst: None,
+    });
     let mut steps = 0;
     loop {
         steps += 1;
         if steps > max_steps {
             let outcome = m.bug(BugKind::StepLimit.name());
-            let Flow::Done(outcome) = outcome else { unreachable!("bug() ends the run") };
-            return ConcreteRun { outcome, covered: m.covered, steps };
+            let Flow::Done(outcome) = outcome else {
+                unreachable!("bug() ends the run")
+            };
+            return ConcreteRun {
+                outcome,
+                covered: m.covered,
+                steps,
+            };
         }
         match m.step() {
             Flow::Next => m.frames.last_mut().expect("frame").at += 1,
             Flow::Jump(s) => m.frames.last_mut().expect("frame").at = s,
             Flow::Stay => {}
-            Flow::Done(outcome) => return ConcreteRun { outcome, covered: m.covered, steps },
+            Flow::Done(outcome) => {
+                return ConcreteRun {
+                    outcome,
+                    covered: m.covered,
+                    steps,
+                }
+            }
         }
     }
 }

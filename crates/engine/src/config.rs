@@ -14,7 +14,12 @@ pub enum SearchKind {
 }
 
 impl SearchKind {
-    pub const ALL: [SearchKind; 4] = [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew];
+    pub const ALL: [SearchKind; 4] = [
+        SearchKind::Dfs,
+        SearchKind::Bfs,
+        SearchKind::RandomPath,
+        SearchKind::CovNew,
+    ];
 
     pub fn parse(s: &str) -> Option<SearchKind> {
         Self::ALL.into_iter().find(|k| k.name() == s)
@@ -50,6 +55,10 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { search: SearchKind::Dfs, limits: Limits::default(), seed: 0 }
+        Config {
+            search: SearchKind::Dfs,
+            limits: Limits::default(),
+            seed: 0,
+        }
     }
 }

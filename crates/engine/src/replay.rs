@@ -12,10 +12,15 @@ pub const MAX_REPLAY_STEPS: u64 = 50_000_000;
 
 /// Replays `test`; `Err` says how the outcome differed.
 pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
-    let entry = module.func_index(&test.entry).ok_or_else(|| format!("the program has no function `{}`", test.entry))?;
+    let entry = module
+        .func_index(&test.entry)
+        .ok_or_else(|| format!("the program has no function `{}`", test.entry))?;
     for i in &test.inputs {
         if i.parsed().is_none() {
-            return Err(format!("input `{}` has no valid {} value `{}`", i.name, i.sort, i.value));
+            return Err(format!(
+                "input `{}` has no valid {} value `{}`",
+                i.name, i.sort, i.value
+            ));
         }
     }
     let run = run_concrete(module, entry, &test.inputs, MAX_REPLAY_STEPS);
@@ -23,7 +28,11 @@ pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
         Ok(run)
     } else {
         let show = |o| serde_json::to_string(o).unwrap_or_default();
-        Err(format!("recorded {}, replay gave {}", show(&test.outcome), show(&run.outcome)))
+        Err(format!(
+            "recorded {}, replay gave {}",
+            show(&test.outcome),
+            show(&run.outcome)
+        ))
     }
 }
 

@@ -17,7 +17,11 @@ pub struct TestInput {
 
 impl TestInput {
     pub fn new(name: &str, value: Value) -> TestInput {
-        TestInput { name: name.to_string(), sort: value.sort().to_string(), value: value.to_string() }
+        TestInput {
+            name: name.to_string(),
+            sort: value.sort().to_string(),
+            value: value.to_string(),
+        }
     }
 
     /// The value, if the recorded sort and spelling make sense together.
@@ -51,16 +55,32 @@ pub enum Outcome {
 impl Outcome {
     pub fn bug(module: &Module, kind: &str, func: FuncId, stmt: StmtIdx) -> Outcome {
         let f = module.func(func);
-        Outcome::Bug { bug: kind.to_string(), function: f.name.clone(), stmt, location: f.location(stmt) }
+        Outcome::Bug {
+            bug: kind.to_string(),
+            function: f.name.clone(),
+            stmt,
+            location: f.location(stmt),
+        }
     }
 
     /// Whether `self` (recorded) is reproduced by `actual`: same bug kind and
     /// place, or a normal end with the same final values.
     pub fn reproduced_by(&self, actual: &Outcome) -> bool {
         match (self, actual) {
-            (Outcome::Bug { bug: a, function: f, stmt: s, .. }, Outcome::Bug { bug: b, function: g, stmt: t, .. }) => {
-                a == b && f == g && s == t
-            }
+            (
+                Outcome::Bug {
+                    bug: a,
+                    function: f,
+                    stmt: s,
+                    ..
+                },
+                Outcome::Bug {
+                    bug: b,
+                    function: g,
+                    stmt: t,
+                    ..
+                },
+            ) => a == b && f == g && s == t,
             _ => self == actual,
         }
     }
@@ -136,7 +156,13 @@ impl RunResult {
     /// Records a finished path's test, and its bug if it is a new one.
     pub fn add_test(&mut self, test: TestCase) {
         self.paths += 1;
-        if let Outcome::Bug { bug, function, location, .. } = &test.outcome {
+        if let Outcome::Bug {
+            bug,
+            function,
+            location,
+            ..
+        } = &test.outcome
+        {
             if !self.bugs.iter().any(|b| b.kind == *bug && b.location == *location) {
                 self.bugs.push(BugReport {
                     kind: bug.clone(),

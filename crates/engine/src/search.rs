@@ -27,7 +27,10 @@ pub fn make_searcher(kind: SearchKind, seed: u64) -> Box<dyn Searcher> {
         SearchKind::Dfs => Box::new(Dfs(Vec::new())),
         SearchKind::Bfs => Box::new(Bfs(VecDeque::new())),
         SearchKind::RandomPath => Box::new(RandomPath::new(seed)),
-        SearchKind::CovNew => Box::new(CovNew { frontier: Vec::new(), rng: SmallRng::seed_from_u64(seed) }),
+        SearchKind::CovNew => Box::new(CovNew {
+            frontier: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+        }),
     }
 }
 
@@ -72,12 +75,21 @@ struct TreeNode {
 
 impl RandomPath {
     fn new(seed: u64) -> RandomPath {
-        RandomPath { nodes: Vec::new(), leaf: Default::default(), root: None, rng: SmallRng::seed_from_u64(seed) }
+        RandomPath {
+            nodes: Vec::new(),
+            leaf: Default::default(),
+            root: None,
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 
     fn add_node(&mut self, parent: Option<usize>, state: StateId) -> usize {
         let n = self.nodes.len();
-        self.nodes.push(TreeNode { parent, children: Vec::new(), state: Some(state) });
+        self.nodes.push(TreeNode {
+            parent,
+            children: Vec::new(),
+            state: Some(state),
+        });
         if let Some(p) = parent {
             self.nodes[p].children.push(n);
         }
@@ -125,7 +137,11 @@ impl Searcher for RandomPath {
                 return;
             }
             let r = self.nodes.len();
-            self.nodes.push(TreeNode { parent: None, children: Vec::new(), state: None });
+            self.nodes.push(TreeNode {
+                parent: None,
+                children: Vec::new(),
+                state: None,
+            });
             self.root = Some(r);
             for c in children {
                 self.add_node(Some(r), *c);

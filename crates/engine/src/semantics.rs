@@ -90,6 +90,9 @@ mod tests {
         let bytes = split_bytes(32, v).unwrap();
         assert_eq!(bytes[0], Value::bv(8, 0xef));
         assert_eq!(compose_bytes(32, &bytes), Some(v));
-        assert_eq!(compose_bytes(16, &[Value::Undef, Value::bv(8, 1)]), Some(Value::bv(16, 0x100)));
+        assert_eq!(
+            compose_bytes(16, &[Value::Undef, Value::bv(8, 1)]),
+            Some(Value::bv(16, 0x100))
+        );
     }
 }

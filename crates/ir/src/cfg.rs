@@ -20,8 +20,14 @@ fn address_taken(f: &Function) -> Vec<StmtIdx> {
             }
         };
         match s {
-            Stmt::Assign { rhs: crate::Rhs::Copy(a), .. } => visit(a),
-            Stmt::Assign { rhs: crate::Rhs::Select(_, a, b), .. } => {
+            Stmt::Assign {
+                rhs: crate::Rhs::Copy(a),
+                ..
+            } => visit(a),
+            Stmt::Assign {
+                rhs: crate::Rhs::Select(_, a, b),
+                ..
+            } => {
                 visit(a);
                 visit(b);
             }

@@ -48,12 +48,22 @@ fn apply(op: Op, sets: &[Sorts]) -> Result<Sorts, String> {
     }
     let mut combos: Vec<Vec<Sort>> = vec![vec![]];
     for set in &known {
-        combos = combos.iter().flat_map(|c| set.iter().map(move |s| [c.clone(), vec![*s]].concat())).collect();
+        combos = combos
+            .iter()
+            .flat_map(|c| set.iter().map(move |s| [c.clone(), vec![*s]].concat()))
+            .collect();
     }
     let out: BTreeSet<Sort> = combos.iter().filter_map(|c| result(op, c)).collect();
     if out.is_empty() {
-        let shown: Vec<String> = known.iter().map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("|")).collect();
-        return Err(format!("type mismatch: `{}` does not apply to ({})", op.symbol(), shown.join(", ")));
+        let shown: Vec<String> = known
+            .iter()
+            .map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("|"))
+            .collect();
+        return Err(format!(
+            "type mismatch: `{}` does not apply to ({})",
+            op.symbol(),
+            shown.join(", ")
+        ));
     }
     Ok(Some(out))
 }
@@ -102,7 +112,12 @@ impl Checker<'_> {
 
     fn expect(&self, o: &Operand, allowed: &[Sort], what: &str) -> Result<(), String> {
         match self.of(o) {
-            Some(s) if !s.is_empty() && !s.iter().any(|x| allowed.contains(x) || matches!((x, allowed.first()), (Sort::Bv(_), Some(Sort::Int)))) => {
+            Some(s)
+                if !s.is_empty()
+                    && !s.iter().any(|x| {
+                        allowed.contains(x) || matches!((x, allowed.first()), (Sort::Bv(_), Some(Sort::Int)))
+                    }) =>
+            {
                 let shown: Vec<String> = s.iter().map(|x| x.to_string()).collect();
                 Err(format!("type mismatch: expected {what}, found {}", shown.join("|")))
             }
@@ -205,12 +220,19 @@ pub(crate) fn check(m: &Module) -> Result<(), (Span, String)> {
             for o in operands(s) {
                 if let Operand::Var(v) = o {
                     if !assigned[v.0 as usize] {
-                        return Err((f.spans[i], format!("variable `{}` is never assigned", f.vars[v.0 as usize])));
+                        return Err((
+                            f.spans[i],
+                            format!("variable `{}` is never assigned", f.vars[v.0 as usize]),
+                        ));
                     }
                 }
             }
         }
-        let mut c = Checker { m, f, sorts: vec![Some(BTreeSet::new()); f.vars.len()] };
+        let mut c = Checker {
+            m,
+            f,
+            sorts: vec![Some(BTreeSet::new()); f.vars.len()],
+        };
         c.infer();
         for (i, s) in f.stmts.iter().enumerate() {
             c.check_stmt(s).map_err(|e| (f.spans[i], e))?;

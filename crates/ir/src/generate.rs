@@ -59,7 +59,11 @@ impl Gen {
                     let ops = ["+", "-", "*", "+", "-"];
                     let op = ops[self.rng.gen_range(0..ops.len())];
                     let (a, b) = (self.var(), self.atom());
-                    let d = if self.rng.gen_bool(0.5) { self.var() } else { self.fresh() };
+                    let d = if self.rng.gen_bool(0.5) {
+                        self.var()
+                    } else {
+                        self.fresh()
+                    };
                     self.line(&format!("{d} = {a} {op} {b}"));
                     if !self.vars.contains(&d) {
                         self.vars.push(d);
@@ -153,7 +157,13 @@ impl Gen {
 
 /// A random terminating program over `Int` inputs, from `seed`.
 pub fn random_program(seed: u64) -> String {
-    let mut g = Gen { rng: SmallRng::seed_from_u64(seed), out: String::new(), vars: vec![], next_label: 0, next_var: 0 };
+    let mut g = Gen {
+        rng: SmallRng::seed_from_u64(seed),
+        out: String::new(),
+        vars: vec![],
+        next_label: 0,
+        next_var: 0,
+    };
     let inputs = g.rng.gen_range(1..4);
     g.out.push_str("fn main() {\n");
     for i in 0..inputs {

@@ -61,7 +61,8 @@ pub fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, (Pos, String)> {
             }
             continue;
         }
-        if c.is_ascii_alphabetic() || c == '_' || c == '.' && chars.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) {
+        if c.is_ascii_alphabetic() || c == '_' || c == '.' && chars.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic())
+        {
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '.' | '$' | '#')) {
                 i += 1;
             }
@@ -100,7 +101,15 @@ pub fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, (Pos, String)> {
                         match chars.get(i + 1) {
                             Some('n') => s.push('\n'),
                             Some(&e @ ('"' | '\\')) => s.push(e),
-                            _ => return Err((Pos { line, col: col + (i - start) as u32 }, "unknown escape".into())),
+                            _ => {
+                                return Err((
+                                    Pos {
+                                        line,
+                                        col: col + (i - start) as u32,
+                                    },
+                                    "unknown escape".into(),
+                                ))
+                            }
                         }
                         i += 2;
                     }

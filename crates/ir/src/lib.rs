@@ -7,8 +7,8 @@
 //! calls through function values).
 
 mod cfg;
-mod generate;
 mod check;
+mod generate;
 mod lex;
 mod parse;
 mod print;
@@ -49,26 +49,46 @@ pub enum Rhs {
     /// `x = c` or `x = y`.
     Copy(Operand),
     /// `x = input <sort> "name"`: a fresh symbolic input.
-    Input { sort: Sort, name: String },
+    Input {
+        sort: Sort,
+        name: String,
+    },
     Unary(Op, Operand),
     Binary(Op, Operand, Operand),
     /// `x = select c, a, b`.
     Select(Operand, Operand, Operand),
     /// `y = *x` (one cell, any value) or `y = load bvW x` (W/8 bytes, little-endian).
-    Load { addr: Operand, width: Option<u8> },
+    Load {
+        addr: Operand,
+        width: Option<u8>,
+    },
     /// `p = alloc n`: a fresh allocation of `n` cells.
     Alloc(Operand),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
-    Assign { dst: VarId, rhs: Rhs },
+    Assign {
+        dst: VarId,
+        rhs: Rhs,
+    },
     /// `*x = y` or `store bvW x, y`.
-    Store { addr: Operand, value: Operand, width: Option<u8> },
+    Store {
+        addr: Operand,
+        value: Operand,
+        width: Option<u8>,
+    },
     /// `[r =] call f(args)`; `f` is `@name` or a variable holding a function value.
-    Call { dst: Option<VarId>, callee: Operand, args: Vec<Operand> },
+    Call {
+        dst: Option<VarId>,
+        callee: Operand,
+        args: Vec<Operand>,
+    },
     /// `if x goto y`: jump to the label `y` when `x` holds, else fall through.
-    If { cond: Operand, target: Operand },
+    If {
+        cond: Operand,
+        target: Operand,
+    },
     Goto(Operand),
     Ret(Option<Operand>),
     Assume(Operand),
@@ -136,7 +156,10 @@ impl Module {
     }
 
     pub fn func_index(&self, name: &str) -> Option<FuncId> {
-        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
+        self.functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FuncId(i as u32))
     }
 
     /// The same module with source positions cleared, for comparing programs.
@@ -150,13 +173,21 @@ impl Module {
 
     /// Number of conditional branch statements (each has two outcomes).
     pub fn branch_count(&self) -> usize {
-        self.functions.iter().flat_map(|f| &f.stmts).filter(|s| matches!(s, Stmt::If { .. })).count()
+        self.functions
+            .iter()
+            .flat_map(|f| &f.stmts)
+            .filter(|s| matches!(s, Stmt::If { .. }))
+            .count()
     }
 
     /// Renders a value with the module's names: labels as `f:L`, functions as `@f`.
     pub fn render_value(&self, v: &Value) -> String {
         match *v {
-            Value::Label { func, label } => match self.functions.get(func as usize).and_then(|f| Some((f, f.labels.get(label as usize)?))) {
+            Value::Label { func, label } => match self
+                .functions
+                .get(func as usize)
+                .and_then(|f| Some((f, f.labels.get(label as usize)?)))
+            {
                 Some((f, (name, _))) => format!("&{}:{name}", f.name),
                 None => v.to_string(),
             },

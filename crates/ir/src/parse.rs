@@ -34,11 +34,30 @@ const RESERVED: [&str; 38] = [
 
 /// Parses and checks a `.bir` program. `file` names it in error messages.
 pub fn parse(file: &str, src: &str) -> Result<Module, ParseError> {
-    let located = |pos: Pos, message: String| ParseError { file: file.to_string(), line: pos.line, col: pos.col, message };
+    let located = |pos: Pos, message: String| ParseError {
+        file: file.to_string(),
+        line: pos.line,
+        col: pos.col,
+        message,
+    };
     let toks = lex(src).map_err(|(pos, m)| located(pos, m))?;
-    let mut p = Parser { toks, at: 0, functions: Vec::new(), labels: Vec::new(), assigned: FxHashSet::default() };
+    let mut p = Parser {
+        toks,
+        at: 0,
+        functions: Vec::new(),
+        labels: Vec::new(),
+        assigned: FxHashSet::default(),
+    };
     let module = p.module().map_err(|(pos, m)| located(pos, m))?;
-    check::check(&module).map_err(|(span, m)| located(Pos { line: span.line, col: span.col }, m))?;
+    check::check(&module).map_err(|(span, m)| {
+        located(
+            Pos {
+                line: span.line,
+                col: span.col,
+            },
+            m,
+        )
+    })?;
     Ok(module)
 }
 
@@ -76,7 +95,10 @@ impl Parser {
     }
 
     fn fail<T>(&self, expected: &str) -> PResult<T> {
-        Err((self.pos(), format!("expected {expected}, found {}", describe(self.peek()))))
+        Err((
+            self.pos(),
+            format!("expected {expected}, found {}", describe(self.peek())),
+        ))
     }
 
     fn is_punct(&self, p: &str) -> bool {
@@ -251,7 +273,10 @@ impl Parser {
                 self.bump();
                 continue;
             }
-            let span = Span { line: self.pos().line, col: self.pos().col };
+            let span = Span {
+                line: self.pos().line,
+                col: self.pos().col,
+            };
             let stmt = self.stmt(&mut f)?;
             let idx = f.stmts.len() as u32;
             f.labels.extend(pending.drain(..).map(|(l, _)| (l, idx)));
@@ -289,14 +314,20 @@ impl Parser {
     fn sort(&mut self) -> PResult<Sort> {
         let pos = self.pos();
         let s = self.ident("a sort (int, bool, f32, f64, bv1..bv64)")?;
-        Sort::parse(&s).filter(|s| s.is_smt()).ok_or((pos, format!("expected a sort (int, bool, f32, f64, bv1..bv64), found `{s}`")))
+        Sort::parse(&s).filter(|s| s.is_smt()).ok_or((
+            pos,
+            format!("expected a sort (int, bool, f32, f64, bv1..bv64), found `{s}`"),
+        ))
     }
 
     fn width(&mut self) -> PResult<u8> {
         let pos = self.pos();
         match self.sort()? {
             Sort::Bv(w) if matches!(w, 8 | 16 | 32 | 64) => Ok(w),
-            s => Err((pos, format!("expected a memory width (bv8, bv16, bv32, bv64), found `{s}`"))),
+            s => Err((
+                pos,
+                format!("expected a memory width (bv8, bv16, bv32, bv64), found `{s}`"),
+            )),
         }
     }
 
@@ -317,7 +348,11 @@ impl Parser {
                 let addr = self.operand(f)?;
                 self.expect_punct("=")?;
                 let value = self.operand(f)?;
-                return Ok(Stmt::Store { addr, value, width: None });
+                return Ok(Stmt::Store {
+                    addr,
+                    value,
+                    width: None,
+                });
             }
             _ => return self.fail("a statement"),
         };
@@ -332,7 +367,10 @@ impl Parser {
             "if" => {
                 let cond = self.operand(f)?;
                 self.expect_word("goto")?;
-                Stmt::If { cond, target: self.target(f)? }
+                Stmt::If {
+                    cond,
+                    target: self.target(f)?,
+                }
             }
             "goto" => Stmt::Goto(self.target(f)?),
             "ret" => match self.peek() {
@@ -375,7 +413,10 @@ impl Parser {
                 "input" => {
                     self.bump();
                     let sort = self.sort()?;
-                    Rhs::Input { sort, name: self.string("a string naming the input")? }
+                    Rhs::Input {
+                        sort,
+                        name: self.string("a string naming the input")?,
+                    }
                 }
                 "alloc" => {
                     self.bump();
@@ -384,7 +425,10 @@ impl Parser {
                 "load" => {
                     self.bump();
                     let width = Some(self.width()?);
-                    Rhs::Load { addr: self.operand(f)?, width }
+                    Rhs::Load {
+                        addr: self.operand(f)?,
+                        width,
+                    }
                 }
                 "select" => {
                     self.bump();
@@ -427,13 +471,19 @@ impl Parser {
             },
             Tok::Punct("*") => {
                 self.bump();
-                Rhs::Load { addr: self.operand(f)?, width: None }
+                Rhs::Load {
+                    addr: self.operand(f)?,
+                    width: None,
+                }
             }
             Tok::Punct("!") => {
                 self.bump();
                 Rhs::Unary(Op::Not, self.operand(f)?)
             }
-            Tok::Punct("-") if !matches!(self.peek_at(1), Tok::Number(_)) && !matches!(self.peek_at(1), Tok::Ident(s) if s == "inf") => {
+            Tok::Punct("-")
+                if !matches!(self.peek_at(1), Tok::Number(_))
+                    && !matches!(self.peek_at(1), Tok::Ident(s) if s == "inf") =>
+            {
                 self.bump();
                 Rhs::Unary(Op::Neg, self.operand(f)?)
             }
@@ -473,7 +523,9 @@ impl Parser {
                 Ok(i) => Ok(Value::Int(i)),
                 Err(_) => bad(format!("integer literal `{signed}` out of range")),
             },
-            None if is_float => Value::parse(&signed, Sort::F64).map_or_else(|| bad(format!("bad number `{signed}`")), Ok),
+            None if is_float => {
+                Value::parse(&signed, Sort::F64).map_or_else(|| bad(format!("bad number `{signed}`")), Ok)
+            }
             Some(s @ (Sort::F32 | Sort::F64)) => {
                 Value::parse(&signed, s).map_or_else(|| bad(format!("bad number `{signed}`")), Ok)
             }

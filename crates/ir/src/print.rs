@@ -77,8 +77,16 @@ pub(crate) fn stmt(m: &Module, f: &Function, s: &Stmt) -> String {
     let o = |x: &Operand| operand(m, f, x);
     match s {
         Stmt::Assign { dst, rhs: r } => format!("{} = {}", f.vars[dst.0 as usize], rhs(m, f, r)),
-        Stmt::Store { addr, value, width: None } => format!("*{} = {}", o(addr), o(value)),
-        Stmt::Store { addr, value, width: Some(w) } => format!("store bv{w} {}, {}", o(addr), o(value)),
+        Stmt::Store {
+            addr,
+            value,
+            width: None,
+        } => format!("*{} = {}", o(addr), o(value)),
+        Stmt::Store {
+            addr,
+            value,
+            width: Some(w),
+        } => format!("store bv{w} {}, {}", o(addr), o(value)),
         Stmt::Call { dst, callee, args } => {
             let args: Vec<String> = args.iter().map(o).collect();
             let call = format!("call {}({})", o(callee), args.join(", "));

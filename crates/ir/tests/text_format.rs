@@ -9,7 +9,10 @@ fn examples() -> Vec<(String, String)> {
     for entry in std::fs::read_dir(dir).expect("examples/paper exists") {
         let path = entry.expect("readable entry").path();
         if path.extension().is_some_and(|e| e == "bir") {
-            out.push((path.display().to_string(), std::fs::read_to_string(&path).expect("readable example")));
+            out.push((
+                path.display().to_string(),
+                std::fs::read_to_string(&path).expect("readable example"),
+            ));
         }
     }
     assert!(out.len() >= 5, "the five paper programs are present");
@@ -44,14 +47,38 @@ fn error_of(src: &str) -> String {
 
 #[test]
 fn errors_name_file_line_column_and_what_was_expected() {
-    assert_eq!(error_of("fn main() {\n  x = \n}\n"), "bad.bir:2:7: expected an operand, found end of line");
-    assert_eq!(error_of("fn main() {\n  goto L9\n}\n"), "bad.bir:2:8: unknown label `L9` in function `main`");
-    assert_eq!(error_of("fn main() {\n  x = call g()\n  halt\n}\n"), "bad.bir:2:12: call to undefined function `g`");
-    assert_eq!(error_of("fn main() {\n  x = 1 + true\n}\n"), "bad.bir:2:3: type mismatch: `+` does not apply to (int, bool)");
-    assert_eq!(error_of("fn main() {\n  x = y + 1\n}\n"), "bad.bir:2:3: variable `y` is never assigned");
-    assert_eq!(error_of("fn main() {\n  x = 300:bv8\n}\n"), "bad.bir:2:7: literal `300` does not fit in bv8");
-    assert_eq!(error_of("fn main() {\n  c = 1\n  if c goto L\nL: halt\n}\n"), "bad.bir:3:3: type mismatch: expected a bool condition, found int");
-    assert_eq!(error_of("fn f(a) {\n ret a\n}\nfn main() {\n x = call f(1, 2)\n}\n"), "bad.bir:5:2: function `f` takes 1 argument(s), given 2");
+    assert_eq!(
+        error_of("fn main() {\n  x = \n}\n"),
+        "bad.bir:2:7: expected an operand, found end of line"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  goto L9\n}\n"),
+        "bad.bir:2:8: unknown label `L9` in function `main`"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  x = call g()\n  halt\n}\n"),
+        "bad.bir:2:12: call to undefined function `g`"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  x = 1 + true\n}\n"),
+        "bad.bir:2:3: type mismatch: `+` does not apply to (int, bool)"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  x = y + 1\n}\n"),
+        "bad.bir:2:3: variable `y` is never assigned"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  x = 300:bv8\n}\n"),
+        "bad.bir:2:7: literal `300` does not fit in bv8"
+    );
+    assert_eq!(
+        error_of("fn main() {\n  c = 1\n  if c goto L\nL: halt\n}\n"),
+        "bad.bir:3:3: type mismatch: expected a bool condition, found int"
+    );
+    assert_eq!(
+        error_of("fn f(a) {\n ret a\n}\nfn main() {\n x = call f(1, 2)\n}\n"),
+        "bad.bir:5:2: function `f` takes 1 argument(s), given 2"
+    );
 }
 
 proptest! {

@@ -65,7 +65,11 @@ impl QuerySolver {
                 return SatResult::Sat(h.clone());
             }
         }
-        let mut set = if self.independence { independent_slice(store, pc, query) } else { pc.to_vec() };
+        let mut set = if self.independence {
+            independent_slice(store, pc, query)
+        } else {
+            pc.to_vec()
+        };
         set.push(query);
         set.sort_unstable();
         set.dedup();
@@ -212,10 +216,14 @@ mod tests {
         let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
         let a_gt_b = s.app(Op::Gt, &[a, b]).unwrap();
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        let SatResult::Sat(_) = q.model(&s, &[a_gt_b]) else { panic!("satisfiable") };
+        let SatResult::Sat(_) = q.model(&s, &[a_gt_b]) else {
+            panic!("satisfiable")
+        };
         // Answered from the recent model of {a > b}: only `a` may be in it.
         let a2 = gt(&mut s, "a", -5);
-        let SatResult::Sat(m) = q.check(&s, &[], a2, None) else { panic!("satisfiable") };
+        let SatResult::Sat(m) = q.check(&s, &[], a2, None) else {
+            panic!("satisfiable")
+        };
         assert_eq!(q.stats.cex_hits, 1);
         assert_eq!(m.len(), 1);
     }
@@ -225,7 +233,9 @@ mod tests {
         let mut s = TermStore::new();
         let pc = [gt(&mut s, "a", 10), gt(&mut s, "b", -4), gt(&mut s, "a", 20)];
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        let SatResult::Sat(m) = q.model(&s, &pc) else { panic!("satisfiable") };
+        let SatResult::Sat(m) = q.model(&s, &pc) else {
+            panic!("satisfiable")
+        };
         for c in pc {
             assert_eq!(s.eval(c, &m), Ok(Value::Bool(true)));
         }
@@ -245,7 +255,9 @@ mod tests {
         let three = s.constant(Value::f64(3.0));
         let c2 = s.app(Op::Eq, &[sum, three]).unwrap();
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        let SatResult::Sat(m) = q.model(&s, &[c1, c2]) else { panic!("satisfiable") };
+        let SatResult::Sat(m) = q.model(&s, &[c1, c2]) else {
+            panic!("satisfiable")
+        };
         assert_eq!(s.eval(c1, &m), Ok(Value::Bool(true)));
         assert_eq!(s.eval(c2, &m), Ok(Value::Bool(true)));
     }

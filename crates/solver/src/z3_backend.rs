@@ -8,9 +8,9 @@
 use crate::{SatResult, Solver};
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
-use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
 use z3::{Config, Context, FuncDecl, SatResult as Z3Result};
 
 pub struct Z3Solver {
@@ -23,7 +23,10 @@ impl Z3Solver {
     pub fn new(timeout_ms: Option<u32>) -> Z3Solver {
         let mut cfg = Config::new();
         cfg.set_model_generation(true);
-        Z3Solver { ctx: Context::new(&cfg), timeout_ms }
+        Z3Solver {
+            ctx: Context::new(&cfg),
+            timeout_ms,
+        }
     }
 }
 
@@ -47,7 +50,11 @@ impl<'ctx> FloatKit<'ctx> {
         );
         // SAFETY: each assertion is a live AST of `ctx`; wrapping takes a
         // reference of its own, so it outlives the scratch solver.
-        let a: Vec<Bool<'ctx>> = s.get_assertions().iter().map(|b| unsafe { Bool::wrap(ctx, b.get_z3_ast()) }).collect();
+        let a: Vec<Bool<'ctx>> = s
+            .get_assertions()
+            .iter()
+            .map(|b| unsafe { Bool::wrap(ctx, b.get_z3_ast()) })
+            .collect();
         let child = |i: usize, c: usize| a.get(i)?.nth_child(c);
         let rne = child(0, 1)?;
         // SAFETY: `rne` is a live AST of this context; `Float` only wraps it.
@@ -76,7 +83,9 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
         if self.kit.is_none() {
             self.kit = FloatKit::new(self.ctx);
         }
-        self.kit.as_ref().ok_or_else(|| "Z3 rejected the floating-point template".to_string())
+        self.kit
+            .as_ref()
+            .ok_or_else(|| "Z3 rejected the floating-point template".to_string())
     }
 
     fn symbol(&self, s: SymId) -> Result<Dynamic<'ctx>, String> {
@@ -146,9 +155,10 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
                     Op::Eq => Ok(d(&x._eq(&bool_of(&a[1])?))),
                     Op::Ne => Ok(d(&x._eq(&bool_of(&a[1])?).not())),
                     Op::ToInt => Ok(d(&x.ite(&Int::from_i64(self.ctx, 1), &Int::from_i64(self.ctx, 0)))),
-                    Op::ToBv(w) => {
-                        Ok(d(&x.ite(&BV::from_u64(self.ctx, 1, w as u32), &BV::from_u64(self.ctx, 0, w as u32))))
-                    }
+                    Op::ToBv(w) => Ok(d(&x.ite(
+                        &BV::from_u64(self.ctx, 1, w as u32),
+                        &BV::from_u64(self.ctx, 0, w as u32),
+                    ))),
                     _ => unsupported(format!("`{op}` on bool")),
                 }
             }
@@ -216,7 +226,10 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
                 let k = if s == Sort::F32 { 0 } else { 1 };
                 let kit = self.kit()?;
                 let ieee_eq = |p: &Float<'ctx>, q: &Float<'ctx>| -> Result<Bool<'ctx>, String> {
-                    kit.fp_eq[k].apply(&[p, q]).as_bool().ok_or_else(|| "fp.eq gave no Bool".to_string())
+                    kit.fp_eq[k]
+                        .apply(&[p, q])
+                        .as_bool()
+                        .ok_or_else(|| "fp.eq gave no Bool".to_string())
                 };
                 Ok(match op {
                     Op::Add => d(&kit.rne.add(&x, &y()?)),
@@ -233,7 +246,10 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
                     _ => return unsupported(format!("`{op}` on {s}")),
                 })
             }
-            other => unsupported(format!("`{op}` on {}", other.map_or("nothing".into(), |s| s.to_string()))),
+            other => unsupported(format!(
+                "`{op}` on {}",
+                other.map_or("nothing".into(), |s| s.to_string())
+            )),
         }
     }
 
@@ -281,7 +297,9 @@ fn parse_z3_int(s: &str) -> Option<i128> {
 /// parameter is set, so the limit is enforced from a watchdog thread through
 /// `Context::interrupt`, which makes the check return `unknown` ("canceled").
 fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce() -> T) -> T {
-    let Some(timeout) = timeout else { return check() };
+    let Some(timeout) = timeout else {
+        return check();
+    };
     let done = (Mutex::new(false), Condvar::new());
     let handle = ctx.handle();
     std::thread::scope(|scope| {
@@ -294,7 +312,11 @@ fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce
                     handle.interrupt();
                     return;
                 }
-                finished = done.1.wait_timeout(finished, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                finished = done
+                    .1
+                    .wait_timeout(finished, deadline - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
             }
         });
         let answer = check();
@@ -307,7 +329,12 @@ fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce
 impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         let solver = z3::Solver::new(&self.ctx);
-        let mut tr = Translator { ctx: &self.ctx, store, kit: None, done: FxHashMap::default() };
+        let mut tr = Translator {
+            ctx: &self.ctx,
+            store,
+            kit: None,
+            done: FxHashMap::default(),
+        };
         for &c in constraints {
             match tr.translate(c).map(|d| d.as_bool()) {
                 Ok(Some(b)) => solver.assert(&b),
@@ -327,7 +354,10 @@ impl Solver for Z3Solver {
                     return SatResult::Unknown("Z3 gave no model".into());
                 };
                 let mut out = Model::default();
-                let mut syms: Vec<SymId> = constraints.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
+                let mut syms: Vec<SymId> = constraints
+                    .iter()
+                    .flat_map(|c| store.symbols(*c).iter().copied())
+                    .collect();
                 syms.sort_unstable();
                 syms.dedup();
                 for s in syms {

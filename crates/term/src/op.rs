@@ -170,7 +170,11 @@ impl Op {
         use Sort::*;
         let bad = || {
             let list: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-            Err(EvalError::Type(format!("`{}` does not apply to ({})", self.symbol(), list.join(", "))))
+            Err(EvalError::Type(format!(
+                "`{}` does not apply to ({})",
+                self.symbol(),
+                list.join(", ")
+            )))
         };
         if args.len() != self.arity() {
             return bad();
@@ -261,7 +265,9 @@ impl Op {
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Op::ZExt(w) | Op::SExt(w) | Op::Trunc(w) | Op::ToBv(w) => write!(f, "{} bv{w}", self.symbol()),
+            Op::ZExt(w) | Op::SExt(w) | Op::Trunc(w) | Op::ToBv(w) => {
+                write!(f, "{} bv{w}", self.symbol())
+            }
             Op::Addr(a) => write!(f, "addr a{a}"),
             _ => write!(f, "{}", self.symbol()),
         }
@@ -348,18 +354,26 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
                 }
             }
             (Addr { alloc, offset }, Int(k)) => {
-                let k = if op == Op::Sub { k.checked_neg().ok_or(EvalError::Overflow)? } else { k };
-                Addr { alloc, offset: offset.checked_add(k).ok_or(EvalError::Overflow)? }
+                let k = if op == Op::Sub {
+                    k.checked_neg().ok_or(EvalError::Overflow)?
+                } else {
+                    k
+                };
+                Addr {
+                    alloc,
+                    offset: offset.checked_add(k).ok_or(EvalError::Overflow)?,
+                }
             }
             (Addr { alloc, offset }, Bv { width, bits }) => {
                 let k = Value::bv_signed(width, bits) as i128;
-                Addr { alloc, offset: if op == Op::Sub { offset - k } else { offset + k } }
+                Addr {
+                    alloc,
+                    offset: if op == Op::Sub { offset - k } else { offset + k },
+                }
             }
             (Int(_) | Bv { .. }, Addr { .. }) => return eval_op(op, &[b, a]),
-            (Addr { alloc: p, offset: x }, Addr { alloc: q, offset: y }) => {
-                if p != q {
-                    return Err(EvalError::Type("difference of addresses of two allocations".into()));
-                }
+            (Addr { .. }, Addr { .. }) => {
+                let (x, y) = offsets_in_one_allocation(a, b)?;
                 Int(x - y)
             }
             _ => unreachable!("checked by result_sort"),
@@ -374,7 +388,9 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             _ => unreachable!("checked by result_sort"),
         },
         Op::UDiv | Op::URem | Op::Shl | Op::LShr | Op::AShr => {
-            let (Bv { width, bits: x }, Bv { bits: y, .. }) = (a, b) else { unreachable!("checked by result_sort") };
+            let (Bv { width, bits: x }, Bv { bits: y, .. }) = (a, b) else {
+                unreachable!("checked by result_sort")
+            };
             match op {
                 Op::UDiv | Op::URem if y == 0 => return Err(EvalError::DivByZero),
                 Op::UDiv => Value::bv(width, x / y),
@@ -428,10 +444,8 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
                 (Bv { width, bits: x }, Bv { bits: y, .. }) => {
                     Value::bv_signed(width, x).partial_cmp(&Value::bv_signed(width, y))
                 }
-                (Addr { alloc: p, offset: x }, Addr { alloc: q, offset: y }) => {
-                    if p != q {
-                        return Err(EvalError::Type("comparison of addresses of two allocations".into()));
-                    }
+                (Addr { .. }, Addr { .. }) => {
+                    let (x, y) = offsets_in_one_allocation(a, b)?;
                     x.partial_cmp(&y)
                 }
                 _ => float_of(a).partial_cmp(&float_of(b)),
@@ -439,7 +453,9 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             Bool(compare(op, ord))
         }
         Op::ULt | Op::ULe | Op::UGt | Op::UGe => {
-            let (Bv { bits: x, .. }, Bv { bits: y, .. }) = (a, b) else { unreachable!("checked by result_sort") };
+            let (Bv { bits: x, .. }, Bv { bits: y, .. }) = (a, b) else {
+                unreachable!("checked by result_sort")
+            };
             let op = match op {
                 Op::ULt => Op::Lt,
                 Op::ULe => Op::Le,
@@ -498,6 +514,14 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
     })
 }
 
+/// The offsets of two addresses, which must point into one allocation.
+fn offsets_in_one_allocation(a: Value, b: Value) -> Result<(i128, i128), EvalError> {
+    match (a, b) {
+        (Value::Addr { alloc: p, offset: x }, Value::Addr { alloc: q, offset: y }) if p == q => Ok((x, y)),
+        _ => Err(EvalError::Type("addresses of two allocations are not ordered".into())),
+    }
+}
+
 fn compare(op: Op, ord: Option<std::cmp::Ordering>) -> bool {
     use std::cmp::Ordering::*;
     match (op, ord) {
@@ -516,15 +540,24 @@ mod tests {
     #[test]
     fn mixed_int_float_promotes() {
         // seed 000 §2.3: `1.3 > 1` evaluates to true; `1.3 - 1` is a float.
-        assert_eq!(eval_op(Op::Gt, &[Value::f64(1.3), Value::Int(1)]), Ok(Value::Bool(true)));
-        assert_eq!(eval_op(Op::Sub, &[Value::f64(1.3), Value::Int(1)]), Ok(Value::f64(1.3 - 1.0)));
+        assert_eq!(
+            eval_op(Op::Gt, &[Value::f64(1.3), Value::Int(1)]),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            eval_op(Op::Sub, &[Value::f64(1.3), Value::Int(1)]),
+            Ok(Value::f64(1.3 - 1.0))
+        );
     }
 
     #[test]
     fn integer_division_is_euclidean() {
         assert_eq!(eval_op(Op::Div, &[Value::Int(-7), Value::Int(2)]), Ok(Value::Int(-4)));
         assert_eq!(eval_op(Op::Rem, &[Value::Int(-7), Value::Int(2)]), Ok(Value::Int(1)));
-        assert_eq!(eval_op(Op::Div, &[Value::Int(1), Value::Int(0)]), Err(EvalError::DivByZero));
+        assert_eq!(
+            eval_op(Op::Div, &[Value::Int(1), Value::Int(0)]),
+            Err(EvalError::DivByZero)
+        );
     }
 
     #[test]
@@ -540,8 +573,14 @@ mod tests {
 
     #[test]
     fn ill_typed_operations_are_errors_not_panics() {
-        assert!(matches!(eval_op(Op::Add, &[Value::Bool(true), Value::Int(1)]), Err(EvalError::Type(_))));
-        assert!(matches!(eval_op(Op::Add, &[Value::Undef, Value::Int(1)]), Err(EvalError::Type(_))));
+        assert!(matches!(
+            eval_op(Op::Add, &[Value::Bool(true), Value::Int(1)]),
+            Err(EvalError::Type(_))
+        ));
+        assert!(matches!(
+            eval_op(Op::Add, &[Value::Undef, Value::Int(1)]),
+            Err(EvalError::Type(_))
+        ));
         assert_eq!(eval_op(Op::Eq, &[Value::Undef, Value::Int(1)]), Ok(Value::Bool(false)));
     }
 }

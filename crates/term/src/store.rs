@@ -117,7 +117,10 @@ impl TermStore {
 
     /// The symbolic input `name` of sort `sort` (the same pair gives the same term).
     pub fn symbol_term(&mut self, name: &str, sort: Sort) -> TermId {
-        let key = Symbol { name: name.to_string(), sort };
+        let key = Symbol {
+            name: name.to_string(),
+            sort,
+        };
         let s = match self.symbol_ids.get(&key) {
             Some(&s) => s,
             None => {
@@ -176,9 +179,17 @@ impl TermStore {
         let (s0, s1) = (self.sort(args[0]), self.sort(args[1]));
         match op {
             Op::Add | Op::Sub if sort == Sort::Addr => {
-                let (p, k) = if s0 == Sort::Addr { (args[0], args[1]) } else { (args[1], args[0]) };
+                let (p, k) = if s0 == Sort::Addr {
+                    (args[0], args[1])
+                } else {
+                    (args[1], args[0])
+                };
                 let (alloc, off) = self.addr_parts(p)?;
-                let k = if self.sort(k) == Sort::Int { k } else { self.app(Op::ToInt, &[k]).ok()? };
+                let k = if self.sort(k) == Sort::Int {
+                    k
+                } else {
+                    self.app(Op::ToInt, &[k]).ok()?
+                };
                 let moved = self.app(op, &[off, k]).ok()?;
                 self.app(Op::Addr(alloc), &[moved]).ok()
             }
@@ -305,7 +316,10 @@ impl TermStore {
         for u in self.postorder(&[t]) {
             let v = match self.node(u) {
                 Node::Const(v) => *v,
-                Node::Sym(s) => model.get(s).copied().unwrap_or_else(|| Value::default_of(self.symbol(*s).sort)),
+                Node::Sym(s) => model
+                    .get(s)
+                    .copied()
+                    .unwrap_or_else(|| Value::default_of(self.symbol(*s).sort)),
                 Node::App(op, args) => {
                     let vals: SmallVec<[Value; 3]> = args.iter().map(|a| values[a]).collect();
                     eval_op(*op, &vals)?

@@ -75,12 +75,21 @@ pub enum Value {
     Bool(bool),
     Int(i128),
     /// `bits` holds the value zero-extended to 64 bits.
-    Bv { width: u8, bits: u64 },
+    Bv {
+        width: u8,
+        bits: u64,
+    },
     F32(u32),
     F64(u64),
-    Label { func: u32, label: u32 },
+    Label {
+        func: u32,
+        label: u32,
+    },
     Func(u32),
-    Addr { alloc: u32, offset: i128 },
+    Addr {
+        alloc: u32,
+        offset: i128,
+    },
     Undef,
 }
 
@@ -109,7 +118,10 @@ impl Value {
     }
 
     pub fn bv(width: u8, bits: u64) -> Value {
-        Value::Bv { width, bits: bits & mask(width) }
+        Value::Bv {
+            width,
+            bits: bits & mask(width),
+        }
     }
 
     pub fn f64(x: f64) -> Value {

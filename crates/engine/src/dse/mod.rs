@@ -15,7 +15,7 @@ use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::search::{make_searcher, StateId, StateInfo};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::{EngineError, Progress};
-use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -70,7 +70,11 @@ impl<'m> Dse<'m> {
             config,
             store: TermStore::new(),
             solver,
-            result: RunResult { engine: "dse".into(), paths_exact: true, ..RunResult::default() },
+            result: RunResult {
+                engine: "dse".into(),
+                paths_exact: true,
+                ..RunResult::default()
+            },
             covered: FxHashSet::default(),
             live: 0,
             deadline: None,
@@ -91,7 +95,9 @@ impl<'m> Dse<'m> {
         self.live = 1;
         let mut last_report = Instant::now();
         while let Some(id) = searcher.select(&states) {
-            let Some(st) = states.0.remove(&id) else { continue };
+            let Some(st) = states.0.remove(&id) else {
+                continue;
+            };
             if self.out_of_time() {
                 break;
             }
@@ -108,15 +114,16 @@ impl<'m> Dse<'m> {
             self.result.stats.states_created += ids.len().saturating_sub(1) as u64;
             searcher.update(Some(id), &ids);
             if last_report.elapsed() > Duration::from_millis(100) {
-                progress(&Progress { paths: self.result.paths, live_states: self.live, elapsed: start.elapsed() });
+                progress(&Progress {
+                    paths: self.result.paths,
+                    live_states: self.live,
+                    elapsed: start.elapsed(),
+                });
                 last_report = Instant::now();
             }
             if self.stopped {
                 break;
             }
-        }
-        if self.live > 0 && !self.result.incomplete_reasons.is_empty() {
-            // States left when a limit stopped the run are unexplored.
         }
         let s = &self.solver.stats;
         let stats = &mut self.result.stats;
@@ -149,7 +156,9 @@ impl<'m> Dse<'m> {
         let mut st = State::new(self.entry, f.vars.len(), self.store.constant(Value::Undef));
         for p in &f.params {
             let name = &f.vars[p.var.0 as usize];
-            let sort = p.sort.ok_or_else(|| EngineError::UntypedEntryParameter(f.name.clone(), name.clone()))?;
+            let sort = p
+                .sort
+                .ok_or_else(|| EngineError::UntypedEntryParameter(f.name.clone(), name.clone()))?;
             let t = st.fresh_input(&mut self.store, name, sort);
             st.top_mut().vars[p.var.0 as usize] = t;
         }
@@ -258,7 +267,11 @@ impl<'m> Dse<'m> {
         if self.store.is_false(bug) {
             return Some(st);
         }
-        let possible = if self.store.is_true(bug) { Some(Default::default()) } else { self.feasible(&st, bug) };
+        let possible = if self.store.is_true(bug) {
+            Some(Default::default())
+        } else {
+            self.feasible(&st, bug)
+        };
         let Some(m) = possible else { return Some(st) };
         let mut failing = st.clone();
         failing.assume(&self.store, bug, m);
@@ -317,10 +330,7 @@ impl<'m> Dse<'m> {
     }
 
     fn end_outcome(&self, st: &State, returned: Option<TermId>) -> Outcome {
-        let eval = |t: &TermId| {
-            let v = self.store.eval(*t, &st.model).unwrap_or(Value::Undef);
-            v
-        };
+        let eval = |t: &TermId| self.store.eval(*t, &st.model).unwrap_or(Value::Undef);
         let f = self.module.func(st.top().func);
         let values = f
             .vars
@@ -475,7 +485,9 @@ impl<'m> Dse<'m> {
                 Some(Value::Label { func: g, label }) if g == func.0 => me.module.func(func).label_target(label),
                 _ => None,
             };
-            let Some(dest) = dest else { return me.fail(&st, BugKind::TypeError) };
+            let Some(dest) = dest else {
+                return me.fail(&st, BugKind::TypeError);
+            };
             if let Some(bound) = me.config.limits.loop_bound {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
@@ -509,7 +521,10 @@ impl<'m> Dse<'m> {
         }
         if let Some(bound) = self.config.limits.loop_bound {
             if st.frames.iter().filter(|f| f.func == g).count() as u32 >= bound.max(1) {
-                self.incomplete(format!("loop bound {bound} reached at recursive call of {}", callee_fn.name));
+                self.incomplete(format!(
+                    "loop bound {bound} reached at recursive call of {}",
+                    callee_fn.name
+                ));
                 return Step::Done;
             }
         }
@@ -518,7 +533,13 @@ impl<'m> Dse<'m> {
         for (p, a) in callee_fn.params.iter().zip(args) {
             vars[p.var.0 as usize] = *a;
         }
-        st.frames.push(Frame { func: g, at: 0, vars, ret_dst: dst, visits: FxHashMap::default() });
+        st.frames.push(Frame {
+            func: g,
+            at: 0,
+            vars,
+            ret_dst: dst,
+            visits: FxHashMap::default(),
+        });
         Step::Continue(st)
     }
 
@@ -619,7 +640,10 @@ impl<'m> Dse<'m> {
         };
         let undef = self.store.constant(Value::Undef);
         st.memory.push(Rc::new(vec![undef; cells]));
-        let a = self.store.constant(Value::Addr { alloc: st.memory.len() as u32 - 1, offset: 0 });
+        let a = self.store.constant(Value::Addr {
+            alloc: st.memory.len() as u32 - 1,
+            offset: 0,
+        });
         st.set(dst, a);
         st.top_mut().at += 1;
         Step::Continue(st)
@@ -671,7 +695,9 @@ impl<'m> Dse<'m> {
                     Ok(Value::Int(k)) if (0..=last).contains(&k) => k,
                     _ => 0,
                 };
-                self.incomplete(format!("symbolic offset into an allocation of {size} cells concretised"));
+                self.incomplete(format!(
+                    "symbolic offset into an allocation of {size} cells concretised"
+                ));
                 let kt = self.store.constant(Value::Int(k));
                 let at = self.store.eq(off, kt);
                 targets.push((self.store.and(guard, at), alloc, k as usize));
@@ -746,6 +772,3 @@ impl<'m> Dse<'m> {
         Step::Continue(st)
     }
 }
-
-/// `StmtIdx` re-export for the state module.
-pub(crate) type At = StmtIdx;

@@ -1,7 +1,6 @@
 //! One path's state in the forking engine.
 
-use super::At;
-use braid_ir::{FuncId, VarId};
+use braid_ir::{FuncId, StmtIdx as At, VarId};
 use braid_term::{Model, Sort, TermId, TermStore};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -34,7 +33,13 @@ pub(crate) struct State {
 impl State {
     pub fn new(entry: FuncId, vars: usize, undef: TermId) -> State {
         State {
-            frames: vec![Frame { func: entry, at: 0, vars: vec![undef; vars], ret_dst: None, visits: FxHashMap::default() }],
+            frames: vec![Frame {
+                func: entry,
+                at: 0,
+                vars: vec![undef; vars],
+                ret_dst: None,
+                visits: FxHashMap::default(),
+            }],
             memory: Vec::new(),
             path: Vec::new(),
             model: Model::default(),
@@ -61,7 +66,11 @@ impl State {
     /// share its symbols.
     pub fn fresh_input(&mut self, store: &mut TermStore, name: &str, sort: Sort) -> TermId {
         let k = self.input_counts.entry(name.to_string()).or_insert(0);
-        let sym = if *k == 0 { name.to_string() } else { format!("{name}#{k}") };
+        let sym = if *k == 0 {
+            name.to_string()
+        } else {
+            format!("{name}#{k}")
+        };
         *k += 1;
         let t = store.symbol_term(&sym, sort);
         self.inputs.push((sym, t));
