@@ -39,7 +39,7 @@ fn explore(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 0, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, max_shrink_iters: 0, ..ProptestConfig::default() })]
 
     #[test]
     fn every_test_replays_and_searchers_agree(seed in any::<u64>()) {

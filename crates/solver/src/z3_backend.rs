@@ -13,18 +13,38 @@ use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
 use z3::{Config, Context, FuncDecl, SatResult as Z3Result};
 
+thread_local! {
+    /// One Z3 context per thread, alive for the whole process, so solvers
+    /// and translated terms can be kept across queries (a fresh Z3 solver
+    /// per query costs ~100x a push/pop on a kept one).
+    static CONTEXT: &'static Context = {
+        let mut cfg = Config::new();
+        cfg.set_model_generation(true);
+        Box::leak(Box::new(Context::new(&cfg)))
+    };
+}
+
+/// The Z3 backend. It keeps the Z3 form of every term it has translated, so
+/// one `Z3Solver` serves the terms of one `TermStore`.
 pub struct Z3Solver {
-    ctx: Context,
+    ctx: &'static Context,
+    solver: z3::Solver<'static>,
+    translator: Translator<'static>,
     timeout_ms: Option<u32>,
 }
 
 impl Z3Solver {
     /// A backend whose every check gives up after `timeout_ms` (if set).
     pub fn new(timeout_ms: Option<u32>) -> Z3Solver {
-        let mut cfg = Config::new();
-        cfg.set_model_generation(true);
+        let ctx = CONTEXT.with(|c| *c);
         Z3Solver {
-            ctx: Context::new(&cfg),
+            ctx,
+            solver: z3::Solver::new(ctx),
+            translator: Translator {
+                ctx,
+                kit: None,
+                done: FxHashMap::default(),
+            },
             timeout_ms,
         }
     }
@@ -71,14 +91,14 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
     Err(format!("unsupported by the Z3 backend: {}", what.into()))
 }
 
-struct Translator<'a, 'ctx> {
+struct Translator<'ctx> {
     ctx: &'ctx Context,
-    store: &'a TermStore,
     kit: Option<FloatKit<'ctx>>,
+    /// Terms already translated (terms are immutable and hash-consed).
     done: FxHashMap<TermId, Dynamic<'ctx>>,
 }
 
-impl<'a, 'ctx> Translator<'a, 'ctx> {
+impl<'ctx> Translator<'ctx> {
     fn kit(&mut self) -> Result<&FloatKit<'ctx>, String> {
         if self.kit.is_none() {
             self.kit = FloatKit::new(self.ctx);
@@ -88,8 +108,8 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
             .ok_or_else(|| "Z3 rejected the floating-point template".to_string())
     }
 
-    fn symbol(&self, s: SymId) -> Result<Dynamic<'ctx>, String> {
-        let sym = self.store.symbol(s);
+    fn symbol(&self, store: &TermStore, s: SymId) -> Result<Dynamic<'ctx>, String> {
+        let sym = store.symbol(s);
         let name = format!("s{}_{}", s.0, sym.name);
         Ok(match sym.sort {
             Sort::Bool => Dynamic::from_ast(&Bool::new_const(self.ctx, name)),
@@ -115,20 +135,20 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
         })
     }
 
-    fn translate(&mut self, root: TermId) -> Result<Dynamic<'ctx>, String> {
-        for t in self.store.postorder(&[root]) {
+    fn translate(&mut self, store: &TermStore, root: TermId) -> Result<Dynamic<'ctx>, String> {
+        if let Some(d) = self.done.get(&root) {
+            return Ok(d.clone());
+        }
+        for t in store.postorder(&[root]) {
             if self.done.contains_key(&t) {
                 continue;
             }
-            let d = match self.store.node(t) {
+            let d = match store.node(t) {
                 Node::Const(v) => self.constant(*v)?,
-                Node::Sym(s) => self.symbol(*s)?,
+                Node::Sym(s) => self.symbol(store, *s)?,
                 Node::App(op, args) => {
+                    let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
-                    let sorts: Vec<Sort> = match self.store.node(t) {
-                        Node::App(_, a) => a.iter().map(|x| self.store.sort(*x)).collect(),
-                        _ => vec![],
-                    };
                     self.app(*op, &args, &sorts)?
                 }
             };
@@ -254,10 +274,10 @@ impl<'a, 'ctx> Translator<'a, 'ctx> {
     }
 
     /// The value Z3's model gives symbol `s`.
-    fn model_value(&mut self, model: &z3::Model<'ctx>, s: SymId) -> Option<Value> {
-        let c = self.symbol(s).ok()?;
+    fn model_value(&mut self, store: &TermStore, model: &z3::Model<'ctx>, s: SymId) -> Option<Value> {
+        let c = self.symbol(store, s).ok()?;
         let v = model.eval(&c, true)?;
-        Some(match self.store.symbol(s).sort {
+        Some(match store.symbol(s).sort {
             Sort::Bool => Value::Bool(v.as_bool()?.as_bool()?),
             Sort::Int => {
                 let i = v.as_int()?;
@@ -328,55 +348,114 @@ fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce
 
 impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
-        let solver = z3::Solver::new(&self.ctx);
-        let mut tr = Translator {
-            ctx: &self.ctx,
-            store,
-            kit: None,
-            done: FxHashMap::default(),
-        };
+        let mut asserted = Vec::with_capacity(constraints.len());
         for &c in constraints {
-            match tr.translate(c).map(|d| d.as_bool()) {
-                Ok(Some(b)) => solver.assert(&b),
+            match self.translator.translate(store, c).map(|d| d.as_bool()) {
+                Ok(Some(b)) => asserted.push(b),
                 Ok(None) => return SatResult::Unknown("a constraint is not a Bool".into()),
                 Err(reason) => return SatResult::Unknown(reason),
             }
         }
+        self.solver.push();
+        for b in &asserted {
+            self.solver.assert(b);
+        }
         let timeout = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
-        match with_watchdog(&self.ctx, timeout, || solver.check()) {
+        let start = Instant::now();
+        let kept = &self.solver;
+        let mut answer = self.translator.answer(
+            store,
+            constraints,
+            kept,
+            with_watchdog(self.ctx, timeout, || kept.check()),
+        );
+        self.solver.pop(1);
+        // The kept solver is incremental, and Z3's incremental core gives up
+        // on some theories (non-linear arithmetic) that a fresh solver, with
+        // its own tactics, decides; give those queries a second chance.
+        if let SatResult::Unknown(why) = &answer {
+            if !why.contains("canceled") && !why.contains("interrupted") {
+                let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
+                if left != Some(Duration::ZERO) {
+                    let fresh = z3::Solver::new(self.ctx);
+                    for b in &asserted {
+                        fresh.assert(b);
+                    }
+                    let r = with_watchdog(self.ctx, left, || fresh.check());
+                    answer = self.translator.answer(store, constraints, &fresh, r);
+                }
+            }
+        }
+        answer
+    }
+}
+
+impl Translator<'static> {
+    fn answer(
+        &mut self,
+        store: &TermStore,
+        constraints: &[TermId],
+        solver: &z3::Solver<'static>,
+        result: Z3Result,
+    ) -> SatResult {
+        match result {
             Z3Result::Unsat => SatResult::Unsat,
             Z3Result::Unknown => {
                 let why = solver.get_reason_unknown().unwrap_or_else(|| "unknown".into());
                 SatResult::Unknown(format!("Z3 returned unknown ({why})"))
             }
-            Z3Result::Sat => {
-                let Some(model) = solver.get_model() else {
-                    return SatResult::Unknown("Z3 gave no model".into());
-                };
-                let mut out = Model::default();
-                let mut syms: Vec<SymId> = constraints
-                    .iter()
-                    .flat_map(|c| store.symbols(*c).iter().copied())
-                    .collect();
-                syms.sort_unstable();
-                syms.dedup();
-                for s in syms {
-                    match tr.model_value(&model, s) {
-                        Some(v) => {
-                            out.insert(s, v);
-                        }
-                        None => return SatResult::Unknown(format!("no model value for `{}`", store.symbol(s).name)),
-                    }
+            Z3Result::Sat => match solver.get_model() {
+                None => SatResult::Unknown("Z3 gave no model".into()),
+                Some(model) => self.read_model(store, constraints, &model),
+            },
+        }
+    }
+
+    /// Our model of the symbols `constraints` mention, read off Z3's.
+    fn read_model(&mut self, store: &TermStore, constraints: &[TermId], model: &z3::Model<'static>) -> SatResult {
+        let mut out = Model::default();
+        let mut syms: Vec<SymId> = constraints
+            .iter()
+            .flat_map(|c| store.symbols(*c).iter().copied())
+            .collect();
+        syms.sort_unstable();
+        syms.dedup();
+        for s in syms {
+            match self.model_value(store, model, s) {
+                Some(v) => {
+                    out.insert(s, v);
                 }
-                SatResult::Sat(out)
+                None => return SatResult::Unknown(format!("no model value for `{}`", store.symbol(s).name)),
             }
         }
+        SatResult::Sat(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_linear_queries_are_decided() {
+        let mut s = TermStore::new();
+        let (x, y) = (s.symbol_term("x", Sort::Int), s.symbol_term("y", Sort::Int));
+        let prod = s.app(Op::Mul, &[x, y]).unwrap();
+        let twelve = s.constant(Value::Int(12));
+        let one = s.constant(Value::Int(1));
+        let c = [
+            s.app(Op::Eq, &[prod, twelve]).unwrap(),
+            s.app(Op::Gt, &[x, one]).unwrap(),
+            s.app(Op::Gt, &[y, one]).unwrap(),
+        ];
+        let mut z = Z3Solver::new(Some(5000));
+        let SatResult::Sat(m) = z.check(&s, &c) else {
+            panic!("x*y = 12 with x, y > 1 is satisfiable")
+        };
+        for t in c {
+            assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
+        }
+    }
 
     #[test]
     fn parses_z3_integers() {
