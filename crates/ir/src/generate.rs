@@ -56,9 +56,16 @@ impl Gen {
         for _ in 0..n {
             match self.rng.gen_range(0..12) {
                 0..=3 => {
+                    // Products take a constant factor: the programs stay in
+                    // linear arithmetic, which the solver always decides.
                     let ops = ["+", "-", "*", "+", "-"];
                     let op = ops[self.rng.gen_range(0..ops.len())];
-                    let (a, b) = (self.var(), self.atom());
+                    let a = self.var();
+                    let b = if op == "*" {
+                        self.rng.gen_range(-3i64..=3).to_string()
+                    } else {
+                        self.atom()
+                    };
                     let d = if self.rng.gen_bool(0.5) {
                         self.var()
                     } else {
@@ -91,6 +98,8 @@ impl Gen {
                     self.line(&format!("assert {c}"));
                 }
                 8 => {
+                    // Division by a variable (division by zero is a bug to
+                    // find); a constant divisor keeps the arithmetic linear.
                     let (a, b) = (self.var(), self.var());
                     let op = if self.rng.gen_bool(0.5) { "/" } else { "%" };
                     let d = self.fresh();
@@ -155,7 +164,8 @@ impl Gen {
     }
 }
 
-/// A random terminating program over `Int` inputs, from `seed`.
+/// A random terminating program over `Int` inputs, from `seed`. Its
+/// arithmetic is linear except for divisions by variables.
 pub fn random_program(seed: u64) -> String {
     let mut g = Gen {
         rng: SmallRng::seed_from_u64(seed),

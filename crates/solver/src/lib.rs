@@ -15,6 +15,7 @@ pub use query::{QuerySolver, SolverStats};
 pub use z3_backend::Z3Solver;
 
 use braid_term::{Model, TermId, TermStore};
+use std::time::Instant;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum SatResult {
@@ -35,4 +36,8 @@ pub trait Solver {
     /// Whether all `constraints` hold together; a model covers at least the
     /// symbols they mention.
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult;
+
+    /// A point in time no check may run past (the run's time limit); a check
+    /// cut short by it answers `Unknown`.
+    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 }

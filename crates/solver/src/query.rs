@@ -48,6 +48,11 @@ impl QuerySolver {
         }
     }
 
+    /// No backend check runs past `deadline`.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.backend.set_deadline(deadline);
+    }
+
     /// Whether `pc ∧ query` is satisfiable, where `pc` is known satisfiable
     /// and `hint` (if any) is a model of it. A `Sat` model covers the symbols
     /// of the constraints that were sent; since those share no symbol with the

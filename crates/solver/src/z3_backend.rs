@@ -31,6 +31,7 @@ pub struct Z3Solver {
     solver: z3::Solver<'static>,
     translator: Translator<'static>,
     timeout_ms: Option<u32>,
+    deadline: Option<Instant>,
 }
 
 impl Z3Solver {
@@ -46,6 +47,7 @@ impl Z3Solver {
                 done: FxHashMap::default(),
             },
             timeout_ms,
+            deadline: None,
         }
     }
 }
@@ -347,6 +349,10 @@ fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce
 }
 
 impl Solver for Z3Solver {
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         let mut asserted = Vec::with_capacity(constraints.len());
         for &c in constraints {
@@ -360,8 +366,16 @@ impl Solver for Z3Solver {
         for b in &asserted {
             self.solver.assert(b);
         }
-        let timeout = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
         let start = Instant::now();
+        let per_query = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
+        let to_deadline = self.deadline.map(|d| d.saturating_duration_since(start));
+        let timeout = match (per_query, to_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if timeout == Some(Duration::ZERO) {
+            return SatResult::Unknown("time limit reached before the query".into());
+        }
         let kept = &self.solver;
         let mut answer = self.translator.answer(
             store,

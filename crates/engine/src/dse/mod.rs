@@ -86,6 +86,7 @@ impl<'m> Dse<'m> {
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, EngineError> {
         let start = Instant::now();
         self.deadline = self.config.limits.max_time.map(|t| start + t);
+        self.solver.set_deadline(self.deadline);
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
         let mut searcher = make_searcher(self.config.search, self.config.seed);
