@@ -6,7 +6,8 @@ use crate::results::{Branch, Outcome, TestInput};
 use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_term::{eval_op, Op, Value};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub struct ConcreteRun {
     pub outcome: Outcome,
@@ -25,8 +26,21 @@ struct Machine<'m> {
     module: &'m Module,
     frames: Vec<Frame>,
     memory: Vec<Vec<Value>>,
-    inputs: VecDeque<Value>,
+    /// Input values by occurrence name (see [`input_name`]).
+    inputs: FxHashMap<String, Value>,
+    reads: FxHashMap<String, u32>,
     covered: BTreeSet<Branch>,
+}
+
+/// The name of the `k`-th read (from 0) of input `name` on a path: `name`,
+/// then `name#1`, `name#2`, …. Every engine names its symbols this way, so
+/// a test's inputs are found by name whatever order a path reads them in.
+pub fn input_name(name: &str, k: u32) -> String {
+    if k == 0 {
+        name.to_string()
+    } else {
+        format!("{name}#{k}")
+    }
 }
 
 enum Flow {
@@ -53,9 +67,14 @@ impl Machine<'_> {
         Flow::Done(Outcome::bug(self.module, &kind.into(), f.func, f.at))
     }
 
-    fn next_input(&mut self, sort: braid_term::Sort) -> Value {
-        match self.inputs.pop_front() {
-            Some(v) if v.sort() == sort => v,
+    /// The next read of input `name`; inputs a test leaves out (the solver
+    /// left them free) take their sort's default value.
+    fn next_input(&mut self, name: &str, sort: braid_term::Sort) -> Value {
+        let k = self.reads.entry(name.to_string()).or_insert(0);
+        let key = input_name(name, *k);
+        *k += 1;
+        match self.inputs.get(&key) {
+            Some(v) if v.sort() == sort => *v,
             _ => Value::default_of(sort),
         }
     }
@@ -107,7 +126,7 @@ impl Machine<'_> {
             Stmt::Assign { dst, rhs } => {
                 let v = match rhs {
                     Rhs::Copy(a) => Ok(self.value(a)),
-                    Rhs::Input { sort, .. } => Ok(self.next_input(*sort)),
+                    Rhs::Input { sort, name } => Ok(self.next_input(name, *sort)),
                     Rhs::Unary(op, a) => eval_op(*op, &[self.value(a)]),
                     Rhs::Binary(op, a, b) => eval_op(*op, &[self.value(a), self.value(b)]),
                     Rhs::Select(c, a, b) => match self.value(c) {
@@ -258,22 +277,26 @@ pub fn render_memory<'a>(module: &Module, allocs: impl Iterator<Item = &'a [Valu
         .collect()
 }
 
-/// Runs `entry` on `inputs` (entry parameters first, then `input` statements
-/// in execution order) for at most `max_steps` statements.
+/// Runs `entry` on `inputs` (entry parameters are inputs named after them)
+/// for at most `max_steps` statements.
 pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_steps: u64) -> ConcreteRun {
-    let values: VecDeque<Value> = inputs.iter().map(|i| i.parsed().unwrap_or(Value::Undef)).collect();
+    let values = inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.parsed().unwrap_or(Value::Undef)))
+        .collect();
     let f = module.func(entry);
     let mut m = Machine {
         module,
         frames: vec![],
         memory: vec![],
         inputs: values,
+        reads: FxHashMap::default(),
         covered: BTreeSet::new(),
     };
     let mut vars = vec![Value::Undef; f.vars.len()];
     for p in &f.params {
         let sort = p.sort.unwrap_or(braid_term::Sort::Int);
-        vars[p.var.0 as usize] = m.next_input(sort);
+        vars[p.var.0 as usize] = m.next_input(&f.vars[p.var.0 as usize], sort);
     }
     m.frames.push(Frame {
         func: entry,

@@ -139,12 +139,22 @@ impl QuerySolver {
     }
 }
 
-/// `model` restricted to the symbols `constraints` mention.
+/// `model` restricted to the symbols `constraints` mention, with the default
+/// value made explicit for those it leaves out (evaluation used it, and the
+/// caller's model may hold another value there).
 fn project(store: &TermStore, constraints: &[TermId], model: &Model) -> Model {
     constraints
         .iter()
         .flat_map(|c| store.symbols(*c).iter())
-        .filter_map(|s| model.get(s).map(|v| (*s, *v)))
+        .map(|s| {
+            (
+                *s,
+                model
+                    .get(s)
+                    .copied()
+                    .unwrap_or_else(|| Value::default_of(store.symbol(*s).sort)),
+            )
+        })
         .collect()
 }
 

@@ -84,5 +84,11 @@ impl State {
             self.path.push(cond);
         }
         self.model.extend(model);
+        debug_assert!(
+            self.path
+                .iter()
+                .all(|c| store.eval(*c, &self.model) == Ok(braid_term::Value::Bool(true))),
+            "the state's model satisfies its path condition"
+        );
     }
 }
