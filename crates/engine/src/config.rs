@@ -37,7 +37,8 @@ impl SearchKind {
 
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
-    /// Jumps to one label per call frame, and active frames per function.
+    /// Arrivals at one loop head per call (so a loop body runs at most this
+    /// many times per call), and active frames per function (recursion).
     pub loop_bound: Option<u32>,
     pub max_time: Option<Duration>,
     /// Live states at once; forks beyond it are dropped.

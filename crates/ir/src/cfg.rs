@@ -92,3 +92,22 @@ pub fn reverse_post_order(f: &Function) -> Vec<StmtIdx> {
     post.extend((0..n as u32).filter(|i| !seen[*i as usize]));
     post
 }
+
+/// For each statement, whether it is a loop head: the target of an edge that
+/// goes back in reverse post-order. Loop bounds count arrivals at these.
+pub fn loop_heads(f: &Function) -> Vec<bool> {
+    let order = reverse_post_order(f);
+    let mut rank = vec![0usize; f.stmts.len()];
+    for (i, s) in order.iter().enumerate() {
+        rank[*s as usize] = i;
+    }
+    let mut heads = vec![false; f.stmts.len()];
+    for i in 0..f.stmts.len() as u32 {
+        for s in successors(f, i) {
+            if rank[s as usize] <= rank[i as usize] {
+                heads[s as usize] = true;
+            }
+        }
+    }
+    heads
+}

@@ -48,6 +48,8 @@ pub struct Dse<'m> {
     result: RunResult,
     covered: FxHashSet<Branch>,
     live: usize,
+    /// Per function, which statements are loop heads (for the loop bound).
+    loop_heads: Vec<Vec<bool>>,
     deadline: Option<Instant>,
     stopped: bool,
 }
@@ -77,6 +79,7 @@ impl<'m> Dse<'m> {
             },
             covered: FxHashSet::default(),
             live: 0,
+            loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
             deadline: None,
             stopped: false,
         }
@@ -489,7 +492,8 @@ impl<'m> Dse<'m> {
             let Some(dest) = dest else {
                 return me.fail(&st, BugKind::TypeError);
             };
-            if let Some(bound) = me.config.limits.loop_bound {
+            let head = me.loop_heads[func.0 as usize][dest as usize];
+            if let (Some(bound), true) = (me.config.limits.loop_bound, head) {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
                 if *visits > bound {

@@ -1,0 +1,329 @@
+//! Guards: reduced ordered BDDs over predicate atoms (seed 000 §5.1).
+//!
+//! One BDD variable per distinct branch predicate, ordered by creation. A
+//! predicate and its negation share one variable (`x > 0` is the variable,
+//! `x <= 0` its complement), so `φ ∨ ¬φ` is `true` without the solver. The
+//! manager keeps a unique table (so equal functions are equal ids) and
+//! caches for `and`, `or` and `not`, and turns a guard back into a term for
+//! the solver.
+
+use braid_term::{Model, TermId, TermStore, Value};
+use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
+
+/// A guard: a BDD node id. Equal guards are equal ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Guard(u32);
+
+impl Guard {
+    pub const FALSE: Guard = Guard(0);
+    pub const TRUE: Guard = Guard(1);
+
+    pub fn is_false(self) -> bool {
+        self == Guard::FALSE
+    }
+
+    pub fn is_true(self) -> bool {
+        self == Guard::TRUE
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    var: u32,
+    lo: Guard,
+    hi: Guard,
+}
+
+const TERMINAL: u32 = u32::MAX;
+
+pub struct Guards {
+    nodes: Vec<Node>,
+    unique: FxHashMap<(u32, Guard, Guard), Guard>,
+    and_cache: FxHashMap<(Guard, Guard), Guard>,
+    or_cache: FxHashMap<(Guard, Guard), Guard>,
+    not_cache: FxHashMap<Guard, Guard>,
+    /// The predicate term of each variable.
+    atoms: Vec<TermId>,
+    atom_of: FxHashMap<TermId, u32>,
+    terms: FxHashMap<Guard, TermId>,
+    /// Time spent in BDD operations (reported on its own).
+    pub time: Duration,
+}
+
+impl Default for Guards {
+    fn default() -> Guards {
+        Guards::new()
+    }
+}
+
+impl Guards {
+    pub fn new() -> Guards {
+        let terminal = |_| Node { var: TERMINAL, lo: Guard::FALSE, hi: Guard::FALSE };
+        Guards {
+            nodes: (0..2).map(terminal).collect(),
+            unique: FxHashMap::default(),
+            and_cache: FxHashMap::default(),
+            or_cache: FxHashMap::default(),
+            not_cache: FxHashMap::default(),
+            atoms: Vec::new(),
+            atom_of: FxHashMap::default(),
+            terms: FxHashMap::default(),
+            time: Duration::ZERO,
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn atom_count(&self) -> usize {
+        self.atoms.len()
+    }
+
+    fn var(&self, g: Guard) -> u32 {
+        self.nodes[g.0 as usize].var
+    }
+
+    fn mk(&mut self, var: u32, lo: Guard, hi: Guard) -> Guard {
+        if lo == hi {
+            return lo;
+        }
+        if let Some(&g) = self.unique.get(&(var, lo, hi)) {
+            return g;
+        }
+        let g = Guard(self.nodes.len() as u32);
+        self.nodes.push(Node { var, lo, hi });
+        self.unique.insert((var, lo, hi), g);
+        g
+    }
+
+    /// The guard "predicate `c` holds" for a Bool term `c`.
+    pub fn atom(&mut self, store: &mut TermStore, c: TermId) -> Guard {
+        match store.as_const(c) {
+            Some(Value::Bool(b)) => return if b { Guard::TRUE } else { Guard::FALSE },
+            Some(_) => return Guard::FALSE,
+            None => {}
+        }
+        if let Some(&v) = self.atom_of.get(&c) {
+            return self.mk(v, Guard::FALSE, Guard::TRUE);
+        }
+        let neg = store.not(c);
+        if let Some(&v) = self.atom_of.get(&neg) {
+            return self.mk(v, Guard::TRUE, Guard::FALSE);
+        }
+        let v = self.atoms.len() as u32;
+        self.atoms.push(c);
+        self.atom_of.insert(c, v);
+        self.mk(v, Guard::FALSE, Guard::TRUE)
+    }
+
+    fn cofactors(&self, g: Guard, var: u32) -> (Guard, Guard) {
+        let n = self.nodes[g.0 as usize];
+        if n.var == var {
+            (n.lo, n.hi)
+        } else {
+            (g, g)
+        }
+    }
+
+    pub fn and(&mut self, a: Guard, b: Guard) -> Guard {
+        let start = Instant::now();
+        let r = self.and_rec(a, b);
+        self.time += start.elapsed();
+        r
+    }
+
+    fn and_rec(&mut self, a: Guard, b: Guard) -> Guard {
+        if a.is_false() || b.is_false() {
+            return Guard::FALSE;
+        }
+        if a.is_true() || a == b {
+            return b;
+        }
+        if b.is_true() {
+            return a;
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = self.and_cache.get(&key) {
+            return r;
+        }
+        let v = self.var(a).min(self.var(b));
+        let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
+        let lo = self.and_rec(a0, b0);
+        let hi = self.and_rec(a1, b1);
+        let r = self.mk(v, lo, hi);
+        self.and_cache.insert(key, r);
+        r
+    }
+
+    pub fn or(&mut self, a: Guard, b: Guard) -> Guard {
+        let start = Instant::now();
+        let r = self.or_rec(a, b);
+        self.time += start.elapsed();
+        r
+    }
+
+    fn or_rec(&mut self, a: Guard, b: Guard) -> Guard {
+        if a.is_true() || b.is_true() {
+            return Guard::TRUE;
+        }
+        if a.is_false() || a == b {
+            return b;
+        }
+        if b.is_false() {
+            return a;
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = self.or_cache.get(&key) {
+            return r;
+        }
+        let v = self.var(a).min(self.var(b));
+        let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
+        let lo = self.or_rec(a0, b0);
+        let hi = self.or_rec(a1, b1);
+        let r = self.mk(v, lo, hi);
+        self.or_cache.insert(key, r);
+        r
+    }
+
+    pub fn not(&mut self, a: Guard) -> Guard {
+        let start = Instant::now();
+        let r = self.not_rec(a);
+        self.time += start.elapsed();
+        r
+    }
+
+    fn not_rec(&mut self, a: Guard) -> Guard {
+        if a.is_false() {
+            return Guard::TRUE;
+        }
+        if a.is_true() {
+            return Guard::FALSE;
+        }
+        if let Some(&r) = self.not_cache.get(&a) {
+            return r;
+        }
+        let n = self.nodes[a.0 as usize];
+        let lo = self.not_rec(n.lo);
+        let hi = self.not_rec(n.hi);
+        let r = self.mk(n.var, lo, hi);
+        self.not_cache.insert(a, r);
+        self.not_cache.insert(r, a);
+        r
+    }
+
+    /// The guard as a Bool term for the solver: `(a ∧ hi) ∨ (¬a ∧ lo)` per node.
+    pub fn to_term(&mut self, store: &mut TermStore, g: Guard) -> TermId {
+        if let Some(&t) = self.terms.get(&g) {
+            return t;
+        }
+        let t = match g {
+            Guard::FALSE => store.bool(false),
+            Guard::TRUE => store.bool(true),
+            _ => {
+                let n = self.nodes[g.0 as usize];
+                let a = self.atoms[n.var as usize];
+                let hi = self.to_term(store, n.hi);
+                let lo = self.to_term(store, n.lo);
+                let when = store.and(a, hi);
+                let not_a = store.not(a);
+                let otherwise = store.and(not_a, lo);
+                store.or(when, otherwise)
+            }
+        };
+        self.terms.insert(g, t);
+        t
+    }
+
+    /// Whether `g` holds under `model` (`None` if an atom does not evaluate).
+    pub fn eval(&self, store: &TermStore, g: Guard, model: &Model) -> Option<bool> {
+        let mut g = g;
+        loop {
+            match g {
+                Guard::FALSE => return Some(false),
+                Guard::TRUE => return Some(true),
+                _ => {
+                    let n = self.nodes[g.0 as usize];
+                    g = match store.eval(self.atoms[n.var as usize], model).ok()? {
+                        Value::Bool(true) => n.hi,
+                        Value::Bool(false) => n.lo,
+                        _ => return None,
+                    };
+                }
+            }
+        }
+    }
+
+    /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.
+    pub fn display(&mut self, store: &mut TermStore, g: Guard) -> String {
+        match g {
+            Guard::TRUE => "true".into(),
+            Guard::FALSE => "false".into(),
+            _ => {
+                let t = self.to_term(store, g);
+                store.display(t)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use braid_term::{Op, Sort};
+
+    fn setup() -> (TermStore, Guards, TermId, TermId) {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Int);
+        let zero = s.constant(Value::Int(0));
+        let p = s.app(Op::Gt, &[x, zero]).unwrap();
+        let q = s.app(Op::Lt, &[x, zero]).unwrap();
+        (s, Guards::new(), p, q)
+    }
+
+    #[test]
+    fn a_predicate_and_its_negation_share_a_variable() {
+        let (mut s, mut g, p, _) = setup();
+        let a = g.atom(&mut s, p);
+        let np = s.not(p);
+        let b = g.atom(&mut s, np);
+        assert_eq!(g.not(a), b);
+        assert!(g.or(a, b).is_true());
+        assert!(g.and(a, b).is_false());
+        assert_eq!(g.atom_count(), 1);
+    }
+
+    #[test]
+    fn boolean_laws_hold_on_ids() {
+        let (mut s, mut g, p, q) = setup();
+        let (a, b) = (g.atom(&mut s, p), g.atom(&mut s, q));
+        let ab = g.and(a, b);
+        let ba = g.and(b, a);
+        assert_eq!(ab, ba);
+        let nab = g.not(ab);
+        let na = g.not(a);
+        let nb = g.not(b);
+        assert_eq!(nab, g.or(na, nb));
+        let t = g.or(ab, na);
+        let either = g.or(t, b);
+        let back = g.or(na, b);
+        assert_eq!(either, back);
+    }
+
+    #[test]
+    fn guards_become_terms_and_evaluate() {
+        let (mut s, mut g, p, q) = setup();
+        let (a, b) = (g.atom(&mut s, p), g.atom(&mut s, q));
+        let nb = g.not(b);
+        let guard = g.and(a, nb);
+        let mut m = Model::default();
+        m.insert(braid_term::SymId(0), Value::Int(3));
+        assert_eq!(g.eval(&s, guard, &m), Some(true));
+        let t = g.to_term(&mut s, guard);
+        assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
+        m.insert(braid_term::SymId(0), Value::Int(-3));
+        assert_eq!(g.eval(&s, guard, &m), Some(false));
+        assert_eq!(s.eval(t, &m), Ok(Value::Bool(false)));
+    }
+}
