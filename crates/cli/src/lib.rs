@@ -7,6 +7,7 @@ mod output;
 
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::Dse;
+use braid_engine::multise::{self, Multise, Pick};
 use braid_engine::replay::replay;
 use braid_engine::{Config, Limits, Progress, SearchKind, TestCase};
 use braid_ir::{FuncId, Module};
@@ -71,6 +72,24 @@ struct RunArgs {
     /// Print one JSON object to stdout.
     #[arg(long)]
     json: bool,
+    /// multise: keep equal values apart in value summaries (runs as DSE).
+    #[arg(long)]
+    no_coalesce: bool,
+    /// multise: which pc entry runs next: topo, dfs, bfs.
+    #[arg(long, default_value = "topo")]
+    pick: String,
+    /// multise: concretise non-linear integer arithmetic (§3.3).
+    #[arg(long)]
+    linear_only: bool,
+    /// multise: concretise symbolic floating point (§3.3).
+    #[arg(long)]
+    no_float: bool,
+    /// multise: print the final value summaries.
+    #[arg(long)]
+    dump_state: bool,
+    /// multise: print each executed statement and its guard to stderr.
+    #[arg(long)]
+    trace: bool,
 }
 
 /// Runs the command line and returns the process exit status.
@@ -161,10 +180,42 @@ fn run(args: RunArgs) -> Result<i32> {
             }
         }
     };
+    let multise_only = [
+        (args.no_coalesce, "--no-coalesce"),
+        (args.pick != "topo", "--pick"),
+        (args.linear_only, "--linear-only"),
+        (args.no_float, "--no-float"),
+        (args.dump_state, "--dump-state"),
+        (args.trace, "--trace"),
+    ];
+    if args.engine != "multise" {
+        if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
+            bail!("{flag} applies to --engine multise only");
+        }
+    }
+    let mut dump = None;
     let result = match args.engine.as_str() {
         "dse" => Dse::new(&module, entry, &program, config).run(&mut on_progress)?,
-        "ssm" | "dsm" | "multise" | "concolic" => {
-            bail!("engine `{}` is not implemented yet; available: dse", args.engine)
+        "multise" => {
+            let pick =
+                Pick::parse(&args.pick).ok_or_else(|| anyhow!("unknown pick `{}` (topo, dfs, bfs)", args.pick))?;
+            let opts = multise::Options {
+                coalesce: !args.no_coalesce,
+                pick,
+                linear_only: args.linear_only,
+                no_float: args.no_float,
+                trace: args.trace,
+            };
+            let (result, state) =
+                Multise::new(&module, entry, &program, config, opts).run(&mut on_progress, args.dump_state)?;
+            dump = state;
+            result
+        }
+        "ssm" | "dsm" | "concolic" => {
+            bail!(
+                "engine `{}` is not implemented yet; available: dse, multise",
+                args.engine
+            )
         }
         other => bail!("unknown engine `{other}` (dse, ssm, dsm, multise, concolic)"),
     };
@@ -179,6 +230,13 @@ fn run(args: RunArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&report.json())?);
     } else {
         print!("{}", report.human());
+    }
+    if let Some(state) = dump {
+        if args.json {
+            eprint!("{state}");
+        } else {
+            print!("{state}");
+        }
     }
     Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
 }

@@ -153,9 +153,8 @@ impl RunResult {
         self.incomplete_reasons.is_empty()
     }
 
-    /// Records a finished path's test, and its bug if it is a new one.
+    /// Records a test, and its bug if it is a new one.
     pub fn add_test(&mut self, test: TestCase) {
-        self.paths += 1;
         if let Outcome::Bug {
             bug,
             function,

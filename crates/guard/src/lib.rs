@@ -59,7 +59,11 @@ impl Default for Guards {
 
 impl Guards {
     pub fn new() -> Guards {
-        let terminal = |_| Node { var: TERMINAL, lo: Guard::FALSE, hi: Guard::FALSE };
+        let terminal = |_| Node {
+            var: TERMINAL,
+            lo: Guard::FALSE,
+            hi: Guard::FALSE,
+        };
         Guards {
             nodes: (0..2).map(terminal).collect(),
             unique: FxHashMap::default(),

@@ -330,6 +330,7 @@ impl<'m> Dse<'m> {
             expressions,
             path_condition: st.path.iter().map(|c| self.store.display(*c)).collect(),
         };
+        self.result.paths += 1;
         self.result.add_test(test);
     }
 

@@ -1,0 +1,1281 @@
+//! `multise`: symbolic execution with value summaries (seed 000, MultiSE).
+//!
+//! One consolidated state maps every variable, every memory cell, the
+//! per-path counters (inputs read, allocations made) and `pc` to value
+//! summaries whose guards are BDDs over branch predicates. Each step picks a
+//! `pc` entry `(φ, ℓ)` and executes statement `ℓ` for all paths in `φ` at
+//! once, updating the state with `⊎_φ` (Figure 3). Equal values coalesce, so
+//! paths that meet share their state and later statements run once for all
+//! of them; `--no-coalesce` keeps them apart and makes this DSE (§3.4).
+//!
+//! Exploration is function-bounded (§5): a call runs the callee's `pc`
+//! entries to completion and merges them at its exit before the caller goes
+//! on. New `pc` entries get a BDD check, then an SMT check; other summaries
+//! only the BDD check. Every satisfiable SMT check yields a test input, and
+//! every bug one more; a test's expected outcome is read off the final
+//! state under its input.
+
+mod summary;
+
+pub use summary::{guarded_update, ValueSummary};
+
+use crate::concrete::{input_name, is_division, render_memory};
+use crate::config::Config;
+use crate::results::{Outcome, RunResult, TestCase, TestInput};
+use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
+use crate::{EngineError, Progress};
+use braid_guard::{Guard, Guards};
+use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_solver::{QuerySolver, SatResult, Z3Solver};
+use braid_term::{Model, Node, Op, Sort, TermId, TermStore, Value};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Which `pc` entry runs next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The entry earliest in reverse post-order of the current function:
+    /// every path into a join is there before it runs (maximal sharing).
+    Topo,
+    /// The newest entry.
+    Dfs,
+    /// The oldest entry.
+    Bfs,
+}
+
+impl Pick {
+    pub fn parse(s: &str) -> Option<Pick> {
+        match s {
+            "topo" => Some(Pick::Topo),
+            "dfs" => Some(Pick::Dfs),
+            "bfs" => Some(Pick::Bfs),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Coalesce equal values in `⊎` (off: the engine runs as DSE, §3.4).
+    pub coalesce: bool,
+    pub pick: Pick,
+    /// Concretise non-linear integer arithmetic (§3.3).
+    pub linear_only: bool,
+    /// Concretise symbolic floating point instead of asking the solver (§3.3).
+    pub no_float: bool,
+    /// Print each executed statement and its guard to stderr.
+    pub trace: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            coalesce: true,
+            pick: Pick::Topo,
+            linear_only: false,
+            no_float: false,
+            trace: false,
+        }
+    }
+}
+
+/// Symbolic offsets into allocations up to this size are split per offset.
+const MAX_OFFSET_SPLIT: i128 = 64;
+
+/// A `pc` entry: the paths in `guard` are at statement `at`.
+#[derive(Clone)]
+struct PcEntry {
+    guard: Guard,
+    at: StmtIdx,
+    /// How many paths the entry stands for (Kuznetsov's state multiplicity).
+    mult: u64,
+    /// Arrivals at each loop head, kept only under `--loop-bound`.
+    visits: Rc<BTreeMap<StmtIdx, u32>>,
+    /// A model of `guard`, tried before the solver.
+    model: Rc<Model>,
+    /// Creation order, for the `dfs` and `bfs` picks.
+    seq: u64,
+}
+
+struct Frame {
+    func: FuncId,
+    pc: Vec<PcEntry>,
+    vars: Vec<ValueSummary>,
+    /// Values returned so far, each under the guard of the paths returning it.
+    returned: ValueSummary,
+    /// The returning paths: one merged exit (§5), or with `--no-coalesce`
+    /// one per returning entry.
+    exits: Vec<Exit>,
+    /// Entries that reached `halt` (kept for `--dump-state`).
+    halted: Vec<PcEntry>,
+}
+
+struct Exit {
+    guard: Guard,
+    mult: u64,
+    model: Rc<Model>,
+}
+
+struct Allocation {
+    size: ValueSummary,
+    cells: Vec<ValueSummary>,
+}
+
+enum EventKind {
+    /// `halt`, or the entry function returning; `vars` are the ending
+    /// frame's (a snapshot when it is not the entry frame).
+    End {
+        func: FuncId,
+        vars: Option<Vec<ValueSummary>>,
+        returned: Option<ValueSummary>,
+    },
+    Bug {
+        kind: String,
+        func: FuncId,
+        stmt: StmtIdx,
+    },
+}
+
+/// How the paths in `guard` ended.
+struct Event {
+    guard: Guard,
+    kind: EventKind,
+}
+
+pub struct Multise<'m> {
+    module: &'m Module,
+    entry: FuncId,
+    program: String,
+    config: Config,
+    opts: Options,
+    store: TermStore,
+    guards: Guards,
+    solver: QuerySolver,
+    memory: Vec<Allocation>,
+    /// Per-path counters as summaries: reads of each input name, allocations.
+    counters: FxHashMap<String, ValueSummary>,
+    events: Vec<Event>,
+    /// Test inputs: one per satisfiable SMT check and per bug.
+    models: Vec<Rc<Model>>,
+    rank: Vec<Vec<usize>>,
+    loop_heads: Vec<Vec<bool>>,
+    seq: u64,
+    result: RunResult,
+    deadline: Option<Instant>,
+    stopped: bool,
+    /// Executions of each statement (`--trace`, statistics).
+    pub executions: FxHashMap<(FuncId, StmtIdx), u64>,
+    summaries_processed: u64,
+    entries_processed: u64,
+    dump: Option<String>,
+    /// Functions of the active calls below the current frame.
+    depth: Vec<FuncId>,
+}
+
+const ALLOCS: &str = "allocations";
+
+impl<'m> Multise<'m> {
+    pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config, opts: Options) -> Multise<'m> {
+        let solver = QuerySolver::new(Box::new(Z3Solver::new(config.limits.solver_timeout_ms)));
+        let rank = module
+            .functions
+            .iter()
+            .map(|f| {
+                let mut r = vec![0; f.stmts.len()];
+                for (i, s) in braid_ir::reverse_post_order(f).into_iter().enumerate() {
+                    r[s as usize] = i;
+                }
+                r
+            })
+            .collect();
+        let engine = if opts.coalesce {
+            "multise"
+        } else {
+            "multise --no-coalesce"
+        };
+        Multise {
+            module,
+            entry,
+            program: program.to_string(),
+            config,
+            opts,
+            store: TermStore::new(),
+            guards: Guards::new(),
+            solver,
+            memory: Vec::new(),
+            counters: FxHashMap::default(),
+            events: Vec::new(),
+            models: Vec::new(),
+            rank,
+            loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
+            seq: 0,
+            result: RunResult {
+                engine: engine.into(),
+                paths_exact: false,
+                ..RunResult::default()
+            },
+            deadline: None,
+            stopped: false,
+            executions: FxHashMap::default(),
+            summaries_processed: 0,
+            entries_processed: 0,
+            dump: None,
+            depth: Vec::new(),
+        }
+    }
+
+    /// Explores the program; with `dump`, also renders the final state.
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(&Progress),
+        dump: bool,
+    ) -> Result<(RunResult, Option<String>), EngineError> {
+        let start = Instant::now();
+        self.deadline = self.config.limits.max_time.map(|t| start + t);
+        self.solver.set_deadline(self.deadline);
+        let f = self.module.func(self.entry);
+        let undef = self.store.constant(Value::Undef);
+        let mut vars = vec![ValueSummary::single(Guard::TRUE, undef); f.vars.len()];
+        for p in &f.params {
+            let name = &f.vars[p.var.0 as usize];
+            let sort = p
+                .sort
+                .ok_or_else(|| EngineError::UntypedEntryParameter(f.name.clone(), name.clone()))?;
+            vars[p.var.0 as usize] = self.read_input(Guard::TRUE, name, sort);
+        }
+        let zero = self.store.constant(Value::Int(0));
+        self.counters
+            .insert(ALLOCS.into(), ValueSummary::single(Guard::TRUE, zero));
+        let initial = Rc::new(Model::default());
+        self.models.push(initial.clone());
+        let root = self.entry_at(Guard::TRUE, 0, 1, Rc::default(), initial);
+        let mut frame = self.new_frame(self.entry, vars, root);
+        self.run_frame(&mut frame, progress, start);
+        for x in &frame.exits {
+            let returned = frame.returned.clone();
+            self.events.push(Event {
+                guard: x.guard,
+                kind: EventKind::End {
+                    func: self.entry,
+                    vars: None,
+                    returned: Some(returned),
+                },
+            });
+            self.result.paths += x.mult;
+        }
+        if dump {
+            self.dump = Some(self.render_state(&frame));
+        }
+        self.write_tests(&frame);
+        self.finish_stats(start, &frame);
+        Ok((self.result, self.dump))
+    }
+
+    fn entry_at(
+        &mut self,
+        guard: Guard,
+        at: StmtIdx,
+        mult: u64,
+        visits: Rc<BTreeMap<StmtIdx, u32>>,
+        model: Rc<Model>,
+    ) -> PcEntry {
+        self.seq += 1;
+        PcEntry {
+            guard,
+            at,
+            mult,
+            visits,
+            model,
+            seq: self.seq,
+        }
+    }
+
+    fn new_frame(&mut self, func: FuncId, vars: Vec<ValueSummary>, first: PcEntry) -> Frame {
+        Frame {
+            func,
+            pc: vec![first],
+            vars,
+            returned: ValueSummary::default(),
+            exits: Vec::new(),
+            halted: Vec::new(),
+        }
+    }
+
+    fn incomplete(&mut self, reason: String) {
+        self.result.incomplete_reasons.insert(reason);
+    }
+
+    fn out_of_time(&mut self) -> bool {
+        if !self.stopped && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            let secs = self.config.limits.max_time.map_or(0.0, |t| t.as_secs_f64());
+            self.incomplete(format!("time limit of {secs}s reached"));
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Runs `frame`'s `pc` entries until none is left (function-bounded).
+    fn run_frame(&mut self, frame: &mut Frame, progress: &mut dyn FnMut(&Progress), start: Instant) {
+        let mut last = Instant::now();
+        while !frame.pc.is_empty() {
+            if self.out_of_time() {
+                frame.pc.clear();
+                return;
+            }
+            let i = self.pick(frame);
+            let e = frame.pc.swap_remove(i);
+            self.step(frame, e, progress, start);
+            if last.elapsed() > Duration::from_millis(100) {
+                progress(&Progress {
+                    paths: self.result.paths,
+                    live_states: frame.pc.len(),
+                    elapsed: start.elapsed(),
+                });
+                last = Instant::now();
+            }
+        }
+    }
+
+    fn pick(&self, frame: &Frame) -> usize {
+        let rank = &self.rank[frame.func.0 as usize];
+        let key = |e: &PcEntry| match self.opts.pick {
+            Pick::Topo => (rank.get(e.at as usize).copied().unwrap_or(usize::MAX) as u64, e.seq),
+            Pick::Dfs => (0, u64::MAX - e.seq),
+            Pick::Bfs => (0, e.seq),
+        };
+        (0..frame.pc.len()).min_by_key(|&i| key(&frame.pc[i])).unwrap_or(0)
+    }
+
+    /// Adds an entry to `pc` with `⊎`: it coalesces with an entry at the same
+    /// statement (and loop-head history) unless `--no-coalesce`.
+    fn add_pc(&mut self, frame: &mut Frame, e: PcEntry) {
+        if e.guard.is_false() {
+            return;
+        }
+        if self.opts.coalesce {
+            if let Some(o) = frame.pc.iter_mut().find(|o| o.at == e.at && o.visits == e.visits) {
+                o.guard = self.guards.or(o.guard, e.guard);
+                o.mult += e.mult;
+                return;
+            }
+        }
+        frame.pc.push(e);
+    }
+
+    // ---- feasibility ------------------------------------------------------
+
+    /// The SMT check of a new `pc` guard (after its BDD check): a model, or
+    /// `None` if infeasible or undecided (then the run is incomplete).
+    fn feasible(&mut self, g: Guard, hint: &Model) -> Option<Rc<Model>> {
+        if g.is_false() {
+            return None;
+        }
+        let t = self.guards.to_term(&mut self.store, g);
+        match self.solver.check(&self.store, &[], t, Some(hint)) {
+            SatResult::Sat(m) => {
+                let mut full = hint.clone();
+                full.extend(m);
+                Some(Rc::new(full))
+            }
+            SatResult::Unsat => None,
+            SatResult::Unknown(why) => {
+                self.incomplete(format!("solver: {why}"));
+                None
+            }
+        }
+    }
+
+    /// Records a bug for the paths in `g` if any is feasible.
+    fn bug(&mut self, g: Guard, hint: &Model, kind: &str, func: FuncId, stmt: StmtIdx) {
+        if let Some(m) = self.feasible(g, hint) {
+            self.models.push(m);
+            self.events.push(Event {
+                guard: g,
+                kind: EventKind::Bug {
+                    kind: kind.into(),
+                    func,
+                    stmt,
+                },
+            });
+            self.result.paths += 1;
+        }
+    }
+
+    // ---- values -----------------------------------------------------------
+
+    fn operand(&mut self, frame: &Frame, o: &Operand) -> ValueSummary {
+        match o {
+            Operand::Var(v) => frame.vars[v.0 as usize].clone(),
+            Operand::Const(c) => {
+                let t = self.store.constant(*c);
+                ValueSummary::single(Guard::TRUE, t)
+            }
+        }
+    }
+
+    /// The entries of `s` restricted to `phi`, dropping those that vanish.
+    fn restrict(&mut self, s: &ValueSummary, phi: Guard) -> Vec<(Guard, TermId)> {
+        self.summaries_processed += 1;
+        let mut out = Vec::with_capacity(s.len());
+        for &(g, v) in s.iter() {
+            let r = self.guards.and(g, phi);
+            if !r.is_false() {
+                out.push((r, v));
+            }
+        }
+        self.entries_processed += out.len() as u64;
+        out
+    }
+
+    fn assign(&mut self, frame: &mut Frame, dst: VarId, phi: Guard, new: &ValueSummary) {
+        let old = &frame.vars[dst.0 as usize];
+        frame.vars[dst.0 as usize] = guarded_update(&mut self.guards, old, phi, new, self.opts.coalesce);
+    }
+
+    /// Reads input `name` for the paths in `phi`: the k-th read on a path is
+    /// the symbol `name#k`, where k is that path's counter (a summary too).
+    fn read_input(&mut self, phi: Guard, name: &str, sort: Sort) -> ValueSummary {
+        let key = format!("input {name}");
+        let zero = self.store.constant(Value::Int(0));
+        let count = self
+            .counters
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| ValueSummary::single(Guard::TRUE, zero));
+        let mut value = ValueSummary::default();
+        let mut next = ValueSummary::default();
+        for (g, k) in self.restrict(&count, phi) {
+            let Some(Value::Int(k)) = self.store.as_const(k) else {
+                continue;
+            };
+            let sym = self.store.symbol_term(&input_name(name, k as u32), sort);
+            value.push(&mut self.guards, g, sym, self.opts.coalesce);
+            let k1 = self.store.constant(Value::Int(k + 1));
+            next.push(&mut self.guards, g, k1, self.opts.coalesce);
+        }
+        let updated = guarded_update(&mut self.guards, &count, phi, &next, self.opts.coalesce);
+        self.counters.insert(key, updated);
+        value
+    }
+
+    /// Applies `op` to every combination of operand entries (BINARY
+    /// OPERATION). Ill-typed combinations are bugs under their guard.
+    /// Returns the result and the guard of the paths that go on.
+    fn apply(&mut self, ctx: &StepCtx, phi: Guard, op: Op, args: &[ValueSummary]) -> (ValueSummary, Guard) {
+        let mut combos: Vec<(Guard, Vec<TermId>)> = vec![(phi, Vec::new())];
+        for a in args {
+            let mut next = Vec::new();
+            for (g, vs) in combos {
+                for (h, v) in self.restrict(a, g) {
+                    let mut vs2 = vs.clone();
+                    vs2.push(v);
+                    next.push((h, vs2));
+                }
+            }
+            combos = next;
+        }
+        let mut out = ValueSummary::default();
+        let mut go_on = phi;
+        for (g, vs) in combos {
+            let (g, vs) = match self.approximate(ctx, op, g, vs) {
+                Some(x) => x,
+                None => continue,
+            };
+            match self.store.app(op, &vs) {
+                Ok(t) => out.push(&mut self.guards, g, t, self.opts.coalesce),
+                Err(e) => {
+                    self.bug(g, &ctx.model, bug_kind(&e).name(), ctx.func, ctx.at);
+                    let not_g = self.guards.not(g);
+                    go_on = self.guards.and(go_on, not_g);
+                }
+            }
+        }
+        (out, go_on)
+    }
+
+    /// §3.3: an operation the solver is not asked to handle (non-linear
+    /// integer arithmetic under `--linear-only`, floating point under
+    /// `--no-float`) gets a symbolic operand replaced by its value in a model
+    /// of the combination's guard, which is narrowed to that value: the
+    /// other values' paths are dropped and the run is incomplete.
+    fn approximate(&mut self, ctx: &StepCtx, op: Op, g: Guard, mut vs: Vec<TermId>) -> Option<(Guard, Vec<TermId>)> {
+        let symbolic = |s: &TermStore, t: TermId| s.as_const(t).is_none();
+        let non_linear = self.opts.linear_only
+            && matches!(op, Op::Mul | Op::Div | Op::Rem)
+            && vs.len() == 2
+            && vs
+                .iter()
+                .all(|t| self.store.sort(*t) == Sort::Int && symbolic(&self.store, *t));
+        let float = self.opts.no_float
+            && vs
+                .iter()
+                .any(|t| self.store.sort(*t).is_float() && symbolic(&self.store, *t));
+        if !non_linear && !float {
+            return Some((g, vs));
+        }
+        let mut g = g;
+        for t in vs.iter_mut() {
+            let pick = if non_linear {
+                self.store.sort(*t) == Sort::Int
+            } else {
+                self.store.sort(*t).is_float()
+            };
+            if !pick || !symbolic(&self.store, *t) {
+                continue;
+            }
+            let m = self.feasible(g, &ctx.model)?;
+            let value = self.store.eval(*t, &m).ok()?;
+            let c = self.store.constant(value);
+            let fixed = self.store.eq(*t, c);
+            let fixed = self.guards.atom(&mut self.store, fixed);
+            g = self.guards.and(g, fixed);
+            *t = c;
+            if non_linear {
+                break;
+            }
+        }
+        let what = if non_linear {
+            "non-linear integer arithmetic (--linear-only)"
+        } else {
+            "floating point (--no-float)"
+        };
+        self.incomplete(format!("{what} concretised"));
+        Some((g, vs))
+    }
+
+    // ---- statements -------------------------------------------------------
+
+    fn step(&mut self, frame: &mut Frame, e: PcEntry, progress: &mut dyn FnMut(&Progress), start: Instant) {
+        let (func, at) = (frame.func, e.at);
+        let f = self.module.func(func);
+        *self.executions.entry((func, at)).or_insert(0) += 1;
+        self.result.stats.operations += 1;
+        if self.opts.trace {
+            let g = self.guards.display(&mut self.store, e.guard);
+            eprintln!("exec {} under {g}", f.location(at));
+        }
+        let ctx = StepCtx {
+            phi: e.guard,
+            func,
+            at,
+            model: e.model.clone(),
+        };
+        let Some(stmt) = f.stmts.get(at as usize) else {
+            self.ret(frame, &e, None);
+            return;
+        };
+        // The entry for the next statement. When bugs split paths off, its
+        // guard is new: it gets the SMT check (§5), and a test input.
+        let next = |me: &mut Self, frame: &mut Frame, g: Guard| {
+            let model = if g == e.guard {
+                e.model.clone()
+            } else {
+                match me.feasible(g, &e.model) {
+                    Some(m) => {
+                        me.models.push(m.clone());
+                        m
+                    }
+                    None => return,
+                }
+            };
+            let n = me.entry_at(g, at + 1, e.mult, e.visits.clone(), model);
+            me.add_pc(frame, n);
+        };
+        match stmt {
+            Stmt::Assign { dst, rhs } => {
+                let go_on = self.assign_rhs(frame, &ctx, *dst, rhs);
+                next(self, frame, go_on);
+            }
+            Stmt::Store { addr, value, width } => {
+                let (p, v) = (self.operand(frame, addr), self.operand(frame, value));
+                let go_on = self.store_through(&ctx, &p, &v, *width);
+                next(self, frame, go_on);
+            }
+            Stmt::Call { dst, callee, args } => {
+                let callee = self.operand(frame, callee);
+                let args: Vec<ValueSummary> = args.iter().map(|a| self.operand(frame, a)).collect();
+                self.call(frame, &e, &ctx, &callee, &args, *dst, progress, start);
+            }
+            Stmt::If { cond, target } => {
+                let (c, t) = (self.operand(frame, cond), self.operand(frame, target));
+                self.conditional(frame, &e, &ctx, &c, &t);
+            }
+            Stmt::Goto(target) => {
+                let t = self.operand(frame, target);
+                let tru = self.store.bool(true);
+                self.conditional(frame, &e, &ctx, &ValueSummary::single(Guard::TRUE, tru), &t);
+            }
+            Stmt::Ret(v) => {
+                let v = v.as_ref().map(|o| self.operand(frame, o));
+                self.ret(frame, &e, v);
+            }
+            Stmt::Assume(c) => {
+                let c = self.operand(frame, c);
+                let (holds, go_on) = self.condition(&ctx, &c);
+                let g = self.guards.and(go_on, holds);
+                next(self, frame, g);
+            }
+            Stmt::Assert(c) => {
+                let c = self.operand(frame, c);
+                let (holds, go_on) = self.condition(&ctx, &c);
+                let fails = self.guards.not(holds);
+                let bad = self.guards.and(go_on, fails);
+                self.bug(bad, &e.model, BugKind::Assertion.name(), func, at);
+                let ok = self.guards.and(go_on, holds);
+                next(self, frame, ok);
+            }
+            Stmt::Error(kind) => self.bug(e.guard, &e.model, kind, func, at),
+            Stmt::Halt => {
+                let vars = (func != self.entry).then(|| frame.vars.clone());
+                self.events.push(Event {
+                    guard: e.guard,
+                    kind: EventKind::End {
+                        func,
+                        vars,
+                        returned: None,
+                    },
+                });
+                self.result.paths += e.mult;
+                frame.halted.push(e);
+            }
+        }
+    }
+
+    /// The guard under which a Bool summary holds (within `ctx.phi`), and the
+    /// guard of the paths that go on (non-Bool entries are type errors).
+    fn condition(&mut self, ctx: &StepCtx, c: &ValueSummary) -> (Guard, Guard) {
+        let mut holds = Guard::FALSE;
+        let mut go_on = ctx.phi;
+        for (g, v) in self.restrict(c, ctx.phi) {
+            if self.store.sort(v) == Sort::Bool {
+                let a = self.guards.atom(&mut self.store, v);
+                let h = self.guards.and(g, a);
+                holds = self.guards.or(holds, h);
+            } else {
+                self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                let not_g = self.guards.not(g);
+                go_on = self.guards.and(go_on, not_g);
+            }
+        }
+        (holds, go_on)
+    }
+
+    /// CONDITIONAL: `if x goto y` with computed targets; new `pc` entries
+    /// get the BDD check and, when they split the entry, the SMT check.
+    fn conditional(&mut self, frame: &mut Frame, e: &PcEntry, ctx: &StepCtx, c: &ValueSummary, target: &ValueSummary) {
+        let (holds, go_on) = self.condition(ctx, c);
+        let fails = self.guards.not(holds);
+        let mut parts: Vec<(Guard, StmtIdx, bool)> = Vec::new();
+        for (gy, label) in self.restrict(target, holds) {
+            match self.store.as_const(label) {
+                Some(Value::Label { func, label }) if func == ctx.func.0 => {
+                    match self.module.func(ctx.func).label_target(label) {
+                        Some(s) => parts.push((self.guards.and(gy, go_on), s, true)),
+                        None => self.bug(gy, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at),
+                    }
+                }
+                _ => self.bug(gy, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at),
+            }
+        }
+        let fall = self.guards.and(go_on, fails);
+        let is_goto = matches!(self.module.func(ctx.func).stmts[ctx.at as usize], Stmt::Goto(_));
+        if !is_goto {
+            parts.push((fall, ctx.at + 1, false));
+        }
+        for (g, to, jumped) in parts {
+            if g.is_false() {
+                continue;
+            }
+            let model = if g == e.guard {
+                e.model.clone()
+            } else {
+                match self.feasible(g, &e.model) {
+                    Some(m) => {
+                        self.models.push(m.clone());
+                        m
+                    }
+                    None => continue,
+                }
+            };
+            let mut visits = e.visits.clone();
+            if let Some(bound) = self.config.limits.loop_bound {
+                if jumped && self.loop_heads[ctx.func.0 as usize][to as usize] {
+                    let n = visits.get(&to).copied().unwrap_or(0) + 1;
+                    if n > bound {
+                        let at = self.module.func(ctx.func).location(to);
+                        self.incomplete(format!("loop bound {bound} reached at {at}"));
+                        continue;
+                    }
+                    Rc::make_mut(&mut visits).insert(to, n);
+                }
+            }
+            let n = self.entry_at(g, to, e.mult, visits, model);
+            self.add_pc(frame, n);
+        }
+    }
+
+    fn ret(&mut self, frame: &mut Frame, e: &PcEntry, v: Option<ValueSummary>) {
+        let undef = self.store.constant(Value::Undef);
+        let v = v.unwrap_or_else(|| ValueSummary::single(Guard::TRUE, undef));
+        frame.returned = guarded_update(&mut self.guards, &frame.returned, e.guard, &v, self.opts.coalesce);
+        match frame.exits.first_mut() {
+            Some(x) if self.opts.coalesce => {
+                x.guard = self.guards.or(x.guard, e.guard);
+                x.mult += e.mult;
+            }
+            _ => frame.exits.push(Exit {
+                guard: e.guard,
+                mult: e.mult,
+                model: e.model.clone(),
+            }),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        frame: &mut Frame,
+        e: &PcEntry,
+        ctx: &StepCtx,
+        callee: &ValueSummary,
+        args: &[ValueSummary],
+        dst: Option<VarId>,
+        progress: &mut dyn FnMut(&Progress),
+        start: Instant,
+    ) {
+        // Function values resolve by their guards: no solver call (§2.4).
+        for (g, fv) in self.restrict(callee, ctx.phi) {
+            let target = match self.store.as_const(fv) {
+                Some(Value::Func(i)) => Some(FuncId(i)),
+                _ => None,
+            };
+            let Some(g_id) = target.filter(|t| self.module.func(*t).params.len() == args.len()) else {
+                self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                continue;
+            };
+            if frame_depth_exceeded(self, g_id) {
+                continue;
+            }
+            let callee_fn = self.module.func(g_id);
+            let undef = self.store.constant(Value::Undef);
+            let mut vars = vec![ValueSummary::single(Guard::TRUE, undef); callee_fn.vars.len()];
+            for (p, a) in callee_fn.params.iter().zip(args) {
+                let mut restricted = ValueSummary::default();
+                for (h, v) in self.restrict(a, g) {
+                    restricted.push(&mut self.guards, h, v, self.opts.coalesce);
+                }
+                vars[p.var.0 as usize] = restricted;
+            }
+            let first = self.entry_at(g, 0, e.mult, Rc::default(), e.model.clone());
+            let mut inner = self.new_frame(g_id, vars, first);
+            self.depth.push(g_id);
+            self.run_frame(&mut inner, progress, start);
+            self.depth.pop();
+            for x in &inner.exits {
+                if let Some(d) = dst {
+                    self.assign(frame, d, x.guard, &inner.returned);
+                }
+                let n = self.entry_at(x.guard, ctx.at + 1, x.mult, e.visits.clone(), x.model.clone());
+                self.add_pc(frame, n);
+            }
+        }
+    }
+}
+
+impl Multise<'_> {
+    /// The right-hand side's value for the paths in `ctx.phi`, assigned to
+    /// `dst`; returns the guard of the paths that go on (bugs split off).
+    fn assign_rhs(&mut self, frame: &mut Frame, ctx: &StepCtx, dst: VarId, rhs: &Rhs) -> Guard {
+        let phi = ctx.phi;
+        let (value, go_on) = match rhs {
+            Rhs::Copy(a) => (self.operand(frame, a), phi),
+            Rhs::Input { sort, name } => (self.read_input(phi, name, *sort), phi),
+            Rhs::Unary(op, a) => {
+                let a = self.operand(frame, a);
+                self.apply(ctx, phi, *op, &[a])
+            }
+            Rhs::Binary(op, a, b) => {
+                let (a, b) = (self.operand(frame, a), self.operand(frame, b));
+                let mut go = phi;
+                if is_division(*op) {
+                    for (g, d) in self.restrict(&b, phi) {
+                        if !matches!(self.store.sort(d), Sort::Int | Sort::Bv(_)) {
+                            continue;
+                        }
+                        let zero = self.store.constant(Value::default_of(self.store.sort(d)));
+                        let is_zero = self.store.eq(d, zero);
+                        let z = self.guards.atom(&mut self.store, is_zero);
+                        let bad = self.guards.and(g, z);
+                        self.bug(bad, &ctx.model, BugKind::DivisionByZero.name(), ctx.func, ctx.at);
+                        let ok = self.guards.not(bad);
+                        go = self.guards.and(go, ok);
+                    }
+                }
+                self.apply(ctx, go, *op, &[a, b])
+            }
+            Rhs::Select(c, a, b) => {
+                let (c, a, b) = (self.operand(frame, c), self.operand(frame, a), self.operand(frame, b));
+                let (holds, go) = self.condition(ctx, &c);
+                let fails = self.guards.not(holds);
+                let (yes, no) = (self.guards.and(go, holds), self.guards.and(go, fails));
+                let mut out = ValueSummary::default();
+                for (g, v) in self.restrict(&a, yes).into_iter().chain(self.restrict(&b, no)) {
+                    out.push(&mut self.guards, g, v, self.opts.coalesce);
+                }
+                (out, go)
+            }
+            Rhs::Load { addr, width } => {
+                let p = self.operand(frame, addr);
+                self.load(ctx, &p, *width)
+            }
+            Rhs::Alloc(n) => {
+                let n = self.operand(frame, n);
+                self.alloc(ctx, &n)
+            }
+        };
+        self.assign(frame, dst, go_on, &value);
+        go_on
+    }
+
+    /// `p = alloc n`: on each path, the next allocation (numbered per path,
+    /// as a concrete run numbers them) gets `n` undefined cells.
+    fn alloc(&mut self, ctx: &StepCtx, n: &ValueSummary) -> (ValueSummary, Guard) {
+        let mut out = ValueSummary::default();
+        let mut go = ctx.phi;
+        let undef = self.store.constant(Value::Undef);
+        for (gn, size) in self.restrict(n, ctx.phi) {
+            let cells = match self.store.as_const(size) {
+                Some(Value::Int(k)) if (0..=MAX_ALLOC as i128).contains(&k) => k as usize,
+                Some(Value::Bv { bits, .. }) if bits <= MAX_ALLOC => bits as usize,
+                _ => {
+                    // Symbolic or bad sizes: a bug (the concrete run agrees
+                    // for bad ones; symbolic sizes are not supported here).
+                    if self.store.as_const(size).is_none() {
+                        self.incomplete("symbolic allocation size".into());
+                    } else {
+                        self.bug(gn, &ctx.model, BugKind::BadAllocation.name(), ctx.func, ctx.at);
+                    }
+                    let not_g = self.guards.not(gn);
+                    go = self.guards.and(go, not_g);
+                    continue;
+                }
+            };
+            let count = self.counters[ALLOCS].clone();
+            let mut next = ValueSummary::default();
+            for (gc, k) in self.restrict(&count, gn) {
+                let Some(Value::Int(k)) = self.store.as_const(k) else {
+                    continue;
+                };
+                let k = k as usize;
+                if k == self.memory.len() {
+                    self.memory.push(Allocation {
+                        size: ValueSummary::default(),
+                        cells: Vec::new(),
+                    });
+                }
+                let size_t = self.store.constant(Value::Int(cells as i128));
+                let a = &mut self.memory[k];
+                a.size = guarded_update(
+                    &mut self.guards,
+                    &a.size,
+                    gc,
+                    &ValueSummary::single(Guard::TRUE, size_t),
+                    self.opts.coalesce,
+                );
+                if a.cells.len() < cells {
+                    a.cells.resize(cells, ValueSummary::default());
+                }
+                for c in 0..cells {
+                    let a = &mut self.memory[k];
+                    a.cells[c] = guarded_update(
+                        &mut self.guards,
+                        &a.cells[c],
+                        gc,
+                        &ValueSummary::single(Guard::TRUE, undef),
+                        self.opts.coalesce,
+                    );
+                }
+                let addr = self.store.constant(Value::Addr {
+                    alloc: k as u32,
+                    offset: 0,
+                });
+                out.push(&mut self.guards, gc, addr, self.opts.coalesce);
+                let k1 = self.store.constant(Value::Int(k as i128 + 1));
+                next.push(&mut self.guards, gc, k1, self.opts.coalesce);
+            }
+            let updated = guarded_update(&mut self.guards, &count, gn, &next, self.opts.coalesce);
+            self.counters.insert(ALLOCS.into(), updated);
+        }
+        (out, go)
+    }
+
+    /// The cells an access of `cells` cells through the address summary `p`
+    /// touches: `(guard, allocation, offset)`, plus the guard of the paths
+    /// that go on. Non-addresses and out-of-bounds offsets are bugs; a
+    /// symbolic offset splits into one guarded target per feasible offset.
+    fn targets(&mut self, ctx: &StepCtx, p: &ValueSummary, cells: usize) -> (Vec<(Guard, usize, usize)>, Guard) {
+        let mut out = Vec::new();
+        let mut go = ctx.phi;
+        for (g, a) in self.restrict(p, ctx.phi) {
+            let parts = self
+                .store
+                .addr_parts(a)
+                .filter(|(k, _)| (*k as usize) < self.memory.len());
+            let Some((k, off)) = parts else {
+                self.bug(g, &ctx.model, BugKind::InvalidAddress.name(), ctx.func, ctx.at);
+                let not_g = self.guards.not(g);
+                go = self.guards.and(go, not_g);
+                continue;
+            };
+            let sizes = self.memory[k as usize].size.clone();
+            for (gs, size) in self.restrict(&sizes, g) {
+                let Some(Value::Int(n)) = self.store.as_const(size) else {
+                    continue;
+                };
+                let last = n - cells as i128;
+                let bad = match self.store.as_const(off) {
+                    Some(Value::Int(o)) if (0..=last).contains(&o) => {
+                        out.push((gs, k as usize, o as usize));
+                        continue;
+                    }
+                    Some(_) => gs,
+                    None => {
+                        let lo = self.store.constant(Value::Int(0));
+                        let hi = self.store.constant(Value::Int(last));
+                        let below = self.store.app(Op::Lt, &[off, lo]).expect("offsets are Int");
+                        let above = self.store.app(Op::Gt, &[off, hi]).expect("offsets are Int");
+                        let outside = self.store.or(below, above);
+                        let outside = self.guards.atom(&mut self.store, outside);
+                        self.guards.and(gs, outside)
+                    }
+                };
+                self.bug(bad, &ctx.model, BugKind::OutOfBounds.name(), ctx.func, ctx.at);
+                let ok = self.guards.not(bad);
+                go = self.guards.and(go, ok);
+                if self.store.as_const(off).is_some() || last < 0 {
+                    continue;
+                }
+                let inside = self.guards.and(gs, ok);
+                let candidates: Vec<i128> = if last < MAX_OFFSET_SPLIT {
+                    (0..=last).collect()
+                } else {
+                    self.incomplete(format!("symbolic offset into an allocation of {n} cells concretised"));
+                    match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
+                        Some(Ok(Value::Int(o))) => vec![o],
+                        _ => vec![],
+                    }
+                };
+                for o in candidates {
+                    let ot = self.store.constant(Value::Int(o));
+                    let at = self.store.eq(off, ot);
+                    let at = self.guards.atom(&mut self.store, at);
+                    let g = self.guards.and(inside, at);
+                    if !g.is_false() {
+                        out.push((g, k as usize, o as usize));
+                    }
+                }
+                if last >= MAX_OFFSET_SPLIT {
+                    // Paths at the other offsets are dropped.
+                    let covered = out
+                        .iter()
+                        .filter(|t| t.1 == k as usize)
+                        .fold(Guard::FALSE, |acc, t| self.guards.or(acc, t.0));
+                    let dropped = self.guards.not(covered);
+                    let dropped = self.guards.and(inside, dropped);
+                    let keep = self.guards.not(dropped);
+                    go = self.guards.and(go, keep);
+                }
+            }
+        }
+        let out = out
+            .into_iter()
+            .map(|(g, k, o)| (self.guards.and(g, go), k, o))
+            .filter(|t| !t.0.is_false())
+            .collect();
+        (out, go)
+    }
+
+    /// LOAD through an address summary; wide loads compose byte cells.
+    fn load(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (ValueSummary, Guard) {
+        let cells = width.map_or(1, |w| w as usize / 8);
+        let (targets, mut go) = self.targets(ctx, p, cells);
+        let mut out = ValueSummary::default();
+        for (gt, k, o) in targets {
+            let Some(w) = width else {
+                let cell = self.memory[k].cells[o].clone();
+                for (g, v) in self.restrict(&cell, gt) {
+                    out.push(&mut self.guards, g, v, self.opts.coalesce);
+                }
+                continue;
+            };
+            let zero = self.store.constant(Value::bv(w, 0));
+            let mut acc = vec![(gt, zero)];
+            for i in 0..cells {
+                let cell = self.memory[k].cells[o + i].clone();
+                let mut next = Vec::new();
+                for (g, a) in acc {
+                    for (h, byte) in self.restrict(&cell, g) {
+                        match self.store.sort(byte) {
+                            Sort::Undef => next.push((h, a)),
+                            Sort::Bv(8) => {
+                                let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
+                                let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+                                let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
+                                next.push((h, self.store.app(Op::Or, &[a, shifted]).expect("same width")));
+                            }
+                            _ => {
+                                self.bug(h, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                                let not_h = self.guards.not(h);
+                                go = self.guards.and(go, not_h);
+                            }
+                        }
+                    }
+                }
+                acc = next;
+            }
+            for (g, v) in acc {
+                let g = self.guards.and(g, go);
+                out.push(&mut self.guards, g, v, self.opts.coalesce);
+            }
+        }
+        (out, go)
+    }
+
+    /// STORE: a strong update of every cell the address summary may name,
+    /// each under its own guard.
+    fn store_through(&mut self, ctx: &StepCtx, p: &ValueSummary, v: &ValueSummary, width: Option<u8>) -> Guard {
+        let cells = width.map_or(1, |w| w as usize / 8);
+        let mut go = ctx.phi;
+        let value: Vec<ValueSummary> = match width {
+            None => vec![v.clone()],
+            Some(w) => {
+                let mut bytes = vec![ValueSummary::default(); cells];
+                for (g, val) in self.restrict(v, ctx.phi) {
+                    if self.store.sort(val) != Sort::Bv(w) {
+                        self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                        let not_g = self.guards.not(g);
+                        go = self.guards.and(go, not_g);
+                        continue;
+                    }
+                    for (i, b) in bytes.iter_mut().enumerate() {
+                        let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+                        let moved = self.store.app(Op::LShr, &[val, sh]).expect("same width");
+                        let byte = self.store.app(Op::Trunc(8), &[moved]).expect("narrows");
+                        b.push(&mut self.guards, g, byte, self.opts.coalesce);
+                    }
+                }
+                bytes
+            }
+        };
+        let inner = StepCtx { phi: go, ..ctx.clone() };
+        let (targets, go) = self.targets(&inner, p, cells);
+        for (gt, k, o) in targets {
+            for (i, val) in value.iter().enumerate() {
+                let a = &mut self.memory[k];
+                a.cells[o + i] = guarded_update(&mut self.guards, &a.cells[o + i], gt, val, self.opts.coalesce);
+            }
+        }
+        go
+    }
+
+    // ---- results -----------------------------------------------------------
+
+    /// The value a summary has under `model` (the entry whose guard holds).
+    fn value_under(&self, s: &ValueSummary, model: &Model) -> Option<(TermId, Value)> {
+        let (_, t) = s
+            .iter()
+            .find(|(g, _)| self.guards.eval(&self.store, *g, model) == Some(true))?;
+        Some((*t, self.store.eval(*t, model).ok()?))
+    }
+
+    fn outcome_under(&self, frame: &Frame, e: &Event, m: &Model) -> (Outcome, BTreeMap<String, String>) {
+        let mut expressions = BTreeMap::new();
+        match &e.kind {
+            EventKind::Bug { kind, func, stmt } => (Outcome::bug(self.module, kind, *func, *stmt), expressions),
+            EventKind::End { func, vars, returned } => {
+                let f = self.module.func(*func);
+                let vars = vars.as_ref().unwrap_or(&frame.vars);
+                let mut values = BTreeMap::new();
+                for (name, s) in f.vars.iter().zip(vars) {
+                    if let Some((t, v)) = self.value_under(s, m) {
+                        if v != Value::Undef {
+                            values.insert(name.clone(), self.module.render_value(&v));
+                            expressions.insert(name.clone(), self.store.display(t));
+                        }
+                    }
+                }
+                let count = match self.value_under(&self.counters[ALLOCS], m) {
+                    Some((_, Value::Int(n))) => n as usize,
+                    _ => 0,
+                };
+                let cells: Vec<Vec<Value>> = self.memory[..count.min(self.memory.len())]
+                    .iter()
+                    .map(|a| {
+                        let size = match self.value_under(&a.size, m) {
+                            Some((_, Value::Int(n))) => n as usize,
+                            _ => 0,
+                        };
+                        a.cells[..size]
+                            .iter()
+                            .map(|c| self.value_under(c, m).map_or(Value::Undef, |x| x.1))
+                            .collect()
+                    })
+                    .collect();
+                let returned = returned
+                    .as_ref()
+                    .and_then(|r| self.value_under(r, m))
+                    .map(|(_, v)| self.module.render_value(&v));
+                let outcome = Outcome::End {
+                    function: f.name.clone(),
+                    values,
+                    memory: render_memory(self.module, cells.iter().map(|c| c.as_slice())),
+                    returned,
+                };
+                (outcome, expressions)
+            }
+        }
+    }
+
+    /// One test per distinct model: its outcome is read off the event whose
+    /// guard the model satisfies.
+    fn write_tests(&mut self, frame: &Frame) {
+        let mut seen = std::collections::BTreeSet::new();
+        let models = std::mem::take(&mut self.models);
+        for m in models {
+            let mut syms: Vec<_> = m.iter().map(|(s, v)| (*s, *v)).collect();
+            syms.sort_unstable();
+            if !seen.insert(syms.clone()) {
+                continue;
+            }
+            let Some(e) = self
+                .events
+                .iter()
+                .find(|e| self.guards.eval(&self.store, e.guard, &m) == Some(true))
+            else {
+                continue;
+            };
+            let (outcome, expressions) = self.outcome_under(frame, e, &m);
+            let inputs = syms
+                .iter()
+                .map(|(s, v)| TestInput::new(&self.store.symbol(*s).name, *v))
+                .collect();
+            let guard = e.guard;
+            let pc = self.guards.display(&mut self.store, guard);
+            let test = TestCase {
+                program: self.program.clone(),
+                entry: self.module.func(self.entry).name.clone(),
+                inputs,
+                outcome,
+                expressions,
+                path_condition: vec![pc],
+            };
+            self.result.add_test(test);
+        }
+    }
+
+    fn finish_stats(&mut self, start: Instant, frame: &Frame) {
+        let s = &self.solver.stats;
+        let st = &mut self.result.stats;
+        st.wall_ms = start.elapsed().as_millis() as u64;
+        st.solver_queries = s.queries;
+        st.solver_calls = s.solver_calls;
+        st.solver_cache_hits = s.cache_hits;
+        st.solver_cex_hits = s.cex_hits;
+        st.solver_ms = s.solver_time.as_millis() as u64;
+        st.bdd_ms = self.guards.time.as_millis() as u64;
+        st.operations = self.entries_processed.max(st.operations);
+        st.avg_value_summary_size = if self.summaries_processed == 0 {
+            0.0
+        } else {
+            self.entries_processed as f64 / self.summaries_processed as f64
+        };
+        let finals: Vec<usize> = frame
+            .vars
+            .iter()
+            .chain(self.memory.iter().flat_map(|a| a.cells.iter()))
+            .map(|s| s.len())
+            .filter(|n| *n > 0)
+            .collect();
+        let avg_final = if finals.is_empty() {
+            1.0
+        } else {
+            finals.iter().sum::<usize>() as f64 / finals.len() as f64
+        };
+        // Seed 000 §5.2: paths per distinct value in the final summaries.
+        st.sharing_factor = self.result.paths as f64 / avg_final;
+    }
+
+    /// The final state in the paper's notation, e.g. `z ↦ {(φ, r0 - 1), …}`.
+    fn render_state(&mut self, frame: &Frame) -> String {
+        let f = self.module.func(frame.func);
+        let mut out = String::new();
+        let pc: Vec<String> = frame
+            .halted
+            .iter()
+            .chain(&frame.pc)
+            .map(|e| {
+                let label = f.label_of(e.at).map_or(format!("#{}", e.at), String::from);
+                (e.guard, label)
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|(g, l)| format!("({}, {l})", self.guards.display(&mut self.store, g)))
+            .collect();
+        let _ = writeln!(out, "pc ↦ {{{}}}", pc.join(", "));
+        let summaries: Vec<(String, ValueSummary)> = f
+            .vars
+            .iter()
+            .cloned()
+            .zip(frame.vars.iter().cloned())
+            .chain(self.memory.iter().enumerate().flat_map(|(k, a)| {
+                a.cells
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, c)| (format!("a{k}[{i}]"), c.clone()))
+                    .collect::<Vec<_>>()
+            }))
+            .collect();
+        for (name, s) in summaries {
+            let entries: Vec<String> = s
+                .iter()
+                .map(|(g, v)| {
+                    let v = match self.store.node(*v) {
+                        Node::Const(c) => self.module.render_value(c),
+                        _ => self.store.display(*v),
+                    };
+                    format!("({}, {v})", self.guards.display(&mut self.store, *g))
+                })
+                .collect();
+            let _ = writeln!(out, "{name} ↦ {{{}}}", entries.join(", "));
+        }
+        out
+    }
+}
+
+/// Recursion bound and call-stack exhaustion: whether a call of `g` is too deep.
+fn frame_depth_exceeded(me: &mut Multise<'_>, g: FuncId) -> bool {
+    if me.depth.len() >= MAX_CALL_DEPTH {
+        me.incomplete("call depth limit reached".into());
+        return true;
+    }
+    if let Some(bound) = me.config.limits.loop_bound {
+        if me.depth.iter().filter(|f| **f == g).count() as u32 >= bound.max(1) {
+            let name = me.module.func(g).name.clone();
+            me.incomplete(format!("loop bound {bound} reached at recursive call of {name}"));
+            return true;
+        }
+    }
+    false
+}
+
+/// What a statement's rules need to know about the entry running it.
+#[derive(Clone)]
+struct StepCtx {
+    phi: Guard,
+    func: FuncId,
+    at: StmtIdx,
+    model: Rc<Model>,
+}
