@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use braid_engine::replay::coverage;
-use braid_engine::{RunResult, SearchKind};
+use braid_engine::RunResult;
 use braid_ir::Module;
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -11,7 +11,8 @@ use std::path::Path;
 
 pub struct Report {
     pub program: String,
-    pub search: SearchKind,
+    /// The searcher (dse) or pick strategy (multise).
+    pub search: String,
     pub result: RunResult,
     pub branches_covered: usize,
     pub branches_total: usize,
@@ -23,14 +24,14 @@ pub fn test_file(i: usize) -> String {
 }
 
 impl Report {
-    pub fn new(module: &Module, program: &str, search: SearchKind, mut result: RunResult) -> Report {
+    pub fn new(module: &Module, program: &str, search: &str, mut result: RunResult) -> Report {
         let covered = coverage(module, &result.tests).len();
         for b in &mut result.bugs {
             b.test = test_file(b.test_index);
         }
         Report {
             program: program.to_string(),
-            search,
+            search: search.to_string(),
             result,
             branches_covered: covered,
             branches_total: 2 * module.branch_count(),
@@ -42,7 +43,7 @@ impl Report {
         json!({
             "program": self.program,
             "engine": r.engine,
-            "search": self.search.name(),
+            "search": self.search,
             "complete": r.complete(),
             "incomplete_reasons": r.incomplete_reasons,
             "paths": r.paths,
@@ -62,7 +63,7 @@ impl Report {
             "{}: engine {}, search {}",
             self.program,
             r.engine,
-            self.search.name()
+            self.search
         );
         let state = if r.complete() {
             "complete".to_string()

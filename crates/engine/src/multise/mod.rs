@@ -639,7 +639,10 @@ impl<'m> Multise<'m> {
                     },
                 });
                 self.result.paths += e.mult;
-                frame.halted.push(e);
+                match frame.halted.iter_mut().find(|h| h.at == e.at) {
+                    Some(h) if self.opts.coalesce => h.guard = self.guards.or(h.guard, e.guard),
+                    _ => frame.halted.push(e),
+                }
             }
         }
     }
