@@ -17,8 +17,14 @@ fn dump(program: &str, extra: &[&str]) -> String {
 
 /// The entries `(guard, value)` of `name ↦ {…}` in a dump, as text.
 fn summary(dump: &str, name: &str) -> Vec<String> {
-    let line = dump.lines().find(|l| l.starts_with(&format!("{name} ↦ "))).unwrap_or_else(|| panic!("{name} in {dump}"));
-    let body = line.split_once('{').map(|(_, b)| b.trim_end_matches('}')).expect("braces");
+    let line = dump
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} ↦ ")))
+        .unwrap_or_else(|| panic!("{name} in {dump}"));
+    let body = line
+        .split_once('{')
+        .map(|(_, b)| b.trim_end_matches('}'))
+        .expect("braces");
     // Split at top-level ", (" between entries.
     let mut out = Vec::new();
     let (mut depth, mut cur) = (0i32, String::new());
@@ -64,7 +70,10 @@ fn executions_of(program: &str, location: &str, extra: &[&str]) -> usize {
     let mut args = vec!["run", program, "--engine", "multise", "--trace"];
     args.extend_from_slice(extra);
     let o = braid(&args);
-    String::from_utf8_lossy(&o.stderr).lines().filter(|l| l.starts_with(&format!("exec {location} "))).count()
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.starts_with(&format!("exec {location} ")))
+        .count()
 }
 
 #[test]
@@ -80,7 +89,11 @@ fn function_values_resolve_without_the_solver() {
     let p = example("examples/paper/function-values.bir");
     let d = dump(&p, &[]);
     let r: BTreeSet<String> = summary(&d, "r").into_iter().collect();
-    assert_eq!(r, ["(x0 <= 0, -1)".to_string(), "(x0 > 0, 1)".to_string()].into(), "{d}");
+    assert_eq!(
+        r,
+        ["(x0 <= 0, -1)".to_string(), "(x0 > 0, 1)".to_string()].into(),
+        "{d}"
+    );
     let f: BTreeSet<String> = summary(&d, "f").into_iter().collect();
     assert_eq!(f, ["(x0 <= 0, @f2)".to_string(), "(x0 > 0, @f1)".to_string()].into());
     // The two queries are the SMT checks of the conditional's two new pc
@@ -95,8 +108,16 @@ fn aliasing_updates_cells_strongly_under_their_guards() {
     let d = dump(&example("examples/paper/aliasing.bir"), &[]);
     let a0: BTreeSet<String> = summary(&d, "a0[0]").into_iter().collect();
     let a1: BTreeSet<String> = summary(&d, "a1[0]").into_iter().collect();
-    assert_eq!(a0, ["(x0 > 0, 4)".to_string(), "(x0 <= 0, 2)".to_string()].into(), "{d}");
-    assert_eq!(a1, ["(x0 <= 0, 4)".to_string(), "(x0 > 0, 3)".to_string()].into(), "{d}");
+    assert_eq!(
+        a0,
+        ["(x0 > 0, 4)".to_string(), "(x0 <= 0, 2)".to_string()].into(),
+        "{d}"
+    );
+    assert_eq!(
+        a1,
+        ["(x0 <= 0, 4)".to_string(), "(x0 > 0, 3)".to_string()].into(),
+        "{d}"
+    );
 }
 
 /// Bugs (kind, location) and covered branches of a run.
@@ -105,7 +126,12 @@ fn bugs_and_coverage(json: &serde_json::Value) -> (BTreeSet<(String, String)>, u
         .as_array()
         .expect("bugs")
         .iter()
-        .map(|b| (b["kind"].as_str().unwrap_or("").to_string(), b["location"].as_str().unwrap_or("").to_string()))
+        .map(|b| {
+            (
+                b["kind"].as_str().unwrap_or("").to_string(),
+                b["location"].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
     (bugs, json["coverage"]["branches_covered"].as_u64().expect("coverage"))
 }
@@ -147,8 +173,11 @@ fn multise_agrees_with_dse_on_every_example_and_its_tests_replay() {
 fn non_linear_arithmetic_is_concretised_under_linear_only() {
     let dir = tempfile::tempdir().expect("temp dir");
     let src = dir.path().join("nl.bir");
-    std::fs::write(&src, "fn main(x: int, y: int) {\n  p = x * y\n  c = p == 12\n  if c goto Hit\n  halt\nHit: error \"hit\"\n}\n")
-        .expect("write");
+    std::fs::write(
+        &src,
+        "fn main(x: int, y: int) {\n  p = x * y\n  c = p == 12\n  if c goto Hit\n  halt\nHit: error \"hit\"\n}\n",
+    )
+    .expect("write");
     let p = src.display().to_string();
     let (_, json, _) = run_json(&p, &dir.path().join("o"), &["--engine", "multise", "--linear-only"]);
     assert_eq!(json["complete"], false);

@@ -222,7 +222,11 @@ fn run(args: RunArgs) -> Result<i32> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let order = if args.engine == "multise" { args.pick.as_str() } else { search.name() };
+    let order = if args.engine == "multise" {
+        args.pick.as_str()
+    } else {
+        search.name()
+    };
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {
         report.write_dir(dir)?;

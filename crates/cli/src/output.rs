@@ -58,13 +58,7 @@ impl Report {
     pub fn human(&self) -> String {
         let r = &self.result;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "{}: engine {}, search {}",
-            self.program,
-            r.engine,
-            self.search
-        );
+        let _ = writeln!(s, "{}: engine {}, search {}", self.program, r.engine, self.search);
         let state = if r.complete() {
             "complete".to_string()
         } else {

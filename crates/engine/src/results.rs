@@ -126,8 +126,10 @@ pub struct Stats {
     pub solver_ms: u64,
     pub bdd_ms: u64,
     /// MultiSE §5.2: per executed statement, the sizes of the value
-    /// summaries it processed (1 per statement for a forking engine).
+    /// summaries it reads (a forking engine's have one entry each).
     pub operations: u64,
+    /// Statements executed (a multise step runs one for many paths).
+    pub statements: u64,
     pub states_created: u64,
     pub states_merged: u64,
     pub avg_value_summary_size: f64,

@@ -240,6 +240,31 @@ impl Guards {
         t
     }
 
+    /// `g` as a conjunction of terms: the literals every satisfying path
+    /// fixes (read off the BDD's top chain), then the rest as one term. The
+    /// solver layer can then slice them by shared symbols and cache them.
+    pub fn conjuncts(&mut self, store: &mut TermStore, g: Guard) -> Vec<TermId> {
+        let mut out = Vec::new();
+        let mut g = g;
+        while !g.is_true() && !g.is_false() {
+            let n = self.nodes[g.0 as usize];
+            let a = self.atoms[n.var as usize];
+            if n.lo.is_false() {
+                out.push(a);
+                g = n.hi;
+            } else if n.hi.is_false() {
+                out.push(store.not(a));
+                g = n.lo;
+            } else {
+                break;
+            }
+        }
+        if !g.is_true() {
+            out.push(self.to_term(store, g));
+        }
+        out
+    }
+
     /// Whether `g` holds under `model` (`None` if an atom does not evaluate).
     pub fn eval(&self, store: &TermStore, g: Guard, model: &Model) -> Option<bool> {
         let mut g = g;
@@ -313,6 +338,19 @@ mod tests {
         let either = g.or(t, b);
         let back = g.or(na, b);
         assert_eq!(either, back);
+    }
+
+    #[test]
+    fn conjunctions_of_literals_come_apart() {
+        let (mut s, mut g, p, q) = setup();
+        let (a, b) = (g.atom(&mut s, p), g.atom(&mut s, q));
+        let nb = g.not(b);
+        let both = g.and(a, nb);
+        let nq = s.not(q);
+        assert_eq!(g.conjuncts(&mut s, both), vec![p, nq]);
+        let either = g.or(a, b);
+        assert_eq!(g.conjuncts(&mut s, either).len(), 1);
+        assert!(g.conjuncts(&mut s, Guard::TRUE).is_empty());
     }
 
     #[test]

@@ -186,7 +186,10 @@ impl<'m> Dse<'m> {
 
     // ---- values -------------------------------------------------------
 
+    /// An operand's value; each read counts as one operation (a forking
+    /// engine's value summaries have one entry).
     fn operand(&mut self, st: &State, o: &Operand) -> TermId {
+        self.result.stats.operations += 1;
         match o {
             Operand::Var(v) => st.top().vars[v.0 as usize],
             Operand::Const(c) => self.store.constant(*c),
@@ -357,8 +360,8 @@ impl<'m> Dse<'m> {
     // ---- statements -----------------------------------------------------
 
     fn step(&mut self, mut st: State) -> Step {
-        self.result.stats.operations += 1;
         st.steps_since_cover += 1;
+        self.result.stats.statements += 1;
         let (func, at) = (st.top().func, st.top().at);
         let f = self.module.func(func);
         let Some(stmt) = f.stmts.get(at as usize) else {

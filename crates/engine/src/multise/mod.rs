@@ -373,8 +373,14 @@ impl<'m> Multise<'m> {
         if g.is_false() {
             return None;
         }
-        let t = self.guards.to_term(&mut self.store, g);
-        match self.solver.check(&self.store, &[], t, Some(hint)) {
+        // The entry's own model often decides the new guard already.
+        if self.guards.eval(&self.store, g, hint) == Some(true) {
+            self.solver.stats.queries += 1;
+            self.solver.stats.cex_hits += 1;
+            return Some(Rc::new(hint.clone()));
+        }
+        let parts = self.guards.conjuncts(&mut self.store, g);
+        match self.solver.model(&self.store, &parts) {
             SatResult::Sat(m) => {
                 let mut full = hint.clone();
                 full.extend(m);
@@ -552,7 +558,7 @@ impl<'m> Multise<'m> {
         let (func, at) = (frame.func, e.at);
         let f = self.module.func(func);
         *self.executions.entry((func, at)).or_insert(0) += 1;
-        self.result.stats.operations += 1;
+        self.result.stats.statements += 1;
         if self.opts.trace {
             let g = self.guards.display(&mut self.store, e.guard);
             eprintln!("exec {} under {g}", f.location(at));
@@ -1189,7 +1195,7 @@ impl Multise<'_> {
         st.solver_cex_hits = s.cex_hits;
         st.solver_ms = s.solver_time.as_millis() as u64;
         st.bdd_ms = self.guards.time.as_millis() as u64;
-        st.operations = self.entries_processed.max(st.operations);
+        st.operations = self.entries_processed;
         st.avg_value_summary_size = if self.summaries_processed == 0 {
             0.0
         } else {
