@@ -134,6 +134,8 @@ pub struct Stats {
     pub states_merged: u64,
     pub avg_value_summary_size: f64,
     pub sharing_factor: f64,
+    /// Entries in the final value summaries (variables and memory; multise).
+    pub summary_entries: u64,
     pub partial_solutions: u64,
 }
 

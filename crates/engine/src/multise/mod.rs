@@ -1208,11 +1208,8 @@ impl Multise<'_> {
             .map(|s| s.len())
             .filter(|n| *n > 0)
             .collect();
-        let avg_final = if finals.is_empty() {
-            1.0
-        } else {
-            finals.iter().sum::<usize>() as f64 / finals.len() as f64
-        };
+        st.summary_entries = finals.iter().sum::<usize>() as u64;
+        let avg_final = if finals.is_empty() { 1.0 } else { st.summary_entries as f64 / finals.len() as f64 };
         // Seed 000 §5.2: paths per distinct value in the final summaries.
         st.sharing_factor = self.result.paths as f64 / avg_final;
     }
