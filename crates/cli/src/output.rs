@@ -66,8 +66,9 @@ impl Report {
         };
         let _ = writeln!(
             s,
-            "paths {}  tests {}  bugs {}  ({state})",
+            "paths {}{}  tests {}  bugs {}  ({state})",
             r.paths,
+            if r.paths_exact { "" } else { " (estimate)" },
             r.tests.len(),
             r.bugs.len()
         );

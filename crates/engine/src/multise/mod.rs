@@ -359,6 +359,13 @@ impl<'m> Multise<'m> {
             if let Some(o) = frame.pc.iter_mut().find(|o| o.at == e.at && o.visits == e.visits) {
                 o.guard = self.guards.or(o.guard, e.guard);
                 o.mult += e.mult;
+                self.result.stats.states_merged += 1;
+                return;
+            }
+        }
+        if let Some(max) = self.config.limits.max_states {
+            if frame.pc.len() >= max {
+                self.incomplete(format!("state limit of {max} pc entries reached: entries dropped"));
                 return;
             }
         }
@@ -1209,7 +1216,11 @@ impl Multise<'_> {
             .filter(|n| *n > 0)
             .collect();
         st.summary_entries = finals.iter().sum::<usize>() as u64;
-        let avg_final = if finals.is_empty() { 1.0 } else { st.summary_entries as f64 / finals.len() as f64 };
+        let avg_final = if finals.is_empty() {
+            1.0
+        } else {
+            st.summary_entries as f64 / finals.len() as f64
+        };
         // Seed 000 §5.2: paths per distinct value in the final summaries.
         st.sharing_factor = self.result.paths as f64 / avg_final;
     }
