@@ -139,6 +139,18 @@ pub struct Stats {
     pub partial_solutions: u64,
 }
 
+impl Stats {
+    /// Records the run's wall time and the solver layer's counters.
+    pub fn record(&mut self, wall: std::time::Duration, solver: &braid_solver::SolverStats) {
+        self.wall_ms = wall.as_millis() as u64;
+        self.solver_queries = solver.queries;
+        self.solver_calls = solver.solver_calls;
+        self.solver_cache_hits = solver.cache_hits;
+        self.solver_cex_hits = solver.cex_hits;
+        self.solver_ms = solver.solver_time.as_millis() as u64;
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RunResult {
     pub engine: String,

@@ -129,14 +129,8 @@ impl<'m> Dse<'m> {
                 break;
             }
         }
-        let s = &self.solver.stats;
         let stats = &mut self.result.stats;
-        stats.wall_ms = start.elapsed().as_millis() as u64;
-        stats.solver_queries = s.queries;
-        stats.solver_calls = s.solver_calls;
-        stats.solver_cache_hits = s.cache_hits;
-        stats.solver_cex_hits = s.cex_hits;
-        stats.solver_ms = s.solver_time.as_millis() as u64;
+        stats.record(start.elapsed(), &self.solver.stats);
         stats.avg_value_summary_size = 1.0;
         stats.sharing_factor = 1.0;
         Ok(self.result)

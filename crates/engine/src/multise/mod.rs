@@ -1193,14 +1193,8 @@ impl Multise<'_> {
     }
 
     fn finish_stats(&mut self, start: Instant, frame: &Frame) {
-        let s = &self.solver.stats;
         let st = &mut self.result.stats;
-        st.wall_ms = start.elapsed().as_millis() as u64;
-        st.solver_queries = s.queries;
-        st.solver_calls = s.solver_calls;
-        st.solver_cache_hits = s.cache_hits;
-        st.solver_cex_hits = s.cex_hits;
-        st.solver_ms = s.solver_time.as_millis() as u64;
+        st.record(start.elapsed(), &self.solver.stats);
         st.bdd_ms = self.guards.time.as_millis() as u64;
         st.operations = self.entries_processed;
         st.avg_value_summary_size = if self.summaries_processed == 0 {
