@@ -125,3 +125,21 @@ fn solver_timeouts_make_the_run_incomplete_not_unsat() {
     assert_eq!(json["complete"], false, "{json}");
     assert!(json["incomplete_reasons"].to_string().contains("solver"), "{json}");
 }
+
+#[test]
+fn a_float_divided_by_integer_zero_is_infinity_not_a_bug() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path().join("fdiv.bir");
+    std::fs::write(&src, "fn main(x: int) {\n  y = 1.5 / x\n  z = x / x\n  halt\n}\n").expect("write");
+    let p = src.display().to_string();
+    for engine in ["dse", "multise"] {
+        let out = dir.path().join(engine);
+        let (code, json, _) = run_json(&p, &out, &["--engine", engine]);
+        // Only `x / x` (integer division) divides by zero.
+        assert_eq!(code, 1, "{json}");
+        let bugs = json["bugs"].as_array().expect("bugs");
+        assert_eq!(bugs.len(), 1, "{json}");
+        assert!(bugs[0]["location"].as_str().unwrap_or("").contains("line 3"), "{json}");
+        replay_all(&p, &out);
+    }
+}

@@ -103,3 +103,75 @@ proptest! {
         }
     }
 }
+
+/// A random program with a few random mutations of its literals, operators
+/// and jump targets, when it still parses and checks: odd but valid programs
+/// (values of other sorts flowing into arithmetic and branches, other jumps).
+fn mutated_program(seed: u64, edits: &[(usize, u8)]) -> Option<String> {
+    const LITERALS: [&str; 7] = ["true", "undef", "1.5", "0", "-1", "@helper", "x0"];
+    const OPERATORS: [&str; 7] = ["+", "-", "*", "/", "<", "==", "!="];
+    let src = random_program(seed);
+    let labels: Vec<String> = src
+        .lines()
+        .filter_map(|l| l.strip_suffix(':'))
+        .filter(|l| !l.contains(' '))
+        .map(String::from)
+        .collect();
+    let mut words: Vec<String> = src.split(' ').map(String::from).collect();
+    let mutable: Vec<usize> = (0..words.len())
+        .filter(|&i| {
+            let w = &words[i];
+            (i > 0 && words[i - 1] == "goto")
+                || OPERATORS.contains(&w.as_str())
+                || w.starts_with(|c: char| c.is_ascii_digit() || c == '-') && w != "-"
+        })
+        .collect();
+    if mutable.is_empty() {
+        return None;
+    }
+    for &(at, pick) in edits {
+        let i = mutable[at % mutable.len()];
+        let w = words[i].clone();
+        let after_goto = i > 0 && words[i - 1] == "goto";
+        words[i] = if after_goto && !labels.is_empty() {
+            let tail = w.trim_start_matches(|c: char| c.is_alphanumeric());
+            format!("{}{tail}", labels[pick as usize % labels.len()])
+        } else if OPERATORS.contains(&w.as_str()) {
+            OPERATORS[pick as usize % OPERATORS.len()].to_string()
+        } else if let Some(rest) = w.strip_prefix(|c: char| c.is_ascii_digit() || c == '-') {
+            // A literal, possibly followed by a newline.
+            let tail = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            format!("{}{tail}", LITERALS[pick as usize % LITERALS.len()])
+        } else {
+            w
+        };
+    }
+    let text = words.join(" ");
+    parse("mutated.bir", &text).ok().map(|_| text)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, max_shrink_iters: 0, ..ProptestConfig::default() })]
+
+    /// Engines never panic on valid programs, however odd, and their tests
+    /// replay (runs are bounded, so they may be incomplete).
+    #[test]
+    fn engines_never_panic_on_odd_programs(seed in any::<u64>(), edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4)) {
+        let Some(src) = mutated_program(seed, &edits) else { return Ok(()) };
+        let module = parse("mutated.bir", &src).expect("checked above");
+        let entry = module.func_index("main").expect("a main function");
+        let mut config = Config::default();
+        config.limits.loop_bound = Some(3);
+        config.limits.max_time = Some(std::time::Duration::from_secs(2));
+        config.limits.solver_timeout_ms = Some(2000);
+        let dse = Dse::new(&module, entry, "mutated.bir", config.clone()).run(&mut |_| {}).expect("runs");
+        let (ms, _) = Multise::new(&module, entry, "mutated.bir", config, multise::Options::default())
+            .run(&mut |_| {}, true)
+            .expect("runs");
+        for t in dse.tests.iter().chain(&ms.tests) {
+            if let Err(why) = replay(&module, t) {
+                panic!("test does not replay: {why}\n{src}");
+            }
+        }
+    }
+}

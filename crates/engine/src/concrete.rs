@@ -333,7 +333,12 @@ pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_st
     }
 }
 
-/// Whether `op` is a division whose zero divisor is a bug.
-pub fn is_division(op: Op) -> bool {
+/// Whether `op` on operands of these sorts is an integer division, whose
+/// zero divisor is a bug (a float on either side makes it float division,
+/// where x / 0 is an infinity).
+pub fn is_integer_division(op: Op, dividend: braid_term::Sort, divisor: braid_term::Sort) -> bool {
+    use braid_term::Sort;
     matches!(op, Op::Div | Op::Rem | Op::UDiv | Op::URem)
+        && matches!(dividend, Sort::Int | Sort::Bv(_))
+        && matches!(divisor, Sort::Int | Sort::Bv(_))
 }

@@ -572,7 +572,7 @@ impl<'m> Dse<'m> {
             }
             Rhs::Binary(op, a, b) => {
                 let (a, b) = (self.operand(&st, a), self.operand(&st, b));
-                if crate::concrete::is_division(*op) && matches!(self.store.sort(b), Sort::Int | Sort::Bv(_)) {
+                if crate::concrete::is_integer_division(*op, self.store.sort(a), self.store.sort(b)) {
                     let zero = self.store.constant(Value::default_of(self.store.sort(b)));
                     let is_zero = self.store.eq(b, zero);
                     match self.check_bug(st, BugKind::DivisionByZero.name(), is_zero) {

@@ -19,7 +19,7 @@ mod summary;
 
 pub use summary::{guarded_update, ValueSummary};
 
-use crate::concrete::{input_name, is_division, render_memory};
+use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
@@ -816,11 +816,14 @@ impl Multise<'_> {
             Rhs::Binary(op, a, b) => {
                 let (a, b) = (self.operand(frame, a), self.operand(frame, b));
                 let mut go = phi;
-                if is_division(*op) {
-                    for (g, d) in self.restrict(&b, phi) {
-                        if !matches!(self.store.sort(d), Sort::Int | Sort::Bv(_)) {
-                            continue;
-                        }
+                let mut pairs = Vec::new();
+                for (ga, n) in self.restrict(&a, phi) {
+                    for (g, d) in self.restrict(&b, ga) {
+                        pairs.push((g, n, d));
+                    }
+                }
+                for (g, n, d) in pairs {
+                    if is_integer_division(*op, self.store.sort(n), self.store.sort(d)) {
                         let zero = self.store.constant(Value::default_of(self.store.sort(d)));
                         let is_zero = self.store.eq(d, zero);
                         let z = self.guards.atom(&mut self.store, is_zero);
