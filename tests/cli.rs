@@ -143,3 +143,24 @@ fn a_float_divided_by_integer_zero_is_infinity_not_a_bug() {
         replay_all(&p, &out);
     }
 }
+
+#[test]
+fn qce_prints_the_papers_numbers_for_echo() {
+    let o = braid(&[
+        "qce",
+        &example("examples/paper/echo.bir"),
+        "--alpha",
+        "0.5",
+        "--beta",
+        "0.6",
+        "--kappa",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let l7 = out.lines().find(|l| l.starts_with("main:L7 ")).expect("a line for L7");
+    assert!(l7.contains("Q_t=2.9200") && l7.contains("H={arg}"), "{l7}");
+    assert!(l7.contains("r=1.3200") && l7.contains("arg=1.6000"), "{l7}");
+    let bad = braid(&["qce", &example("examples/paper/echo.bir"), "--beta", "2"]);
+    assert_eq!(code(&bad), 2);
+}

@@ -8,6 +8,7 @@ mod output;
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::Dse;
 use braid_engine::multise::{self, Multise, Pick};
+use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{Config, Limits, Progress, SearchKind, TestCase};
 use braid_ir::{FuncId, Module};
@@ -36,6 +37,19 @@ enum Command {
     },
     /// Print the program's IR as .bir text.
     Show { program: PathBuf },
+    /// Query count estimates (QCE) per labelled statement: Q_t, Q_add, hot variables.
+    Qce {
+        program: PathBuf,
+        /// Hot if Q_add > alpha * Q_t.
+        #[arg(long, default_value_t = 0.5)]
+        alpha: f64,
+        /// Probability that a branch side is feasible.
+        #[arg(long, default_value_t = 0.6)]
+        beta: f64,
+        /// Loop unrolling bound.
+        #[arg(long, default_value_t = 1)]
+        kappa: u32,
+    },
 }
 
 #[derive(Args)]
@@ -109,6 +123,12 @@ pub fn main() -> i32 {
             print!("{}", braid_ir::print(&m));
             0
         }),
+        Command::Qce {
+            program,
+            alpha,
+            beta,
+            kappa,
+        } => qce(&program, QceParams { alpha, beta, kappa }),
     };
     outcome.unwrap_or_else(|e| {
         eprintln!("braid: {e:#}");
@@ -244,6 +264,45 @@ fn run(args: RunArgs) -> Result<i32> {
         }
     }
     Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
+}
+
+fn qce(program: &Path, params: QceParams) -> Result<i32> {
+    if !(params.alpha.is_finite() && params.beta.is_finite() && (0.0..=1.0).contains(&params.beta)) {
+        bail!("--alpha must be a number and --beta a probability (0..1)");
+    }
+    let m = load(program)?;
+    let q = Qce::new(&m, params);
+    println!(
+        "QCE with alpha = {}, beta = {}, kappa = {}",
+        params.alpha, params.beta, params.kappa
+    );
+    for (i, f) in m.functions.iter().enumerate() {
+        let g = FuncId(i as u32);
+        let mut at: Vec<u32> = f.labels.iter().map(|(_, s)| *s).collect();
+        at.insert(0, 0);
+        at.dedup();
+        for s in at {
+            let hot: Vec<&str> = q.hot(g, s).iter().map(|v| f.vars[v.0 as usize].as_str()).collect();
+            let adds: Vec<String> = (0..f.vars.len() as u32)
+                .map(braid_ir::VarId)
+                .map(|v| (v, q.added(g, s, v)))
+                .filter(|(_, a)| *a > 0.0)
+                .map(|(v, a)| format!("{}={a:.4}", f.vars[v.0 as usize]))
+                .collect();
+            println!(
+                "{}  Q_t={:.4}  H={{{}}}  Q_add: {}",
+                f.location(s),
+                q.total(g, s),
+                hot.join(", "),
+                if adds.is_empty() {
+                    "-".to_string()
+                } else {
+                    adds.join(" ")
+                }
+            );
+        }
+    }
+    Ok(0)
 }
 
 fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {

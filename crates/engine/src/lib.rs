@@ -5,6 +5,7 @@ pub mod concrete;
 pub mod config;
 pub mod dse;
 pub mod multise;
+pub mod qce;
 pub mod replay;
 pub mod results;
 pub mod search;
