@@ -12,7 +12,7 @@
 //! counts at its entry, computed bottom-up over the call graph (recursion
 //! bounded). Hot variables: `H(ℓ) = {v | Q_add(ℓ, v) > α·Q_t(ℓ)}` (equation 2).
 
-use braid_ir::{reverse_post_order, successors, FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_ir::{reverse_post_order, successors, FuncId, Function, Module, Operand, Stmt, StmtIdx, VarId};
 use braid_term::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -98,19 +98,6 @@ fn shape(f: &Function) -> Shape {
     Shape { loops, back }
 }
 
-fn operands(s: &Stmt) -> Vec<&Operand> {
-    match s {
-        Stmt::Assign { rhs, .. } => match rhs {
-            Rhs::Copy(a) | Rhs::Unary(_, a) | Rhs::Alloc(a) | Rhs::Load { addr: a, .. } => vec![a],
-            Rhs::Binary(_, a, b) => vec![a, b],
-            Rhs::Select(c, a, b) => vec![c, a, b],
-            Rhs::Input { .. } => vec![],
-        },
-        Stmt::Call { callee, args, .. } => std::iter::once(callee).chain(args).collect(),
-        _ => vec![],
-    }
-}
-
 /// The variables that may carry a dependence on `v` as it is at `from`, at
 /// each statement (before it runs): a forward, path-insensitive fixpoint.
 fn taint(f: &Function, from: StmtIdx, v: VarId) -> Vec<FxHashSet<VarId>> {
@@ -130,8 +117,9 @@ fn taint(f: &Function, from: StmtIdx, v: VarId) -> Vec<FxHashSet<VarId>> {
             _ => None,
         };
         if let Some(d) = dst {
-            let tainted = operands(s)
-                .iter()
+            let tainted = s
+                .operands()
+                .into_iter()
                 .any(|o| matches!(o, Operand::Var(x) if out.contains(x)));
             if tainted {
                 out.insert(d);

@@ -187,24 +187,6 @@ impl Checker<'_> {
     }
 }
 
-fn operands(s: &Stmt) -> Vec<&Operand> {
-    match s {
-        Stmt::Assign { rhs, .. } => match rhs {
-            Rhs::Copy(a) | Rhs::Unary(_, a) | Rhs::Alloc(a) | Rhs::Load { addr: a, .. } => vec![a],
-            Rhs::Binary(_, a, b) => vec![a, b],
-            Rhs::Select(c, a, b) => vec![c, a, b],
-            Rhs::Input { .. } => vec![],
-        },
-        Stmt::Store { addr, value, .. } => vec![addr, value],
-        Stmt::Call { callee, args, .. } => std::iter::once(callee).chain(args).collect(),
-        Stmt::If { cond, target } => vec![cond, target],
-        Stmt::Goto(t) => vec![t],
-        Stmt::Ret(v) => v.iter().collect(),
-        Stmt::Assume(c) | Stmt::Assert(c) => vec![c],
-        Stmt::Error(_) | Stmt::Halt => vec![],
-    }
-}
-
 pub(crate) fn check(m: &Module) -> Result<(), (Span, String)> {
     for f in &m.functions {
         let mut assigned = vec![false; f.vars.len()];
@@ -217,7 +199,7 @@ pub(crate) fn check(m: &Module) -> Result<(), (Span, String)> {
             }
         }
         for (i, s) in f.stmts.iter().enumerate() {
-            for o in operands(s) {
+            for o in s.operands() {
                 if let Operand::Var(v) = o {
                     if !assigned[v.0 as usize] {
                         return Err((

@@ -97,6 +97,27 @@ pub enum Stmt {
     Halt,
 }
 
+impl Stmt {
+    /// The operands the statement reads.
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Stmt::Assign { rhs, .. } => match rhs {
+                Rhs::Copy(a) | Rhs::Unary(_, a) | Rhs::Alloc(a) | Rhs::Load { addr: a, .. } => vec![a],
+                Rhs::Binary(_, a, b) => vec![a, b],
+                Rhs::Select(c, a, b) => vec![c, a, b],
+                Rhs::Input { .. } => vec![],
+            },
+            Stmt::Store { addr, value, .. } => vec![addr, value],
+            Stmt::Call { callee, args, .. } => std::iter::once(callee).chain(args).collect(),
+            Stmt::If { cond, target } => vec![cond, target],
+            Stmt::Goto(t) => vec![t],
+            Stmt::Ret(v) => v.iter().collect(),
+            Stmt::Assume(c) | Stmt::Assert(c) => vec![c],
+            Stmt::Error(_) | Stmt::Halt => vec![],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub var: VarId,
