@@ -63,3 +63,41 @@ impl Default for Config {
         }
     }
 }
+
+/// A run's time limit: once it has passed, the run stops.
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    deadline: Option<std::time::Instant>,
+    limit: Option<Duration>,
+    stopped: bool,
+}
+
+impl Clock {
+    /// Starts the clock of a run with time limit `limit`.
+    pub fn start(limit: Option<Duration>) -> Clock {
+        Clock {
+            deadline: limit.map(|t| std::time::Instant::now() + t),
+            limit,
+            stopped: false,
+        }
+    }
+
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        self.deadline
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Whether the run must stop; the first time it must, the reason to
+    /// report it incomplete.
+    pub fn check(&mut self) -> (bool, Option<String>) {
+        if !self.stopped && self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            self.stopped = true;
+            let secs = self.limit.map_or(0.0, |t| t.as_secs_f64());
+            return (true, Some(format!("time limit of {secs}s reached")));
+        }
+        (self.stopped, None)
+    }
+}

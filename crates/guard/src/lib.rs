@@ -37,9 +37,16 @@ struct Node {
 
 const TERMINAL: u32 = u32::MAX;
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Connective {
+    And,
+    Or,
+}
+
 pub struct Guards {
     nodes: Vec<Node>,
     unique: FxHashMap<(u32, Guard, Guard), Guard>,
+    /// Operation caches, one per connective.
     and_cache: FxHashMap<(Guard, Guard), Guard>,
     or_cache: FxHashMap<(Guard, Guard), Guard>,
     not_cache: FxHashMap<Guard, Guard>,
@@ -132,70 +139,57 @@ impl Guards {
     }
 
     pub fn and(&mut self, a: Guard, b: Guard) -> Guard {
-        let start = Instant::now();
-        let r = self.and_rec(a, b);
-        self.time += start.elapsed();
-        r
-    }
-
-    fn and_rec(&mut self, a: Guard, b: Guard) -> Guard {
-        if a.is_false() || b.is_false() {
-            return Guard::FALSE;
-        }
-        if a.is_true() || a == b {
-            return b;
-        }
-        if b.is_true() {
-            return a;
-        }
-        let key = (a.min(b), a.max(b));
-        if let Some(&r) = self.and_cache.get(&key) {
-            return r;
-        }
-        let v = self.var(a).min(self.var(b));
-        let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
-        let lo = self.and_rec(a0, b0);
-        let hi = self.and_rec(a1, b1);
-        let r = self.mk(v, lo, hi);
-        self.and_cache.insert(key, r);
-        r
+        self.timed(|g| g.apply(Connective::And, a, b))
     }
 
     pub fn or(&mut self, a: Guard, b: Guard) -> Guard {
+        self.timed(|g| g.apply(Connective::Or, a, b))
+    }
+
+    fn timed(&mut self, f: impl FnOnce(&mut Guards) -> Guard) -> Guard {
         let start = Instant::now();
-        let r = self.or_rec(a, b);
+        let r = f(self);
         self.time += start.elapsed();
         r
     }
 
-    fn or_rec(&mut self, a: Guard, b: Guard) -> Guard {
-        if a.is_true() || b.is_true() {
-            return Guard::TRUE;
+    /// `a ∧ b` or `a ∨ b` by Shannon expansion on the smaller variable.
+    fn apply(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
+        let (absorbing, identity) = match op {
+            Connective::And => (Guard::FALSE, Guard::TRUE),
+            Connective::Or => (Guard::TRUE, Guard::FALSE),
+        };
+        if a == absorbing || b == absorbing {
+            return absorbing;
         }
-        if a.is_false() || a == b {
+        if a == identity || a == b {
             return b;
         }
-        if b.is_false() {
+        if b == identity {
             return a;
         }
         let key = (a.min(b), a.max(b));
-        if let Some(&r) = self.or_cache.get(&key) {
+        let cached = match op {
+            Connective::And => self.and_cache.get(&key),
+            Connective::Or => self.or_cache.get(&key),
+        };
+        if let Some(&r) = cached {
             return r;
         }
         let v = self.var(a).min(self.var(b));
         let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
-        let lo = self.or_rec(a0, b0);
-        let hi = self.or_rec(a1, b1);
+        let lo = self.apply(op, a0, b0);
+        let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
-        self.or_cache.insert(key, r);
+        match op {
+            Connective::And => self.and_cache.insert(key, r),
+            Connective::Or => self.or_cache.insert(key, r),
+        };
         r
     }
 
     pub fn not(&mut self, a: Guard) -> Guard {
-        let start = Instant::now();
-        let r = self.not_rec(a);
-        self.time += start.elapsed();
-        r
+        self.timed(|g| g.not_rec(a))
     }
 
     fn not_rec(&mut self, a: Guard) -> Guard {

@@ -10,7 +10,7 @@
 
 mod state;
 
-use crate::config::Config;
+use crate::config::{Clock, Config};
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::search::{make_searcher, StateId, StateInfo};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
@@ -50,8 +50,7 @@ pub struct Dse<'m> {
     live: usize,
     /// Per function, which statements are loop heads (for the loop bound).
     loop_heads: Vec<Vec<bool>>,
-    deadline: Option<Instant>,
-    stopped: bool,
+    clock: Clock,
 }
 
 /// What one statement did to a state.
@@ -80,16 +79,15 @@ impl<'m> Dse<'m> {
             covered: FxHashSet::default(),
             live: 0,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
-            deadline: None,
-            stopped: false,
+            clock: Clock::default(),
         }
     }
 
     /// Explores the program and returns its tests, bugs and statistics.
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, EngineError> {
         let start = Instant::now();
-        self.deadline = self.config.limits.max_time.map(|t| start + t);
-        self.solver.set_deadline(self.deadline);
+        self.clock = Clock::start(self.config.limits.max_time);
+        self.solver.set_deadline(self.clock.deadline());
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
         let mut searcher = make_searcher(self.config.search, self.config.seed);
@@ -125,7 +123,7 @@ impl<'m> Dse<'m> {
                 });
                 last_report = Instant::now();
             }
-            if self.stopped {
+            if self.clock.stopped() {
                 break;
             }
         }
@@ -137,12 +135,11 @@ impl<'m> Dse<'m> {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            let secs = self.config.limits.max_time.map_or(0.0, |t| t.as_secs_f64());
-            self.incomplete(format!("time limit of {secs}s reached"));
-            self.stopped = true;
+        let (stop, reason) = self.clock.check();
+        if let Some(r) = reason {
+            self.incomplete(r);
         }
-        self.stopped
+        stop
     }
 
     fn incomplete(&mut self, reason: String) {
@@ -213,16 +210,22 @@ impl<'m> Dse<'m> {
 
     // ---- feasibility and forking -----------------------------------------
 
-    /// Whether `st`'s path condition allows `cond`; on `Sat`, a model of both.
-    fn feasible(&mut self, st: &State, cond: TermId) -> Option<braid_term::Model> {
+    /// Whether `st`'s path condition allows `cond`: a model of both, or
+    /// `Err(())` when the solver could not tell (the run is then incomplete).
+    fn decide(&mut self, st: &State, cond: TermId) -> Result<Option<braid_term::Model>, ()> {
         match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
-            SatResult::Sat(m) => Some(m),
-            SatResult::Unsat => None,
+            SatResult::Sat(m) => Ok(Some(m)),
+            SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
                 self.incomplete(format!("solver: {reason}"));
-                None
+                Err(())
             }
         }
+    }
+
+    /// [`Dse::decide`], with an undecided answer taken as "not here".
+    fn feasible(&mut self, st: &State, cond: TermId) -> Option<braid_term::Model> {
+        self.decide(st, cond).ok().flatten()
     }
 
     /// Splits `st` on `conds`, keeping the feasible parts (in order) with the
@@ -240,10 +243,9 @@ impl<'m> Dse<'m> {
             let model = if self.store.is_true(c) || implied {
                 Some(Default::default())
             } else {
-                let before = self.solver.stats.unknowns;
-                let m = self.feasible(&st, c);
-                all_unsat &= m.is_none() && self.solver.stats.unknowns == before;
-                m
+                let answer = self.decide(&st, c);
+                all_unsat &= answer == Ok(None);
+                answer.ok().flatten()
             };
             if let Some(m) = model {
                 all_unsat = false;

@@ -20,7 +20,7 @@ mod summary;
 pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
-use crate::config::Config;
+use crate::config::{Clock, Config};
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::{EngineError, Progress};
@@ -164,13 +164,9 @@ pub struct Multise<'m> {
     loop_heads: Vec<Vec<bool>>,
     seq: u64,
     result: RunResult,
-    deadline: Option<Instant>,
-    stopped: bool,
-    /// Executions of each statement (`--trace`, statistics).
-    pub executions: FxHashMap<(FuncId, StmtIdx), u64>,
+    clock: Clock,
     summaries_processed: u64,
     entries_processed: u64,
-    dump: Option<String>,
     /// Functions of the active calls below the current frame.
     depth: Vec<FuncId>,
 }
@@ -217,12 +213,9 @@ impl<'m> Multise<'m> {
                 paths_exact: false,
                 ..RunResult::default()
             },
-            deadline: None,
-            stopped: false,
-            executions: FxHashMap::default(),
+            clock: Clock::default(),
             summaries_processed: 0,
             entries_processed: 0,
-            dump: None,
             depth: Vec::new(),
         }
     }
@@ -234,8 +227,8 @@ impl<'m> Multise<'m> {
         dump: bool,
     ) -> Result<(RunResult, Option<String>), EngineError> {
         let start = Instant::now();
-        self.deadline = self.config.limits.max_time.map(|t| start + t);
-        self.solver.set_deadline(self.deadline);
+        self.clock = Clock::start(self.config.limits.max_time);
+        self.solver.set_deadline(self.clock.deadline());
         let f = self.module.func(self.entry);
         let undef = self.store.constant(Value::Undef);
         let mut vars = vec![ValueSummary::single(Guard::TRUE, undef); f.vars.len()];
@@ -266,12 +259,10 @@ impl<'m> Multise<'m> {
             });
             self.result.paths += x.mult;
         }
-        if dump {
-            self.dump = Some(self.render_state(&frame));
-        }
+        let state = dump.then(|| self.render_state(&frame));
         self.write_tests(&frame);
         self.finish_stats(start, &frame);
-        Ok((self.result, self.dump))
+        Ok((self.result, state))
     }
 
     fn entry_at(
@@ -309,12 +300,11 @@ impl<'m> Multise<'m> {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if !self.stopped && self.deadline.is_some_and(|d| Instant::now() >= d) {
-            let secs = self.config.limits.max_time.map_or(0.0, |t| t.as_secs_f64());
-            self.incomplete(format!("time limit of {secs}s reached"));
-            self.stopped = true;
+        let (stop, reason) = self.clock.check();
+        if let Some(r) = reason {
+            self.incomplete(r);
         }
-        self.stopped
+        stop
     }
 
     /// Runs `frame`'s `pc` entries until none is left (function-bounded).
@@ -399,6 +389,18 @@ impl<'m> Multise<'m> {
                 None
             }
         }
+    }
+
+    /// A model for a `pc` entry with guard `g` split from `parent`: the
+    /// parent's when the guard is unchanged, else the SMT check's (§5), which
+    /// also becomes a test input. `None`: infeasible or undecided.
+    fn entry_model(&mut self, g: Guard, parent: &PcEntry) -> Option<Rc<Model>> {
+        if g == parent.guard {
+            return Some(parent.model.clone());
+        }
+        let m = self.feasible(g, &parent.model)?;
+        self.models.push(m.clone());
+        Some(m)
     }
 
     /// Records a bug for the paths in `g` if any is feasible.
@@ -564,7 +566,6 @@ impl<'m> Multise<'m> {
     fn step(&mut self, frame: &mut Frame, e: PcEntry, progress: &mut dyn FnMut(&Progress), start: Instant) {
         let (func, at) = (frame.func, e.at);
         let f = self.module.func(func);
-        *self.executions.entry((func, at)).or_insert(0) += 1;
         self.result.stats.statements += 1;
         if self.opts.trace {
             let g = self.guards.display(&mut self.store, e.guard);
@@ -583,17 +584,7 @@ impl<'m> Multise<'m> {
         // The entry for the next statement. When bugs split paths off, its
         // guard is new: it gets the SMT check (§5), and a test input.
         let next = |me: &mut Self, frame: &mut Frame, g: Guard| {
-            let model = if g == e.guard {
-                e.model.clone()
-            } else {
-                match me.feasible(g, &e.model) {
-                    Some(m) => {
-                        me.models.push(m.clone());
-                        m
-                    }
-                    None => return,
-                }
-            };
+            let Some(model) = me.entry_model(g, &e) else { return };
             let n = me.entry_at(g, at + 1, e.mult, e.visits.clone(), model);
             me.add_pc(frame, n);
         };
@@ -705,17 +696,7 @@ impl<'m> Multise<'m> {
             if g.is_false() {
                 continue;
             }
-            let model = if g == e.guard {
-                e.model.clone()
-            } else {
-                match self.feasible(g, &e.model) {
-                    Some(m) => {
-                        self.models.push(m.clone());
-                        m
-                    }
-                    None => continue,
-                }
-            };
+            let Some(model) = self.entry_model(g, e) else { continue };
             let mut visits = e.visits.clone();
             if let Some(bound) = self.config.limits.loop_bound {
                 if jumped && self.loop_heads[ctx.func.0 as usize][to as usize] {
@@ -772,7 +753,7 @@ impl<'m> Multise<'m> {
                 self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
                 continue;
             };
-            if frame_depth_exceeded(self, g_id) {
+            if self.call_too_deep(g_id) {
                 continue;
             }
             let callee_fn = self.module.func(g_id);
@@ -802,6 +783,22 @@ impl<'m> Multise<'m> {
 }
 
 impl Multise<'_> {
+    /// Recursion bound and call-stack exhaustion: whether a call of `g` is too deep.
+    fn call_too_deep(&mut self, g: FuncId) -> bool {
+        if self.depth.len() >= MAX_CALL_DEPTH {
+            self.incomplete("call depth limit reached".into());
+            return true;
+        }
+        if let Some(bound) = self.config.limits.loop_bound {
+            if self.depth.iter().filter(|f| **f == g).count() as u32 >= bound.max(1) {
+                let name = self.module.func(g).name.clone();
+                self.incomplete(format!("loop bound {bound} reached at recursive call of {name}"));
+                return true;
+            }
+        }
+        false
+    }
+
     /// The right-hand side's value for the paths in `ctx.phi`, assigned to
     /// `dst`; returns the guard of the paths that go on (bugs split off).
     fn assign_rhs(&mut self, frame: &mut Frame, ctx: &StepCtx, dst: VarId, rhs: &Rhs) -> Guard {
@@ -1267,22 +1264,6 @@ impl Multise<'_> {
         }
         out
     }
-}
-
-/// Recursion bound and call-stack exhaustion: whether a call of `g` is too deep.
-fn frame_depth_exceeded(me: &mut Multise<'_>, g: FuncId) -> bool {
-    if me.depth.len() >= MAX_CALL_DEPTH {
-        me.incomplete("call depth limit reached".into());
-        return true;
-    }
-    if let Some(bound) = me.config.limits.loop_bound {
-        if me.depth.iter().filter(|f| **f == g).count() as u32 >= bound.max(1) {
-            let name = me.module.func(g).name.clone();
-            me.incomplete(format!("loop bound {bound} reached at recursive call of {name}"));
-            return true;
-        }
-    }
-    false
 }
 
 /// What a statement's rules need to know about the entry running it.
