@@ -477,7 +477,8 @@ impl<'m> Multise<'m> {
     }
 
     /// Applies `op` to every combination of operand entries (BINARY
-    /// OPERATION). Ill-typed combinations are bugs under their guard.
+    /// OPERATION). Ill-typed combinations and zero integer divisors are bugs
+    /// under their guard.
     /// Returns the result and the guard of the paths that go on.
     fn apply(&mut self, ctx: &StepCtx, phi: Guard, op: Op, args: &[ValueSummary]) -> (ValueSummary, Guard) {
         let mut combos: Vec<(Guard, Vec<TermId>)> = vec![(phi, Vec::new())];
@@ -495,10 +496,26 @@ impl<'m> Multise<'m> {
         let mut out = ValueSummary::default();
         let mut go_on = phi;
         for (g, vs) in combos {
-            let (g, vs) = match self.approximate(ctx, op, g, vs) {
+            let (mut g, vs) = match self.approximate(ctx, op, g, vs) {
                 Some(x) => x,
                 None => continue,
             };
+            // An integer division's zero divisor is a bug on its paths.
+            if let [n, d] = vs[..] {
+                if is_integer_division(op, self.store.sort(n), self.store.sort(d)) {
+                    let zero = self.store.constant(Value::default_of(self.store.sort(d)));
+                    let is_zero = self.store.eq(d, zero);
+                    let z = self.guards.atom(&mut self.store, is_zero);
+                    let bad = self.guards.and(g, z);
+                    self.bug(bad, &ctx.model, BugKind::DivisionByZero.name(), ctx.func, ctx.at);
+                    let ok = self.guards.not(bad);
+                    go_on = self.guards.and(go_on, ok);
+                    g = self.guards.and(g, ok);
+                    if g.is_false() {
+                        continue;
+                    }
+                }
+            }
             match self.store.app(op, &vs) {
                 Ok(t) => out.push(&mut self.guards, g, t, self.opts.coalesce),
                 Err(e) => {
@@ -812,25 +829,7 @@ impl Multise<'_> {
             }
             Rhs::Binary(op, a, b) => {
                 let (a, b) = (self.operand(frame, a), self.operand(frame, b));
-                let mut go = phi;
-                let mut pairs = Vec::new();
-                for (ga, n) in self.restrict(&a, phi) {
-                    for (g, d) in self.restrict(&b, ga) {
-                        pairs.push((g, n, d));
-                    }
-                }
-                for (g, n, d) in pairs {
-                    if is_integer_division(*op, self.store.sort(n), self.store.sort(d)) {
-                        let zero = self.store.constant(Value::default_of(self.store.sort(d)));
-                        let is_zero = self.store.eq(d, zero);
-                        let z = self.guards.atom(&mut self.store, is_zero);
-                        let bad = self.guards.and(g, z);
-                        self.bug(bad, &ctx.model, BugKind::DivisionByZero.name(), ctx.func, ctx.at);
-                        let ok = self.guards.not(bad);
-                        go = self.guards.and(go, ok);
-                    }
-                }
-                self.apply(ctx, go, *op, &[a, b])
+                self.apply(ctx, phi, *op, &[a, b])
             }
             Rhs::Select(c, a, b) => {
                 let (c, a, b) = (self.operand(frame, c), self.operand(frame, a), self.operand(frame, b));
