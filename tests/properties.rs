@@ -2,6 +2,7 @@
 //! their recorded outcomes; dse under every searcher explores the same tree;
 //! multise, multise --no-coalesce and dse agree on bugs and covered branches.
 
+use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::dse::Dse;
 use braid_engine::multise::{self, Multise, Pick};
 use braid_engine::replay::{coverage, replay};
@@ -15,6 +16,7 @@ type Covered = BTreeSet<braid_engine::results::Branch>;
 
 enum Engine {
     Dse(SearchKind),
+    Merging(Strategy, Similarity, SearchKind),
     Multise { coalesce: bool, pick: Pick },
 }
 
@@ -39,6 +41,19 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
                     .run(&mut |_| {})
                     .expect("runs"),
             )
+        }
+        Engine::Merging(strategy, similarity, search) => {
+            config.search = *search;
+            let merging = Merging {
+                strategy: *strategy,
+                similarity: *similarity,
+                qce: Default::default(),
+            };
+            let r = Dse::new(&module, entry, "random.bir", config)
+                .with_merging(merging)
+                .run(&mut |_| {})
+                .expect("runs");
+            (format!("{} {similarity:?} {}", r.engine, search.name()), r)
         }
         Engine::Multise { coalesce, pick } => {
             let opts = multise::Options {
@@ -99,6 +114,38 @@ proptest! {
                 if !coalesce && !src.contains("alloc") {
                     prop_assert_eq!(d.paths, m.paths, "paths of dse vs {} {:?}\n{}", m.engine, pick, src);
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 0, ..ProptestConfig::default() })]
+
+    /// seed 004: state merging explores the same program as dse. ssm under
+    /// every `--merge` and dsm under every driving searcher find the same
+    /// bugs, and their tests (one per merged state, plus one per merged path
+    /// that first covered a branch) cover the same branches and replay.
+    /// Without merging, ssm counts dse's paths exactly.
+    #[test]
+    fn merging_and_dse_agree(seed in any::<u64>()) {
+        let src = random_program(seed);
+        let (d, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
+        let mut engines = vec![];
+        for similarity in [Similarity::None, Similarity::All, Similarity::Qce] {
+            engines.push(Engine::Merging(Strategy::Static, similarity, SearchKind::Dfs));
+        }
+        for search in SearchKind::ALL {
+            for similarity in [Similarity::All, Similarity::Qce] {
+                engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, similarity, search));
+            }
+        }
+        for engine in &engines {
+            let (m, mbugs, mcovered) = explore(&src, engine);
+            prop_assert_eq!((&bugs, &covered), (&mbugs, &mcovered), "dse vs {}\n{}", m.engine, src);
+            if let Engine::Merging(_, Similarity::None, _) = engine {
+                prop_assert_eq!(d.paths, m.paths, "paths of dse vs ssm --merge none\n{}", src);
+                prop_assert_eq!(m.stats.states_merged, 0);
             }
         }
     }

@@ -6,6 +6,7 @@
 mod output;
 
 use anyhow::{anyhow, bail, Context, Result};
+use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::dse::Dse;
 use braid_engine::multise::{self, Multise, Pick};
 use braid_engine::qce::{Qce, QceParams};
@@ -62,9 +63,24 @@ struct RunArgs {
     /// Exploration engine.
     #[arg(long, default_value = "dse")]
     engine: String,
-    /// Searcher: dfs, bfs, random-path, covnew.
-    #[arg(long, default_value = "dfs")]
-    search: String,
+    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew.
+    #[arg(long)]
+    search: Option<String>,
+    /// ssm, dsm: which states at one location merge: none, all, qce.
+    #[arg(long)]
+    merge: Option<String>,
+    /// dsm: block starts of history kept per state (δ).
+    #[arg(long)]
+    delta: Option<usize>,
+    /// ssm, dsm with --merge qce: a variable is hot if Q_add > alpha * Q_t.
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// ssm, dsm with --merge qce: probability that a branch side is feasible.
+    #[arg(long)]
+    beta: Option<f64>,
+    /// ssm, dsm with --merge qce: loop unrolling bound of the estimate.
+    #[arg(long)]
+    kappa: Option<u32>,
     /// Seed for the randomised searchers.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -165,8 +181,10 @@ fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
 fn run(args: RunArgs) -> Result<i32> {
     let module = load(&args.program)?;
     let entry = entry_of(&module, args.entry.as_deref())?;
-    let search = SearchKind::parse(&args.search)
-        .ok_or_else(|| anyhow!("unknown searcher `{}` (dfs, bfs, random-path, covnew)", args.search))?;
+    let search_name = args.search.as_deref().unwrap_or("dfs");
+    let search = SearchKind::parse(search_name)
+        .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
+    let merging = merging_of(&args)?;
     let max_time = match args.max_time {
         Some(t) if !(t.is_finite() && t >= 0.0) => {
             bail!("--max-time must be a non-negative number of seconds")
@@ -216,6 +234,12 @@ fn run(args: RunArgs) -> Result<i32> {
     let mut dump = None;
     let result = match args.engine.as_str() {
         "dse" => Dse::new(&module, entry, &program, config).run(&mut on_progress)?,
+        "ssm" | "dsm" => {
+            let merging = merging.expect("set for ssm and dsm");
+            Dse::new(&module, entry, &program, config)
+                .with_merging(merging)
+                .run(&mut on_progress)?
+        }
         "multise" => {
             let pick =
                 Pick::parse(&args.pick).ok_or_else(|| anyhow!("unknown pick `{}` (topo, dfs, bfs)", args.pick))?;
@@ -231,9 +255,9 @@ fn run(args: RunArgs) -> Result<i32> {
             dump = state;
             result
         }
-        "ssm" | "dsm" | "concolic" => {
+        "concolic" => {
             bail!(
-                "engine `{}` is not implemented yet; available: dse, multise",
+                "engine `{}` is not implemented yet; available: dse, ssm, dsm, multise",
                 args.engine
             )
         }
@@ -242,10 +266,10 @@ fn run(args: RunArgs) -> Result<i32> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let order = if args.engine == "multise" {
-        args.pick.as_str()
-    } else {
-        search.name()
+    let order = match args.engine.as_str() {
+        "multise" => args.pick.as_str(),
+        "ssm" => "topological",
+        _ => search.name(),
     };
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {
@@ -266,10 +290,60 @@ fn run(args: RunArgs) -> Result<i32> {
     Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
 }
 
-fn qce(program: &Path, params: QceParams) -> Result<i32> {
+/// The state-merging settings of `ssm` and `dsm` (`None` for other engines,
+/// which reject the merging flags).
+fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
+    let engine = args.engine.as_str();
+    let flags = [
+        (args.merge.is_some(), "--merge"),
+        (args.alpha.is_some(), "--alpha"),
+        (args.beta.is_some(), "--beta"),
+        (args.kappa.is_some(), "--kappa"),
+    ];
+    if !matches!(engine, "ssm" | "dsm") {
+        if let Some((_, flag)) = flags.iter().find(|(on, _)| *on) {
+            bail!("{flag} applies to --engine ssm and dsm only");
+        }
+    }
+    if args.delta.is_some() && engine != "dsm" {
+        bail!("--delta applies to --engine dsm only");
+    }
+    if args.search.is_some() && matches!(engine, "ssm" | "multise") {
+        bail!("--search applies to --engine dse and dsm (ssm picks states in topological order; multise has --pick)");
+    }
+    let strategy = match engine {
+        "ssm" => Strategy::Static,
+        "dsm" => match args.delta {
+            Some(0) => bail!("--delta must be at least 1"),
+            d => Strategy::Dynamic { delta: d.unwrap_or(8) },
+        },
+        _ => return Ok(None),
+    };
+    let name = args.merge.as_deref().unwrap_or("qce");
+    let similarity = Similarity::parse(name).ok_or_else(|| anyhow!("unknown --merge `{name}` (none, all, qce)"))?;
+    let defaults = QceParams::default();
+    let qce = QceParams {
+        alpha: args.alpha.unwrap_or(defaults.alpha),
+        beta: args.beta.unwrap_or(defaults.beta),
+        kappa: args.kappa.unwrap_or(defaults.kappa),
+    };
+    check_qce_params(&qce)?;
+    Ok(Some(Merging {
+        strategy,
+        similarity,
+        qce,
+    }))
+}
+
+fn check_qce_params(params: &QceParams) -> Result<()> {
     if !(params.alpha.is_finite() && params.beta.is_finite() && (0.0..=1.0).contains(&params.beta)) {
         bail!("--alpha must be a number and --beta a probability (0..1)");
     }
+    Ok(())
+}
+
+fn qce(program: &Path, params: QceParams) -> Result<i32> {
+    check_qce_params(&params)?;
     let m = load(program)?;
     let q = Qce::new(&m, params);
     println!(

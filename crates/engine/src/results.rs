@@ -131,7 +131,16 @@ pub struct Stats {
     /// Statements executed (a multise step runs one for many paths).
     pub statements: u64,
     pub states_created: u64,
+    /// State merging: pairs of states merged, and pairs of mergeable states
+    /// (same location, stack, allocations and inputs) that were compared.
     pub states_merged: u64,
+    pub merge_attempts: u64,
+    /// Dynamic state merging: states picked for fast-forwarding (a streak
+    /// counts once), and how many of those streaks ended in a merge.
+    pub fast_forwards: u64,
+    pub fast_forwards_merged: u64,
+    /// State merging: solver queries whose terms contain `ite`.
+    pub ite_queries: u64,
     pub avg_value_summary_size: f64,
     pub sharing_factor: f64,
     /// Entries in the final value summaries (variables and memory; multise).

@@ -123,7 +123,11 @@ impl Searcher for RandomPath {
             }
             let kids = &self.nodes[n].children;
             if kids.is_empty() {
-                return None;
+                // A state taken earlier that never came back (it was
+                // merged into another): drop the branch and walk again.
+                self.prune(n);
+                n = self.root?;
+                continue;
             }
             n = kids[self.rng.gen_range(0..kids.len())];
         }

@@ -111,3 +111,43 @@ pub fn loop_heads(f: &Function) -> Vec<bool> {
     }
     heads
 }
+
+/// Live variables: per statement, which variables may be read (before
+/// being assigned) from there on. Indexed `[statement][variable]`; one more
+/// row for the end of the function, where nothing is live.
+pub fn live_variables(f: &Function) -> Vec<Vec<bool>> {
+    let n = f.stmts.len();
+    let vars = f.vars.len();
+    let mut live = vec![vec![false; vars]; n + 1];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..n).rev() {
+            let mut row = vec![false; vars];
+            for s in successors(f, i as StmtIdx) {
+                for (r, l) in row.iter_mut().zip(&live[s as usize]) {
+                    *r |= *l;
+                }
+            }
+            let stmt = &f.stmts[i];
+            let def = match stmt {
+                Stmt::Assign { dst, .. } => Some(*dst),
+                Stmt::Call { dst, .. } => *dst,
+                _ => None,
+            };
+            if let Some(d) = def {
+                row[d.0 as usize] = false;
+            }
+            for o in stmt.operands() {
+                if let Operand::Var(v) = o {
+                    row[v.0 as usize] = true;
+                }
+            }
+            if row != live[i] {
+                live[i] = row;
+                changed = true;
+            }
+        }
+    }
+    live
+}

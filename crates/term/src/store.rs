@@ -164,6 +164,23 @@ impl TermStore {
         Ok(self.intern(Node::App(op, args), sort))
     }
 
+    /// `ite(c, a, b)`, even for values of different sorts (such a choice
+    /// takes `a`'s sort and only evaluates: no operation may read it, as for
+    /// the merged values of variables that are dead).
+    pub fn choice(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
+        if let Ok(t) = self.app(Op::Ite, &[c, a, b]) {
+            return t;
+        }
+        match self.as_const(c) {
+            Some(Value::Bool(true)) => a,
+            Some(_) => b,
+            None => {
+                let sort = self.sort(a);
+                self.intern(Node::App(Op::Ite, [c, a, b].into_iter().collect()), sort)
+            }
+        }
+    }
+
     /// `(allocation, offset)` of an address term in normal form.
     pub fn addr_parts(&mut self, t: TermId) -> Option<(u32, TermId)> {
         match self.node(t).clone() {
@@ -177,6 +194,21 @@ impl TermStore {
     /// stay in the normal form `Addr(a)(offset)`.
     fn rewrite_address(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
         let (s0, s1) = (self.sort(args[0]), self.sort(args[1]));
+        // Arithmetic and comparisons go inside a choice of addresses, so
+        // addresses stay `ite` trees over the normal form `Addr(a)(off)`.
+        for i in 0..2 {
+            if self.sort(args[i]) != Sort::Addr {
+                continue;
+            }
+            if let Node::App(Op::Ite, choice) = self.node(args[i]).clone() {
+                let mut yes = args.to_vec();
+                let mut no = args.to_vec();
+                yes[i] = choice[1];
+                no[i] = choice[2];
+                let (yes, no) = (self.app(op, &yes).ok()?, self.app(op, &no).ok()?);
+                return self.app(Op::Ite, &[choice[0], yes, no]).ok();
+            }
+        }
         match op {
             Op::Add | Op::Sub if sort == Sort::Addr => {
                 let (p, k) = if s0 == Sort::Addr {
@@ -232,7 +264,12 @@ impl TermStore {
                         None => {}
                     }
                 }
-                (args[0] == args[1]).then_some(args[0])
+                if args[0] == args[1] {
+                    return Some(args[0]);
+                }
+                // c ∧ ¬c and c ∨ ¬c (paths meeting again after a branch).
+                let negated = self.app(Op::Not, &[args[0]]).ok()?;
+                (negated == args[1]).then(|| self.bool(op == Op::Or))
             }
             Op::Ite => {
                 if args[1] == args[2] {
@@ -312,22 +349,31 @@ impl TermStore {
     /// Evaluates `t` under `model`; symbols the model leaves out take their
     /// sort's default value.
     pub fn eval(&self, t: TermId, model: &Model) -> Result<Value, EvalError> {
-        let mut values: FxHashMap<TermId, Value> = FxHashMap::default();
+        // Errors stay with their term: an `ite` only fails through the
+        // branch it takes (the other may divide by zero on this model).
+        let mut values: FxHashMap<TermId, Result<Value, EvalError>> = FxHashMap::default();
         for u in self.postorder(&[t]) {
             let v = match self.node(u) {
-                Node::Const(v) => *v,
-                Node::Sym(s) => model
+                Node::Const(v) => Ok(*v),
+                Node::Sym(s) => Ok(model
                     .get(s)
                     .copied()
-                    .unwrap_or_else(|| Value::default_of(self.symbol(*s).sort)),
-                Node::App(op, args) => {
-                    let vals: SmallVec<[Value; 3]> = args.iter().map(|a| values[a]).collect();
-                    eval_op(*op, &vals)?
-                }
+                    .unwrap_or_else(|| Value::default_of(self.symbol(*s).sort))),
+                // Checked when built; a `choice` may mix sorts.
+                Node::App(Op::Ite, args) => match values[&args[0]] {
+                    Ok(Value::Bool(true)) => values[&args[1]].clone(),
+                    Ok(_) => values[&args[2]].clone(),
+                    Err(ref e) => Err(e.clone()),
+                },
+                Node::App(op, args) => args
+                    .iter()
+                    .map(|a| values[a].clone())
+                    .collect::<Result<SmallVec<[Value; 3]>, EvalError>>()
+                    .and_then(|vals| eval_op(*op, &vals)),
             };
             values.insert(u, v);
         }
-        Ok(values[&t])
+        values.remove(&t).expect("the root is evaluated")
     }
 
     /// Infix rendering, e.g. `2 * x0 > 100`; long terms are cut with `…`.

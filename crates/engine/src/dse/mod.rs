@@ -8,11 +8,13 @@
 //! of the state with a reproducing test, and the state goes on under the
 //! negated bug condition. Every completed path gives one test.
 
+pub mod merging;
 mod state;
 
 use crate::config::{Clock, Config};
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::search::{make_searcher, StateId, StateInfo};
+use merging::{Merger, Merging, Scheduler, Similarity, Strategy};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::{EngineError, Progress};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
@@ -51,6 +53,16 @@ pub struct Dse<'m> {
     /// Per function, which statements are loop heads (for the loop bound).
     loop_heads: Vec<Vec<bool>>,
     clock: Clock,
+    /// State merging (`ssm`, `dsm`), when on.
+    merger: Option<Merger<'m>>,
+    /// Whether a term contains `ite` (for the statistics of merging).
+    has_ite: FxHashMap<TermId, bool>,
+}
+
+/// How a path ends: with a bug of a kind, or normally (returning a value).
+enum Ending<'a> {
+    Bug(&'a str),
+    End(Option<TermId>),
 }
 
 /// What one statement did to a state.
@@ -80,7 +92,20 @@ impl<'m> Dse<'m> {
             live: 0,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
             clock: Clock::default(),
+            merger: None,
+            has_ite: FxHashMap::default(),
         }
+    }
+
+    /// Turns on state merging: `ssm` (static) or `dsm` (dynamic).
+    pub fn with_merging(mut self, merging: Merging) -> Self {
+        self.result.engine = match merging.strategy {
+            Strategy::Static => "ssm".into(),
+            Strategy::Dynamic { .. } => "dsm".into(),
+        };
+        self.result.paths_exact = merging.similarity == Similarity::None;
+        self.merger = Some(Merger::new(self.module, merging));
+        self
     }
 
     /// Explores the program and returns its tests, bugs and statistics.
@@ -90,31 +115,51 @@ impl<'m> Dse<'m> {
         self.solver.set_deadline(self.clock.deadline());
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
-        let mut searcher = make_searcher(self.config.search, self.config.seed);
+        let driver = || make_searcher(self.config.search, self.config.seed);
+        let mut sched = match self.merger.as_ref().map(|m| m.config.strategy) {
+            None => Scheduler::Plain(driver()),
+            Some(Strategy::Static) => Scheduler::Topological(Default::default()),
+            Some(Strategy::Dynamic { delta }) => Scheduler::Dynamic {
+                driver: driver(),
+                delta,
+                seen: FxHashMap::default(),
+            },
+        };
         let mut next_id: StateId = 0;
         states.0.insert(next_id, init);
-        searcher.update(None, &[next_id]);
+        sched.add(None, &[next_id], &states.0, self.merger.as_ref());
         self.live = 1;
         let mut last_report = Instant::now();
-        while let Some(id) = searcher.select(&states) {
-            let Some(st) = states.0.remove(&id) else {
+        while let Some((id, forwarded)) = sched.select(&states.0, &states, self.merger.as_ref()) {
+            let Some(mut st) = states.0.remove(&id) else {
                 continue;
             };
+            sched.forget(&st);
             if self.out_of_time() {
                 break;
             }
+            if self.merger.is_some() {
+                self.note_forwarding(&mut st, forwarded);
+            }
             let survivors = self.run_slice(st);
             self.live = self.live + survivors.len() - 1;
-            let ids: Vec<StateId> = survivors
-                .into_iter()
-                .map(|s| {
-                    next_id += 1;
-                    states.0.insert(next_id, s);
-                    next_id
-                })
-                .collect();
-            self.result.stats.states_created += ids.len().saturating_sub(1) as u64;
-            searcher.update(Some(id), &ids);
+            self.result.stats.states_created += survivors.len().saturating_sub(1) as u64;
+            let mut ids = Vec::with_capacity(survivors.len());
+            for (k, mut s) in survivors.into_iter().enumerate() {
+                if self.merger.is_some() {
+                    if k > 0 {
+                        s.forwarding = false;
+                    }
+                    s = self.arrive(s, &mut states.0, &mut sched);
+                }
+                next_id += 1;
+                if let (Some(m), Some((loc, _))) = (&mut self.merger, s.current) {
+                    m.at_location.entry(loc).or_default().push(next_id);
+                }
+                states.0.insert(next_id, s);
+                ids.push(next_id);
+            }
+            sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
             if last_report.elapsed() > Duration::from_millis(100) {
                 progress(&Progress {
                     paths: self.result.paths,
@@ -167,6 +212,10 @@ impl<'m> Dse<'m> {
                 return vec![];
             }
             match self.step(st) {
+                // Merging states meet at block starts: stop there.
+                Step::Continue(next) if self.merger.as_ref().is_some_and(|m| m.at_block_start(&next)) => {
+                    return vec![next]
+                }
                 Step::Continue(next) => st = next,
                 Step::Fork(states) => return states,
                 Step::Done => return vec![],
@@ -213,6 +262,9 @@ impl<'m> Dse<'m> {
     /// Whether `st`'s path condition allows `cond`: a model of both, or
     /// `Err(())` when the solver could not tell (the run is then incomplete).
     fn decide(&mut self, st: &State, cond: TermId) -> Result<Option<braid_term::Model>, ()> {
+        if self.merger.is_some() && (self.contains_ite(cond) || st.path.iter().any(|c| self.contains_ite(*c))) {
+            self.result.stats.ite_queries += 1;
+        }
         match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
             SatResult::Sat(m) => Ok(Some(m)),
             SatResult::Unsat => Ok(None),
@@ -278,8 +330,7 @@ impl<'m> Dse<'m> {
         let Some(m) = possible else { return Some(st) };
         let mut failing = st.clone();
         failing.assume(&self.store, bug, m);
-        let outcome = self.bug_outcome(&failing, kind);
-        self.finish(&failing, outcome);
+        self.finish(&failing, Ending::Bug(kind));
         let ok = self.store.not(bug);
         if self.store.is_false(ok) {
             return None;
@@ -296,14 +347,43 @@ impl<'m> Dse<'m> {
 
     /// Ends `st` with a certain bug.
     fn fail(&mut self, st: &State, kind: BugKind) -> Step {
-        let outcome = self.bug_outcome(st, kind.name());
-        self.finish(st, outcome);
+        self.finish(st, Ending::Bug(kind.name()));
         Step::Done
     }
 
-    /// Records the test of a completed path.
-    fn finish(&mut self, st: &State, outcome: Outcome) {
-        let model = &st.model;
+    /// Records a completed state: its paths, its test and, for a merged
+    /// state, tests of the merged paths that first covered a branch no test
+    /// covers yet.
+    fn finish(&mut self, st: &State, ending: Ending) {
+        self.result.paths += st.multiplicity;
+        self.write_test(st, &st.model, None, &ending);
+        let Some(merger) = &mut self.merger else { return };
+        merger.test_covered.extend(st.fresh.iter().copied());
+        for alt in &st.alts {
+            let merger = self.merger.as_ref().expect("merging is on");
+            if alt.fresh.iter().all(|b| merger.test_covered.contains(b)) {
+                continue;
+            }
+            if self.store.eval(alt.cond, &st.model) != Ok(Value::Bool(true)) {
+                // The path was pruned by what came after the merge (in this
+                // state; another part of it may still reach an end).
+                let Some(m) = self.feasible(st, alt.cond) else { continue };
+                let mut model = st.model.clone();
+                model.extend(m);
+                self.write_test(st, &model, Some(alt.cond), &ending);
+            }
+            let merger = self.merger.as_mut().expect("merging is on");
+            merger.test_covered.extend(alt.fresh.iter().copied());
+        }
+    }
+
+    /// Records the test that `model` gives `st` (under `cond` too, for a
+    /// merged path's test).
+    fn write_test(&mut self, st: &State, model: &braid_term::Model, cond: Option<TermId>, ending: &Ending) {
+        let outcome = match ending {
+            Ending::Bug(kind) => self.bug_outcome(st, kind),
+            Ending::End(returned) => self.end_outcome(st, model, *returned),
+        };
         let inputs = st
             .inputs
             .iter()
@@ -327,14 +407,40 @@ impl<'m> Dse<'m> {
             inputs,
             outcome,
             expressions,
-            path_condition: st.path.iter().map(|c| self.store.display(*c)).collect(),
+            path_condition: st.path.iter().chain(&cond).map(|c| self.store.display(*c)).collect(),
         };
-        self.result.paths += 1;
         self.result.add_test(test);
     }
 
-    fn end_outcome(&self, st: &State, returned: Option<TermId>) -> Outcome {
-        let eval = |t: &TermId| self.store.eval(*t, &st.model).unwrap_or(Value::Undef);
+    /// Whether `t` contains an `ite`.
+    fn contains_ite(&mut self, t: TermId) -> bool {
+        if let Some(&known) = self.has_ite.get(&t) {
+            return known;
+        }
+        let mut stack = vec![(t, false)];
+        while let Some((u, expanded)) = stack.pop() {
+            if self.has_ite.contains_key(&u) {
+                continue;
+            }
+            match self.store.node(u) {
+                Node::App(op, args) if expanded => {
+                    let found = *op == Op::Ite || args.iter().any(|a| self.has_ite[a]);
+                    self.has_ite.insert(u, found);
+                }
+                Node::App(_, args) => {
+                    stack.push((u, true));
+                    stack.extend(args.iter().filter(|a| !self.has_ite.contains_key(a)).map(|a| (*a, false)));
+                }
+                _ => {
+                    self.has_ite.insert(u, false);
+                }
+            }
+        }
+        self.has_ite[&t]
+    }
+
+    fn end_outcome(&self, st: &State, model: &braid_term::Model, returned: Option<TermId>) -> Outcome {
+        let eval = |t: &TermId| self.store.eval(*t, model).unwrap_or(Value::Undef);
         let f = self.module.func(st.top().func);
         let values = f
             .vars
@@ -389,6 +495,9 @@ impl<'m> Dse<'m> {
                     let taken = i == 0;
                     if self.covered.insert((func, at, taken)) {
                         s.steps_since_cover = 0;
+                        if self.merger.is_some() {
+                            s.fresh.push((func, at, taken));
+                        }
                     }
                     if taken {
                         out.extend(self.jump(s, target));
@@ -436,13 +545,11 @@ impl<'m> Dse<'m> {
                 }
             }
             Stmt::Error(kind) => {
-                let outcome = self.bug_outcome(&st, kind);
-                self.finish(&st, outcome);
+                self.finish(&st, Ending::Bug(kind));
                 Step::Done
             }
             Stmt::Halt => {
-                let outcome = self.end_outcome(&st, None);
-                self.finish(&st, outcome);
+                self.finish(&st, Ending::End(None));
                 Step::Done
             }
         }
@@ -493,6 +600,9 @@ impl<'m> Dse<'m> {
                 return me.fail(&st, BugKind::TypeError);
             };
             let head = me.loop_heads[func.0 as usize][dest as usize];
+            if head {
+                st.top_mut().arrivals += 1;
+            }
             if let (Some(bound), true) = (me.config.limits.loop_bound, head) {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
@@ -544,14 +654,14 @@ impl<'m> Dse<'m> {
             vars,
             ret_dst: dst,
             visits: FxHashMap::default(),
+            arrivals: 0,
         });
         Step::Continue(st)
     }
 
     fn ret(&mut self, mut st: State, v: Option<TermId>) -> Step {
         if st.frames.len() == 1 {
-            let outcome = self.end_outcome(&st, v);
-            self.finish(&st, outcome);
+            self.finish(&st, Ending::End(v));
             return Step::Done;
         }
         let done = st.frames.pop().expect("a frame to return from");

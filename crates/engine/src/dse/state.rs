@@ -1,8 +1,10 @@
 //! One path's state in the forking engine.
 
+use crate::results::Branch;
 use braid_ir::{FuncId, StmtIdx as At, VarId};
 use braid_term::{Model, Sort, TermId, TermStore};
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 #[derive(Clone)]
@@ -11,8 +13,20 @@ pub(crate) struct Frame {
     pub at: At,
     pub vars: Vec<TermId>,
     pub ret_dst: Option<VarId>,
-    /// Jumps to each statement in this call (for the loop bound).
+    /// Jumps to each loop head in this call (for the loop bound).
     pub visits: FxHashMap<At, u32>,
+    /// Jumps to any loop head in this call (the "iteration" of the
+    /// topological order state merging picks states in).
+    pub arrivals: u32,
+}
+
+/// Paths merged into a state that may still need a test of their own: the
+/// branches they covered first (which no test is yet known to cover) and
+/// the condition selecting them within the merged path condition.
+#[derive(Clone)]
+pub(crate) struct Alt {
+    pub cond: TermId,
+    pub fresh: Vec<Branch>,
 }
 
 #[derive(Clone)]
@@ -26,8 +40,22 @@ pub(crate) struct State {
     pub model: Model,
     /// Symbolic inputs in the order the path reads them.
     pub inputs: Vec<(String, TermId)>,
-    input_counts: FxHashMap<String, u32>,
+    pub input_counts: FxHashMap<String, u32>,
     pub steps_since_cover: u64,
+    /// How many paths this state stands for (merged states: the sum).
+    pub multiplicity: u64,
+    /// Branches this state covered first since it was last merged (state
+    /// merging only; a test of this state covers them).
+    pub fresh: Vec<Branch>,
+    /// Merged-in paths that may need their own test (state merging only).
+    pub alts: Vec<Alt>,
+    /// Dynamic state merging: the `(location, store)` hashes of this state
+    /// at its last block starts, newest last (its recent predecessors).
+    pub history: VecDeque<(u64, u64)>,
+    /// The hashes at the block start the state is at, if it is at one.
+    pub current: Option<(u64, u64)>,
+    /// Being fast-forwarded towards a merge (dynamic state merging).
+    pub forwarding: bool,
 }
 
 impl State {
@@ -39,6 +67,7 @@ impl State {
                 vars: vec![undef; vars],
                 ret_dst: None,
                 visits: FxHashMap::default(),
+                arrivals: 0,
             }],
             memory: Vec::new(),
             path: Vec::new(),
@@ -46,6 +75,12 @@ impl State {
             inputs: Vec::new(),
             input_counts: FxHashMap::default(),
             steps_since_cover: 0,
+            multiplicity: 1,
+            fresh: Vec::new(),
+            alts: Vec::new(),
+            history: VecDeque::new(),
+            current: None,
+            forwarding: false,
         }
     }
 

@@ -1,0 +1,502 @@
+//! State merging in the forking engine (seed 004): static (`ssm`, states
+//! picked in topological order and merged where they meet) and dynamic
+//! (`dsm`, a driving searcher plus fast-forwarding of states that lag behind
+//! a similar predecessor of another state).
+//!
+//! Two states at the same block start merge into one whose path condition
+//! is the common prefix of theirs plus the disjunction of the rest, and
+//! whose differing variables and memory cells become `ite(rest₁, v₁, v₂)`.
+//! They must agree on everything that is not a value: the call stack, the
+//! allocations and their sizes, the inputs read, and (under a loop bound)
+//! the loop-head visits. Similarity decides whether a possible merge is
+//! made: always (`--merge all`), never (`none`), or by query count
+//! estimation (`qce`, equation 1): every hot variable equal in both states
+//! or symbolic in at least one.
+//!
+//! A merged state gives one test; paths merged into it that first covered a
+//! branch keep their condition (an [`Alt`]), and when the state ends each
+//! such path that no test covers yet gets a test of its own. So the tests
+//! cover what the exploration covered, as dse's do.
+
+use super::state::{Alt, State};
+use super::Dse;
+use crate::qce::{Qce, QceParams};
+use crate::results::Branch;
+use crate::search::{Searcher, StateId, StateInfo};
+use braid_ir::{reverse_post_order, FuncId, Module, Stmt, StmtIdx, VarId};
+use braid_term::{TermId, TermStore};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// Which of two mergeable states are merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Similarity {
+    None,
+    All,
+    Qce,
+}
+
+impl Similarity {
+    pub fn parse(s: &str) -> Option<Similarity> {
+        match s {
+            "none" => Some(Similarity::None),
+            "all" => Some(Similarity::All),
+            "qce" => Some(Similarity::Qce),
+            _ => None,
+        }
+    }
+}
+
+/// How merge partners are brought together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Topological order of the CFG (Algorithm 1 with a static pick).
+    Static,
+    /// Algorithm 2: the driving searcher, overridden by fast-forwarding of
+    /// states similar to one of another state's last `delta` block starts.
+    Dynamic { delta: usize },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Merging {
+    pub strategy: Strategy,
+    pub similarity: Similarity,
+    pub qce: QceParams,
+}
+
+/// A state's place in topological order: per frame, outermost first, its
+/// loop-head arrivals and the reverse-post-order rank of its statement.
+type TopoKey = Vec<(u32, u32)>;
+
+/// `Q_t` and `Q_add` per variable at one location.
+struct Counts {
+    total: f64,
+    added: Vec<f64>,
+}
+
+/// What merging knows about the program, and its per-run bookkeeping.
+pub(crate) struct Merger<'m> {
+    pub config: Merging,
+    module: &'m Module,
+    qce: Qce<'m>,
+    counts: FxHashMap<(FuncId, StmtIdx), Rc<Counts>>,
+    /// Per function and statement: its reverse-post-order rank.
+    rank: Vec<Vec<u32>>,
+    /// Per function and statement: whether a block starts there (entry,
+    /// label target, after a branch or a call), the points where states are
+    /// merged and histories recorded.
+    block_start: Vec<Vec<bool>>,
+    /// Per function: live variables per statement.
+    live: Vec<Vec<Vec<bool>>>,
+    /// Branches some written test is known to cover.
+    pub test_covered: FxHashSet<Branch>,
+    /// Live states at each block-start location (stale ids are dropped lazily).
+    pub at_location: FxHashMap<u64, Vec<StateId>>,
+}
+
+impl<'m> Merger<'m> {
+    pub fn new(module: &'m Module, config: Merging) -> Merger<'m> {
+        let rank = module
+            .functions
+            .iter()
+            .map(|f| {
+                let mut r = vec![u32::MAX; f.stmts.len() + 1];
+                for (i, s) in reverse_post_order(f).into_iter().enumerate() {
+                    r[s as usize] = i as u32;
+                }
+                r
+            })
+            .collect();
+        let block_start = module
+            .functions
+            .iter()
+            .map(|f| {
+                let mut b = vec![false; f.stmts.len() + 1];
+                b[0] = true;
+                for (_, s) in &f.labels {
+                    b[*s as usize] = true;
+                }
+                for (i, s) in f.stmts.iter().enumerate() {
+                    if matches!(s, Stmt::If { .. } | Stmt::Call { .. }) {
+                        b[i + 1] = true;
+                    }
+                }
+                b
+            })
+            .collect();
+        Merger {
+            config,
+            module,
+            qce: Qce::new(module, config.qce),
+            counts: FxHashMap::default(),
+            rank,
+            block_start,
+            live: module.functions.iter().map(braid_ir::live_variables).collect(),
+            test_covered: FxHashSet::default(),
+            at_location: FxHashMap::default(),
+        }
+    }
+
+    /// Whether variable `v` of frame `k` may still be read: at the top
+    /// frame's statement, or at a caller's return location.
+    fn live(&self, st: &State, k: usize, v: usize) -> bool {
+        let f = &st.frames[k];
+        let at = if k + 1 == st.frames.len() { f.at } else { f.at + 1 };
+        let rows = &self.live[f.func.0 as usize];
+        rows.get(at as usize).or(rows.last()).is_some_and(|row| row[v])
+    }
+
+    pub fn at_block_start(&self, st: &State) -> bool {
+        let f = st.top();
+        self.block_start[f.func.0 as usize]
+            .get(f.at as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    pub fn topo_key(&self, st: &State) -> TopoKey {
+        st.frames
+            .iter()
+            .map(|f| {
+                let r = self.rank[f.func.0 as usize].get(f.at as usize).copied();
+                (f.arrivals, r.unwrap_or(u32::MAX))
+            })
+            .collect()
+    }
+
+    /// A hash of the call stack's locations.
+    pub fn location_hash(st: &State) -> u64 {
+        let mut h = FxHasher::default();
+        for f in &st.frames {
+            (f.func.0, f.at, f.ret_dst.map(|v| v.0)).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn counts(&mut self, func: FuncId, at: StmtIdx) -> Rc<Counts> {
+        if let Some(c) = self.counts.get(&(func, at)) {
+            return c.clone();
+        }
+        let vars = self.module.func(func).vars.len() as u32;
+        let c = Rc::new(Counts {
+            total: self.qce.total(func, at),
+            added: (0..vars).map(|v| self.qce.added(func, at, VarId(v))).collect(),
+        });
+        self.counts.insert((func, at), c.clone());
+        c
+    }
+
+    /// The hot variables of the whole call stack (§3.2): local counts at
+    /// the top frame's statement and at each caller's return location,
+    /// summed into the global `Q_t`; `(frame, variable)` pairs.
+    pub fn hot(&mut self, st: &State) -> Vec<(usize, VarId)> {
+        let last = st.frames.len() - 1;
+        let counts: Vec<Rc<Counts>> = st
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| self.counts(f.func, if i == last { f.at } else { f.at + 1 }))
+            .collect();
+        let threshold = self.config.qce.alpha * counts.iter().map(|c| c.total).sum::<f64>();
+        let mut hot = Vec::new();
+        for (i, c) in counts.iter().enumerate() {
+            for (v, a) in c.added.iter().enumerate() {
+                if *a > threshold {
+                    hot.push((i, VarId(v as u32)));
+                }
+            }
+        }
+        hot
+    }
+
+    /// `h` of §4.3: a hash of the values of the hot variables, symbolic
+    /// ones all hashing alike.
+    pub fn store_hash(&mut self, store: &TermStore, st: &State) -> u64 {
+        if self.config.similarity != Similarity::Qce {
+            return 0;
+        }
+        let mut h = FxHasher::default();
+        for (i, v) in self.hot(st) {
+            let t = st.frames[i].vars[v.0 as usize];
+            (i, v.0, store.as_const(t).is_some().then_some(t)).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// `~` of Algorithm 1: whether two mergeable states should merge.
+    pub fn similar(&mut self, store: &TermStore, a: &State, b: &State) -> bool {
+        match self.config.similarity {
+            Similarity::None => false,
+            Similarity::All => true,
+            Similarity::Qce => self.hot(a).into_iter().all(|(i, v)| {
+                let (x, y) = (a.frames[i].vars[v.0 as usize], b.frames[i].vars[v.0 as usize]);
+                x == y || store.as_const(x).is_none() || store.as_const(y).is_none()
+            }),
+        }
+    }
+}
+
+/// Whether `a` and `b` can become one state: equal call stacks (and loop
+/// visits under a loop bound), allocations and inputs, and path conditions
+/// that differ after their common prefix.
+fn mergeable(a: &State, b: &State, loop_bound: bool) -> bool {
+    a.frames.len() == b.frames.len()
+        && a.frames.iter().zip(&b.frames).all(|(f, g)| {
+            f.func == g.func && f.at == g.at && f.ret_dst == g.ret_dst && (!loop_bound || f.visits == g.visits)
+        })
+        && a.memory.len() == b.memory.len()
+        && a.memory.iter().zip(&b.memory).all(|(x, y)| x.len() == y.len())
+        && a.inputs == b.inputs
+        && a.path != b.path
+}
+
+impl Dse<'_> {
+    /// Fast-forwarding statistics for a state about to run.
+    pub(super) fn note_forwarding(&mut self, st: &mut State, forwarded: bool) {
+        if forwarded && !st.forwarding {
+            self.result.stats.fast_forwards += 1;
+        }
+        st.forwarding = forwarded;
+    }
+
+    /// A state that just ran: at a block start it records where it is (its
+    /// history for dynamic merging) and merges with the states waiting
+    /// there that it is similar to.
+    pub(super) fn arrive(&mut self, mut s: State, states: &mut FxHashMap<StateId, State>, sched: &mut Scheduler) -> State {
+        let merger = self.merger.as_mut().expect("merging is on");
+        if let Some(prev) = s.current.take() {
+            if let Some(delta) = sched.delta() {
+                s.history.push_back(prev);
+                while s.history.len() > delta {
+                    s.history.pop_front();
+                }
+            }
+        }
+        if !merger.at_block_start(&s) {
+            return s;
+        }
+        let loc = Merger::location_hash(&s);
+        let peers: Vec<StateId> = match merger.at_location.get_mut(&loc) {
+            Some(ids) => {
+                ids.retain(|id| states.contains_key(id));
+                ids.clone()
+            }
+            None => Vec::new(),
+        };
+        for id in peers {
+            let Some(peer) = states.get(&id) else { continue };
+            if let Some(m) = self.try_merge(peer, &s) {
+                let peer = states.remove(&id).expect("a live peer");
+                sched.forget(&peer);
+                self.live -= 1;
+                if peer.forwarding || s.forwarding {
+                    self.result.stats.fast_forwards_merged += 1;
+                }
+                s = m;
+            }
+        }
+        let merger = self.merger.as_mut().expect("merging is on");
+        s.current = Some((loc, merger.store_hash(&self.store, &s)));
+        s
+    }
+
+    /// `a` and `b` merged, if they are mergeable and similar.
+    fn try_merge(&mut self, a: &State, b: &State) -> Option<State> {
+        let loop_bound = self.config.limits.loop_bound.is_some();
+        if !mergeable(a, b, loop_bound) {
+            return None;
+        }
+        self.result.stats.merge_attempts += 1;
+        let merger = self.merger.as_mut().expect("merging is on");
+        if !merger.similar(&self.store, a, b) {
+            return None;
+        }
+        let m = self.merge(a, b)?;
+        self.result.stats.states_merged += 1;
+        Some(m)
+    }
+
+    /// The merged state, or `None` when some differing values cannot form
+    /// one `ite` (values of different sorts).
+    fn merge(&mut self, a: &State, b: &State) -> Option<State> {
+        let common = a.path.iter().zip(&b.path).take_while(|(x, y)| x == y).count();
+        let conj = |store: &mut TermStore, cs: &[TermId]| {
+            let t = store.bool(true);
+            cs.iter().fold(t, |acc, c| store.and(acc, *c))
+        };
+        if common == a.path.len() || common == b.path.len() {
+            // One path condition contains the other: not two distinct paths.
+            return None;
+        }
+        let ca = conj(&mut self.store, &a.path[common..]);
+        let cb = conj(&mut self.store, &b.path[common..]);
+        let mut m = a.clone();
+        m.path.truncate(common);
+        let either = self.store.or(ca, cb);
+        if !self.store.is_true(either) {
+            m.path.push(either);
+        }
+        for (k, (f, g)) in a.frames.iter().zip(&b.frames).enumerate() {
+            for (i, (x, y)) in f.vars.iter().zip(&g.vars).enumerate() {
+                if x == y {
+                    continue;
+                }
+                // A dead variable is never read again: its merged value
+                // only serves the tests' final values.
+                let merger = self.merger.as_ref().expect("merging is on");
+                m.frames[k].vars[i] = if merger.live(a, k, i) {
+                    self.store.app(braid_term::Op::Ite, &[ca, *x, *y]).ok()?
+                } else {
+                    self.store.choice(ca, *x, *y)
+                };
+            }
+            m.frames[k].arrivals = f.arrivals.max(g.arrivals);
+        }
+        for (k, (x, y)) in a.memory.iter().zip(&b.memory).enumerate() {
+            if Rc::ptr_eq(x, y) || x == y {
+                continue;
+            }
+            let mut cells = Vec::with_capacity(x.len());
+            for (p, q) in x.iter().zip(y.iter()) {
+                cells.push(if p == q {
+                    *p
+                } else {
+                    self.store.app(braid_term::Op::Ite, &[ca, *p, *q]).ok()?
+                });
+            }
+            m.memory[k] = Rc::new(cells);
+        }
+        m.multiplicity = a.multiplicity.saturating_add(b.multiplicity);
+        m.steps_since_cover = a.steps_since_cover.min(b.steps_since_cover);
+        m.fresh = Vec::new();
+        m.alts = Vec::new();
+        self.lift_alts(a, ca, &mut m.alts);
+        self.lift_alts(b, cb, &mut m.alts);
+        m.forwarding = false;
+        m.current = None;
+        Some(m)
+    }
+
+    /// `s`'s paths that may need a test of their own, as alternatives of a
+    /// state that `s` merges into under condition `c`.
+    fn lift_alts(&mut self, s: &State, c: TermId, out: &mut Vec<Alt>) {
+        let covered = &self.merger.as_ref().expect("merging is on").test_covered;
+        let uncovered = |fresh: &[Branch]| -> Vec<Branch> {
+            fresh.iter().filter(|b| !covered.contains(b)).copied().collect()
+        };
+        let mut lifted = Vec::new();
+        for alt in &s.alts {
+            let fresh = uncovered(&alt.fresh);
+            if !fresh.is_empty() {
+                lifted.push((alt.cond, fresh));
+            }
+        }
+        let own = uncovered(&s.fresh);
+        for (cond, fresh) in lifted {
+            let cond = self.store.and(c, cond);
+            out.push(Alt { cond, fresh });
+        }
+        if !own.is_empty() {
+            out.push(Alt { cond: c, fresh: own });
+        }
+    }
+}
+
+/// Which state runs next, for plain and merging exploration.
+pub(crate) enum Scheduler {
+    Plain(Box<dyn Searcher>),
+    /// States by topological key.
+    Topological(BTreeSet<(TopoKey, StateId)>),
+    Dynamic {
+        driver: Box<dyn Searcher>,
+        delta: usize,
+        /// How many live states have each `(location, store)` hash in
+        /// their history.
+        seen: FxHashMap<(u64, u64), u32>,
+    },
+}
+
+impl Scheduler {
+    /// The next state, and whether it was picked for fast-forwarding.
+    pub fn select(
+        &mut self,
+        states: &FxHashMap<StateId, State>,
+        info: &dyn StateInfo,
+        merger: Option<&Merger>,
+    ) -> Option<(StateId, bool)> {
+        match self {
+            Scheduler::Plain(s) => s.select(info).map(|id| (id, false)),
+            Scheduler::Topological(q) => q.pop_first().map(|(_, id)| (id, false)),
+            Scheduler::Dynamic { driver, seen, .. } => {
+                let merger = merger.expect("dynamic merging has a merger");
+                // The forwarding set F: states at a block start whose hashes
+                // are in another state's recent history; the topologically
+                // first of them runs.
+                let forward = states
+                    .iter()
+                    .filter(|(_, s)| {
+                        s.current.is_some_and(|k| {
+                            let own = s.history.iter().filter(|h| **h == k).count() as u32;
+                            seen.get(&k).is_some_and(|n| *n > own)
+                        })
+                    })
+                    .map(|(id, s)| (merger.topo_key(s), *id))
+                    .min();
+                match forward {
+                    Some((_, id)) => Some((id, true)),
+                    None => loop {
+                        let id = driver.select(info)?;
+                        if states.contains_key(&id) {
+                            return Some((id, false));
+                        }
+                    },
+                }
+            }
+        }
+    }
+
+    /// Registers the states `parent` became.
+    pub fn add(&mut self, parent: Option<StateId>, ids: &[StateId], states: &FxHashMap<StateId, State>, merger: Option<&Merger>) {
+        match self {
+            Scheduler::Plain(s) => s.update(parent, ids),
+            Scheduler::Topological(q) => {
+                let merger = merger.expect("static merging has a merger");
+                for id in ids {
+                    q.insert((merger.topo_key(&states[id]), *id));
+                }
+            }
+            Scheduler::Dynamic { driver, seen, .. } => {
+                driver.update(parent, ids);
+                for id in ids {
+                    for h in &states[id].history {
+                        *seen.entry(*h).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets a state leaving the worklist (run, merged away or dropped).
+    pub fn forget(&mut self, st: &State) {
+        if let Scheduler::Dynamic { seen, .. } = self {
+            for h in &st.history {
+                if let Some(n) = seen.get_mut(h) {
+                    *n -= 1;
+                    if *n == 0 {
+                        seen.remove(h);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dynamic merging's history length.
+    pub fn delta(&self) -> Option<usize> {
+        match self {
+            Scheduler::Dynamic { delta, .. } => Some(*delta),
+            _ => None,
+        }
+    }
+}
