@@ -109,7 +109,7 @@ impl QuerySolver {
             let reuse = self
                 .recent
                 .iter()
-                .find(|m| set.iter().all(|c| store.eval(*c, m) == Ok(Value::Bool(true))))
+                .find(|m| store.satisfies(&set, m))
                 .map(|m| project(store, &set, m));
             if let Some(m) = reuse {
                 self.stats.cex_hits += 1;

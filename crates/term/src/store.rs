@@ -349,10 +349,28 @@ impl TermStore {
     /// Evaluates `t` under `model`; symbols the model leaves out take their
     /// sort's default value.
     pub fn eval(&self, t: TermId, model: &Model) -> Result<Value, EvalError> {
-        // Errors stay with their term: an `ite` only fails through the
-        // branch it takes (the other may divide by zero on this model).
-        let mut values: FxHashMap<TermId, Result<Value, EvalError>> = FxHashMap::default();
-        for u in self.postorder(&[t]) {
+        self.eval_in(t, model, &mut FxHashMap::default())
+    }
+
+    /// Whether `model` makes every one of `constraints` true (sharing the
+    /// evaluation of common subterms).
+    pub fn satisfies(&self, constraints: &[TermId], model: &Model) -> bool {
+        let mut memo = FxHashMap::default();
+        constraints
+            .iter()
+            .all(|c| self.eval_in(*c, model, &mut memo) == Ok(Value::Bool(true)))
+    }
+
+    /// [`TermStore::eval`] with a memo of evaluated subterms. An `ite`
+    /// evaluates only the branch it takes, so errors stay with their branch
+    /// (the other may divide by zero on this model) and merged values cost
+    /// one path, not all.
+    fn eval_in(&self, t: TermId, model: &Model, memo: &mut FxHashMap<TermId, Result<Value, EvalError>>) -> Result<Value, EvalError> {
+        let mut stack: Vec<(TermId, bool)> = vec![(t, false)];
+        while let Some((u, expanded)) = stack.pop() {
+            if memo.contains_key(&u) {
+                continue;
+            }
             let v = match self.node(u) {
                 Node::Const(v) => Ok(*v),
                 Node::Sym(s) => Ok(model
@@ -360,20 +378,45 @@ impl TermStore {
                     .copied()
                     .unwrap_or_else(|| Value::default_of(self.symbol(*s).sort))),
                 // Checked when built; a `choice` may mix sorts.
-                Node::App(Op::Ite, args) => match values[&args[0]] {
-                    Ok(Value::Bool(true)) => values[&args[1]].clone(),
-                    Ok(_) => values[&args[2]].clone(),
-                    Err(ref e) => Err(e.clone()),
-                },
-                Node::App(op, args) => args
-                    .iter()
-                    .map(|a| values[a].clone())
-                    .collect::<Result<SmallVec<[Value; 3]>, EvalError>>()
-                    .and_then(|vals| eval_op(*op, &vals)),
+                Node::App(Op::Ite, args) => {
+                    let Some(cond) = memo.get(&args[0]) else {
+                        stack.push((u, false));
+                        stack.push((args[0], false));
+                        continue;
+                    };
+                    let branch = match cond {
+                        Ok(Value::Bool(true)) => args[1],
+                        Ok(_) => args[2],
+                        Err(e) => {
+                            let e = e.clone();
+                            memo.insert(u, Err(e));
+                            continue;
+                        }
+                    };
+                    match memo.get(&branch) {
+                        Some(r) => r.clone(),
+                        None => {
+                            stack.push((u, false));
+                            stack.push((branch, false));
+                            continue;
+                        }
+                    }
+                }
+                Node::App(op, args) => {
+                    if !expanded {
+                        stack.push((u, true));
+                        stack.extend(args.iter().filter(|a| !memo.contains_key(a)).map(|a| (*a, false)));
+                        continue;
+                    }
+                    args.iter()
+                        .map(|a| memo[a].clone())
+                        .collect::<Result<SmallVec<[Value; 3]>, EvalError>>()
+                        .and_then(|vals| eval_op(*op, &vals))
+                }
             };
-            values.insert(u, v);
+            memo.insert(u, v);
         }
-        values.remove(&t).expect("the root is evaluated")
+        memo[&t].clone()
     }
 
     /// Infix rendering, e.g. `2 * x0 > 100`; long terms are cut with `…`.

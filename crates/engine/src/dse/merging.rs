@@ -390,16 +390,20 @@ impl Dse<'_> {
         for alt in &s.alts {
             let fresh = uncovered(&alt.fresh);
             if !fresh.is_empty() {
-                lifted.push((alt.cond, fresh));
+                lifted.push((alt.cond, fresh, alt.model.clone()));
             }
         }
         let own = uncovered(&s.fresh);
-        for (cond, fresh) in lifted {
+        for (cond, fresh, model) in lifted {
             let cond = self.store.and(c, cond);
-            out.push(Alt { cond, fresh });
+            out.push(Alt { cond, fresh, model });
         }
         if !own.is_empty() {
-            out.push(Alt { cond: c, fresh: own });
+            out.push(Alt {
+                cond: c,
+                fresh: own,
+                model: s.model.clone(),
+            });
         }
     }
 }

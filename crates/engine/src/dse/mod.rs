@@ -57,11 +57,14 @@ pub struct Dse<'m> {
     merger: Option<Merger<'m>>,
     /// Whether a term contains `ite` (for the statistics of merging).
     has_ite: FxHashMap<TermId, bool>,
+    /// Completed merged states with merged paths still to test.
+    pending: Vec<(State, Ending, Vec<usize>)>,
 }
 
 /// How a path ends: with a bug of a kind, or normally (returning a value).
-enum Ending<'a> {
-    Bug(&'a str),
+#[derive(Clone)]
+enum Ending {
+    Bug(String),
     End(Option<TermId>),
 }
 
@@ -94,6 +97,7 @@ impl<'m> Dse<'m> {
             clock: Clock::default(),
             merger: None,
             has_ite: FxHashMap::default(),
+            pending: Vec::new(),
         }
     }
 
@@ -172,6 +176,7 @@ impl<'m> Dse<'m> {
                 break;
             }
         }
+        self.test_pending();
         let stats = &mut self.result.stats;
         stats.record(start.elapsed(), &self.solver.stats);
         stats.avg_value_summary_size = 1.0;
@@ -303,6 +308,12 @@ impl<'m> Dse<'m> {
                 all_unsat = false;
                 let mut child = st.clone();
                 child.assume(&self.store, c, m);
+                if !out.is_empty() {
+                    // A fork adds paths as dse counts them: the first part
+                    // keeps a merged state's multiplicity, each other part
+                    // is one more path.
+                    child.multiplicity = 1;
+                }
                 out.push((child, i));
             }
         }
@@ -330,7 +341,7 @@ impl<'m> Dse<'m> {
         let Some(m) = possible else { return Some(st) };
         let mut failing = st.clone();
         failing.assume(&self.store, bug, m);
-        self.finish(&failing, Ending::Bug(kind));
+        self.finish(&failing, Ending::Bug(kind.to_string()));
         let ok = self.store.not(bug);
         if self.store.is_false(ok) {
             return None;
@@ -347,33 +358,64 @@ impl<'m> Dse<'m> {
 
     /// Ends `st` with a certain bug.
     fn fail(&mut self, st: &State, kind: BugKind) -> Step {
-        self.finish(st, Ending::Bug(kind.name()));
+        self.finish(st, Ending::Bug(kind.name().to_string()));
         Step::Done
     }
 
     /// Records a completed state: its paths, its test and, for a merged
     /// state, tests of the merged paths that first covered a branch no test
-    /// covers yet.
+    /// covers yet. Such a path's test comes from a model that already
+    /// satisfies it (the state's, or the one the path had when it was
+    /// merged); otherwise the solver is asked once the exploration is over
+    /// ([`Dse::test_pending`]), by then most of them are covered.
     fn finish(&mut self, st: &State, ending: Ending) {
         self.result.paths += st.multiplicity;
         self.write_test(st, &st.model, None, &ending);
         let Some(merger) = &mut self.merger else { return };
         merger.test_covered.extend(st.fresh.iter().copied());
-        for alt in &st.alts {
+        let mut deferred = Vec::new();
+        for (i, alt) in st.alts.iter().enumerate() {
             let merger = self.merger.as_ref().expect("merging is on");
             if alt.fresh.iter().all(|b| merger.test_covered.contains(b)) {
                 continue;
             }
-            if self.store.eval(alt.cond, &st.model) != Ok(Value::Bool(true)) {
-                // The path was pruned by what came after the merge (in this
-                // state; another part of it may still reach an end).
-                let Some(m) = self.feasible(st, alt.cond) else { continue };
-                let mut model = st.model.clone();
-                model.extend(m);
-                self.write_test(st, &model, Some(alt.cond), &ending);
+            let holds = |m: &braid_term::Model| self.store.eval(alt.cond, m) == Ok(Value::Bool(true));
+            if !holds(&st.model) {
+                if holds(&alt.model) && self.store.satisfies(&st.path, &alt.model) {
+                    self.write_test(st, &alt.model, Some(alt.cond), &ending);
+                } else {
+                    deferred.push(i);
+                    continue;
+                }
             }
             let merger = self.merger.as_mut().expect("merging is on");
             merger.test_covered.extend(alt.fresh.iter().copied());
+        }
+        if !deferred.is_empty() {
+            self.pending.push((st.clone(), ending, deferred));
+        }
+    }
+
+    /// Tests for merged paths [`Dse::finish`] left pending: the first
+    /// completed state in which the solver finds one feasible gives its test.
+    fn test_pending(&mut self) {
+        for (st, ending, alts) in std::mem::take(&mut self.pending) {
+            for i in alts {
+                let alt = &st.alts[i];
+                let merger = self.merger.as_ref().expect("merging is on");
+                if alt.fresh.iter().all(|b| merger.test_covered.contains(b)) {
+                    continue;
+                }
+                if self.out_of_time() {
+                    return;
+                }
+                let Some(m) = self.feasible(&st, alt.cond) else { continue };
+                let mut model = st.model.clone();
+                model.extend(m);
+                self.write_test(&st, &model, Some(alt.cond), &ending);
+                let merger = self.merger.as_mut().expect("merging is on");
+                merger.test_covered.extend(alt.fresh.iter().copied());
+            }
         }
     }
 
@@ -545,7 +587,7 @@ impl<'m> Dse<'m> {
                 }
             }
             Stmt::Error(kind) => {
-                self.finish(&st, Ending::Bug(kind));
+                self.finish(&st, Ending::Bug(kind.clone()));
                 Step::Done
             }
             Stmt::Halt => {

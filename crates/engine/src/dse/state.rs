@@ -27,6 +27,8 @@ pub(crate) struct Frame {
 pub(crate) struct Alt {
     pub cond: TermId,
     pub fresh: Vec<Branch>,
+    /// The model the path had when it was merged.
+    pub model: Model,
 }
 
 #[derive(Clone)]
