@@ -20,7 +20,7 @@
 
 use super::state::{Alt, State};
 use super::Dse;
-use crate::qce::{Qce, QceParams};
+use crate::qce::{Cell, Qce, QceParams};
 use crate::results::Branch;
 use crate::search::{Searcher, StateId, StateInfo};
 use braid_ir::{reverse_post_order, FuncId, Module, Stmt, StmtIdx, VarId};
@@ -70,10 +70,20 @@ pub struct Merging {
 /// loop-head arrivals and the reverse-post-order rank of its statement.
 type TopoKey = Vec<(u32, u32)>;
 
-/// `Q_t` and `Q_add` per variable at one location.
+/// QCE's numbers at one location: `Q_t`, and per variable and tracked cell
+/// `Q_add` and whether a later address depends on it.
 struct Counts {
     total: f64,
-    added: Vec<f64>,
+    vars: Vec<(f64, bool)>,
+    cells: Vec<(Cell, f64, bool)>,
+}
+
+/// Something whose values decide similarity: a variable of a frame, or a
+/// memory cell at a constant offset from the address a variable holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Hot {
+    Var(usize, VarId),
+    Cell(usize, Cell),
 }
 
 /// What merging knows about the program, and its per-run bookkeeping.
@@ -179,19 +189,29 @@ impl<'m> Merger<'m> {
         if let Some(c) = self.counts.get(&(func, at)) {
             return c.clone();
         }
+        let q = &self.qce;
         let vars = self.module.func(func).vars.len() as u32;
         let c = Rc::new(Counts {
-            total: self.qce.total(func, at),
-            added: (0..vars).map(|v| self.qce.added(func, at, VarId(v))).collect(),
+            total: q.total(func, at),
+            vars: (0..vars)
+                .map(VarId)
+                .map(|v| (q.added(func, at, v), q.addressed(func, at, v)))
+                .collect(),
+            cells: q
+                .cells(func)
+                .iter()
+                .map(|c| (*c, q.cell_added(func, at, *c), q.cell_addressed(func, at, *c)))
+                .collect(),
         });
         self.counts.insert((func, at), c.clone());
         c
     }
 
-    /// The hot variables of the whole call stack (§3.2): local counts at
-    /// the top frame's statement and at each caller's return location,
-    /// summed into the global `Q_t`; `(frame, variable)` pairs.
-    pub fn hot(&mut self, st: &State) -> Vec<(usize, VarId)> {
+    /// The hot variables and cells of the whole call stack (§3.2): local
+    /// counts at the top frame's statement and at each caller's return
+    /// location, summed into the global `Q_t`; those with
+    /// `Q_add > α·Q_t`, and those a later address depends on.
+    pub fn hot(&mut self, st: &State) -> Vec<Hot> {
         let last = st.frames.len() - 1;
         let counts: Vec<Rc<Counts>> = st
             .frames
@@ -202,37 +222,62 @@ impl<'m> Merger<'m> {
         let threshold = self.config.qce.alpha * counts.iter().map(|c| c.total).sum::<f64>();
         let mut hot = Vec::new();
         for (i, c) in counts.iter().enumerate() {
-            for (v, a) in c.added.iter().enumerate() {
-                if *a > threshold {
-                    hot.push((i, VarId(v as u32)));
+            for (v, (add, addressed)) in c.vars.iter().enumerate() {
+                if *add > threshold || *addressed {
+                    hot.push(Hot::Var(i, VarId(v as u32)));
+                }
+            }
+            for (cell, add, addressed) in &c.cells {
+                if *add > threshold || *addressed {
+                    hot.push(Hot::Cell(i, *cell));
                 }
             }
         }
         hot
     }
 
-    /// `h` of §4.3: a hash of the values of the hot variables, symbolic
-    /// ones all hashing alike.
+    /// The value of a hot item in `st` (`None`: a cell whose base does not
+    /// hold a concrete address, or lies outside its allocation).
+    fn value(store: &TermStore, st: &State, item: Hot) -> Option<TermId> {
+        match item {
+            Hot::Var(i, v) => Some(st.frames[i].vars[v.0 as usize]),
+            Hot::Cell(i, (base, k)) => {
+                let p = st.frames[i].vars[base.0 as usize];
+                let Some(braid_term::Value::Addr { alloc, offset }) = store.as_const(p) else {
+                    return None;
+                };
+                let at = usize::try_from(offset as i128 + k).ok()?;
+                st.memory.get(alloc as usize)?.get(at).copied()
+            }
+        }
+    }
+
+    /// `h` of §4.3: a hash of the values of the hot variables and cells,
+    /// symbolic ones all hashing alike.
     pub fn store_hash(&mut self, store: &TermStore, st: &State) -> u64 {
         if self.config.similarity != Similarity::Qce {
             return 0;
         }
         let mut h = FxHasher::default();
-        for (i, v) in self.hot(st) {
-            let t = st.frames[i].vars[v.0 as usize];
-            (i, v.0, store.as_const(t).is_some().then_some(t)).hash(&mut h);
+        for item in self.hot(st) {
+            let value = Self::value(store, st, item).filter(|t| store.as_const(*t).is_some());
+            (item, value).hash(&mut h);
         }
         h.finish()
     }
 
-    /// `~` of Algorithm 1: whether two mergeable states should merge.
+    /// `~` of Algorithm 1: whether two mergeable states should merge. With
+    /// QCE, every hot variable and cell must be equal in both states or
+    /// symbolic in at least one (equation 1).
     pub fn similar(&mut self, store: &TermStore, a: &State, b: &State) -> bool {
         match self.config.similarity {
             Similarity::None => false,
             Similarity::All => true,
-            Similarity::Qce => self.hot(a).into_iter().all(|(i, v)| {
-                let (x, y) = (a.frames[i].vars[v.0 as usize], b.frames[i].vars[v.0 as usize]);
-                x == y || store.as_const(x).is_none() || store.as_const(y).is_none()
+            Similarity::Qce => self.hot(a).into_iter().all(|item| {
+                match (Self::value(store, a, item), Self::value(store, b, item)) {
+                    (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
+                    (x, y) => x == y,
+                }
             }),
         }
     }
