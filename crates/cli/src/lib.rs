@@ -124,6 +124,13 @@ struct RunArgs {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
+    // Output piped into `head` and the like ends quietly when the reader
+    // goes away, as for other command-line tools (Rust ignores SIGPIPE).
+    // SAFETY: restoring a signal's default disposition before any thread
+    // starts has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -356,23 +363,42 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
         at.insert(0, 0);
         at.dedup();
         for s in at {
-            let hot: Vec<&str> = q.hot(g, s).iter().map(|v| f.vars[v.0 as usize].as_str()).collect();
-            let adds: Vec<String> = (0..f.vars.len() as u32)
+            let name = |v: braid_ir::VarId| f.vars[v.0 as usize].as_str();
+            let cell = |(b, k): braid_engine::qce::Cell| format!("*({}+{k})", name(b));
+            let hot: Vec<&str> = q.hot(g, s).into_iter().map(name).collect();
+            let mut adds: Vec<String> = (0..f.vars.len() as u32)
                 .map(braid_ir::VarId)
                 .map(|v| (v, q.added(g, s, v)))
                 .filter(|(_, a)| *a > 0.0)
-                .map(|(v, a)| format!("{}={a:.4}", f.vars[v.0 as usize]))
+                .map(|(v, a)| format!("{}={a:.4}", name(v)))
                 .collect();
+            adds.extend(
+                q.cells(g)
+                    .iter()
+                    .map(|c| (*c, q.cell_added(g, s, *c)))
+                    .filter(|(_, a)| *a > 0.0)
+                    .map(|(c, a)| format!("{}={a:.4}", cell(c))),
+            );
+            let mut addressed: Vec<String> = (0..f.vars.len() as u32)
+                .map(braid_ir::VarId)
+                .filter(|v| q.addressed(g, s, *v))
+                .map(|v| name(v).to_string())
+                .collect();
+            addressed.extend(q.cells(g).iter().filter(|c| q.cell_addressed(g, s, **c)).map(|c| cell(*c)));
+            let list = |items: &[String]| {
+                if items.is_empty() {
+                    "-".to_string()
+                } else {
+                    items.join(" ")
+                }
+            };
             println!(
-                "{}  Q_t={:.4}  H={{{}}}  Q_add: {}",
+                "{}  Q_t={:.4}  H={{{}}}  Q_add: {}  addresses: {}",
                 f.location(s),
                 q.total(g, s),
                 hot.join(", "),
-                if adds.is_empty() {
-                    "-".to_string()
-                } else {
-                    adds.join(" ")
-                }
+                list(&adds),
+                list(&addressed)
             );
         }
     }

@@ -21,7 +21,7 @@
 //! address symbolic); the paper's KLEE used array theory instead, so
 //! equation (2) alone does not cover this.
 
-use braid_ir::{reverse_post_order, successors, FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_ir::{natural_loops, successors, FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_term::{Op, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -60,36 +60,15 @@ struct Shape {
 }
 
 fn shape(f: &Function) -> Shape {
-    let order = reverse_post_order(f);
-    let mut rank = vec![0usize; f.stmts.len()];
-    for (i, s) in order.iter().enumerate() {
-        rank[*s as usize] = i;
-    }
-    let mut back = FxHashSet::default();
-    let mut preds: Vec<Vec<StmtIdx>> = vec![Vec::new(); f.stmts.len()];
-    for i in 0..f.stmts.len() as StmtIdx {
-        for s in successors(f, i) {
-            preds[s as usize].push(i);
-            if rank[s as usize] <= rank[i as usize] {
-                back.insert((i, s));
-            }
-        }
-    }
-    let mut heads: Vec<StmtIdx> = back.iter().map(|(_, h)| *h).collect();
-    heads.sort_unstable();
-    heads.dedup();
-    let loops = heads
+    let (loops, rank) = natural_loops(f);
+    let back = loops
+        .iter()
+        .flat_map(|l| l.back_from.iter().map(move |s| (*s, l.head)))
+        .collect();
+    let loops = loops
         .into_iter()
-        .map(|head| {
-            // The natural loop: everything that reaches a back edge's source
-            // without passing through the head.
-            let mut body: FxHashSet<StmtIdx> = [head].into_iter().collect();
-            let mut work: Vec<StmtIdx> = back.iter().filter(|(_, h)| *h == head).map(|(s, _)| *s).collect();
-            while let Some(n) = work.pop() {
-                if body.insert(n) {
-                    work.extend(preds[n as usize].iter().copied());
-                }
-            }
+        .map(|l| {
+            let body: FxHashSet<StmtIdx> = (0..f.stmts.len() as StmtIdx).filter(|s| l.body[*s as usize]).collect();
             // The exit edge leaving the loop closest to its head.
             let exit = body
                 .iter()
@@ -101,7 +80,7 @@ fn shape(f: &Function) -> Shape {
                 })
                 .min_by_key(|(n, s)| (rank[*n as usize], *s))
                 .map(|(_, s)| s);
-            Loop { head, body, exit }
+            Loop { head: l.head, body, exit }
         })
         .collect();
     Shape { loops, back }

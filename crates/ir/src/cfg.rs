@@ -93,21 +93,62 @@ pub fn reverse_post_order(f: &Function) -> Vec<StmtIdx> {
     post
 }
 
-/// For each statement, whether it is a loop head: the target of an edge that
-/// goes back in reverse post-order. Loop bounds count arrivals at these.
-pub fn loop_heads(f: &Function) -> Vec<bool> {
-    let order = reverse_post_order(f);
-    let mut rank = vec![0usize; f.stmts.len()];
-    for (i, s) in order.iter().enumerate() {
+/// A natural loop: its head (the target of edges that go back in reverse
+/// post-order), the sources of those back edges, and its body: the
+/// statements that reach a back edge's source without passing the head.
+pub struct NaturalLoop {
+    pub head: StmtIdx,
+    pub back_from: Vec<StmtIdx>,
+    /// Per statement, whether it is in the loop (the head is).
+    pub body: Vec<bool>,
+}
+
+/// The natural loops of `f`, one per head, ordered by head, with `rank`: each
+/// statement's position in reverse post-order.
+pub fn natural_loops(f: &Function) -> (Vec<NaturalLoop>, Vec<usize>) {
+    let n = f.stmts.len();
+    let mut rank = vec![0usize; n];
+    for (i, s) in reverse_post_order(f).iter().enumerate() {
         rank[*s as usize] = i;
     }
-    let mut heads = vec![false; f.stmts.len()];
-    for i in 0..f.stmts.len() as u32 {
+    let mut preds: Vec<Vec<StmtIdx>> = vec![Vec::new(); n];
+    let mut back: Vec<(StmtIdx, StmtIdx)> = Vec::new();
+    for i in 0..n as StmtIdx {
         for s in successors(f, i) {
+            preds[s as usize].push(i);
             if rank[s as usize] <= rank[i as usize] {
-                heads[s as usize] = true;
+                back.push((i, s));
             }
         }
+    }
+    let mut heads: Vec<StmtIdx> = back.iter().map(|(_, h)| *h).collect();
+    heads.sort_unstable();
+    heads.dedup();
+    let loops = heads
+        .into_iter()
+        .map(|head| {
+            let back_from: Vec<StmtIdx> = back.iter().filter(|(_, h)| *h == head).map(|(s, _)| *s).collect();
+            let mut body = vec![false; n];
+            body[head as usize] = true;
+            let mut work = back_from.clone();
+            while let Some(x) = work.pop() {
+                if !body[x as usize] {
+                    body[x as usize] = true;
+                    work.extend(preds[x as usize].iter().copied());
+                }
+            }
+            NaturalLoop { head, back_from, body }
+        })
+        .collect();
+    (loops, rank)
+}
+
+/// For each statement, whether it is a loop head. Loop bounds count
+/// arrivals at these.
+pub fn loop_heads(f: &Function) -> Vec<bool> {
+    let mut heads = vec![false; f.stmts.len()];
+    for l in natural_loops(f).0 {
+        heads[l.head as usize] = true;
     }
     heads
 }

@@ -13,7 +13,7 @@ mod lex;
 mod parse;
 mod print;
 
-pub use cfg::{live_variables, loop_heads, reverse_post_order, successors};
+pub use cfg::{live_variables, loop_heads, natural_loops, reverse_post_order, successors, NaturalLoop};
 pub use generate::random_program;
 pub use parse::{parse, ParseError};
 pub use print::print;

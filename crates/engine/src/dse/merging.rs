@@ -23,7 +23,7 @@ use super::Dse;
 use crate::qce::{Cell, Qce, QceParams};
 use crate::results::Branch;
 use crate::search::{Searcher, StateId, StateInfo};
-use braid_ir::{reverse_post_order, FuncId, Module, Stmt, StmtIdx, VarId};
+use braid_ir::{natural_loops, FuncId, Module, Stmt, StmtIdx, VarId};
 use braid_term::{TermId, TermStore};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::BTreeSet;
@@ -66,9 +66,12 @@ pub struct Merging {
     pub qce: QceParams,
 }
 
-/// A state's place in topological order: per frame, outermost first, its
-/// loop-head arrivals and the reverse-post-order rank of its statement.
-type TopoKey = Vec<(u32, u32)>;
+/// A state's place in topological order: per frame, outermost first, for
+/// each loop around its statement (outermost first) the loop head's
+/// reverse-post-order rank and visits, then the statement's rank. So states
+/// in an earlier iteration come first, and a loop's states all come before
+/// the states past it (an inner loop sits at its head's place).
+type TopoKey = Vec<Vec<(u32, u32)>>;
 
 /// QCE's numbers at one location: `Q_t`, and per variable and tracked cell
 /// `Q_add` and whether a later address depends on it.
@@ -94,6 +97,9 @@ pub(crate) struct Merger<'m> {
     counts: FxHashMap<(FuncId, StmtIdx), Rc<Counts>>,
     /// Per function and statement: its reverse-post-order rank.
     rank: Vec<Vec<u32>>,
+    /// Per function and statement: the heads of the loops around it,
+    /// outermost first.
+    nest: Vec<Vec<Vec<StmtIdx>>>,
     /// Per function and statement: whether a block starts there (entry,
     /// label target, after a branch or a call), the points where states are
     /// merged and histories recorded.
@@ -108,17 +114,20 @@ pub(crate) struct Merger<'m> {
 
 impl<'m> Merger<'m> {
     pub fn new(module: &'m Module, config: Merging) -> Merger<'m> {
-        let rank = module
-            .functions
-            .iter()
-            .map(|f| {
-                let mut r = vec![u32::MAX; f.stmts.len() + 1];
-                for (i, s) in reverse_post_order(f).into_iter().enumerate() {
-                    r[s as usize] = i as u32;
-                }
-                r
-            })
-            .collect();
+        let mut rank = Vec::new();
+        let mut nest = Vec::new();
+        for f in &module.functions {
+            let (mut loops, order) = natural_loops(f);
+            let mut r: Vec<u32> = order.into_iter().map(|x| x as u32).collect();
+            r.push(u32::MAX);
+            rank.push(r);
+            loops.sort_by_key(|l| std::cmp::Reverse(l.body.iter().filter(|b| **b).count()));
+            nest.push(
+                (0..f.stmts.len())
+                    .map(|s| loops.iter().filter(|l| l.body[s]).map(|l| l.head).collect())
+                    .collect(),
+            );
+        }
         let block_start = module
             .functions
             .iter()
@@ -142,6 +151,7 @@ impl<'m> Merger<'m> {
             qce: Qce::new(module, config.qce),
             counts: FxHashMap::default(),
             rank,
+            nest,
             block_start,
             live: module.functions.iter().map(braid_ir::live_variables).collect(),
             test_covered: FxHashSet::default(),
@@ -170,8 +180,16 @@ impl<'m> Merger<'m> {
         st.frames
             .iter()
             .map(|f| {
-                let r = self.rank[f.func.0 as usize].get(f.at as usize).copied();
-                (f.arrivals, r.unwrap_or(u32::MAX))
+                let g = f.func.0 as usize;
+                let rank = |s: StmtIdx| self.rank[g].get(s as usize).copied().unwrap_or(u32::MAX);
+                let mut key: Vec<(u32, u32)> = self.nest[g]
+                    .get(f.at as usize)
+                    .into_iter()
+                    .flatten()
+                    .map(|h| (rank(*h), f.visits.get(h).copied().unwrap_or(0)))
+                    .collect();
+                key.push((rank(f.at), 0));
+                key
             })
             .collect()
     }
@@ -397,7 +415,6 @@ impl Dse<'_> {
                     self.store.choice(ca, *x, *y)
                 };
             }
-            m.frames[k].arrivals = f.arrivals.max(g.arrivals);
         }
         for (k, (x, y)) in a.memory.iter().zip(&b.memory).enumerate() {
             if Rc::ptr_eq(x, y) || x == y {
@@ -417,28 +434,35 @@ impl Dse<'_> {
         m.steps_since_cover = a.steps_since_cover.min(b.steps_since_cover);
         m.fresh = Vec::new();
         m.alts = Vec::new();
-        self.lift_alts(a, ca, &mut m.alts);
-        self.lift_alts(b, cb, &mut m.alts);
+        let mut seen = FxHashSet::default();
+        self.lift_alts(a, ca, &mut seen, &mut m.alts);
+        self.lift_alts(b, cb, &mut seen, &mut m.alts);
         m.forwarding = false;
         m.current = None;
         Some(m)
     }
 
     /// `s`'s paths that may need a test of their own, as alternatives of a
-    /// state that `s` merges into under condition `c`.
-    fn lift_alts(&mut self, s: &State, c: TermId, out: &mut Vec<Alt>) {
+    /// state that `s` merges into under condition `c`: one per branch that
+    /// neither a test nor an alternative in `seen` covers (forked states
+    /// share their parent's, so a merge would otherwise double them).
+    fn lift_alts(&mut self, s: &State, c: TermId, seen: &mut FxHashSet<Branch>, out: &mut Vec<Alt>) {
         let covered = &self.merger.as_ref().expect("merging is on").test_covered;
-        let uncovered = |fresh: &[Branch]| -> Vec<Branch> {
-            fresh.iter().filter(|b| !covered.contains(b)).copied().collect()
+        let mut keep = |fresh: &[Branch]| -> Vec<Branch> {
+            fresh
+                .iter()
+                .filter(|b| !covered.contains(b) && seen.insert(**b))
+                .copied()
+                .collect()
         };
         let mut lifted = Vec::new();
         for alt in &s.alts {
-            let fresh = uncovered(&alt.fresh);
+            let fresh = keep(&alt.fresh);
             if !fresh.is_empty() {
                 lifted.push((alt.cond, fresh, alt.model.clone()));
             }
         }
-        let own = uncovered(&s.fresh);
+        let own = keep(&s.fresh);
         for (cond, fresh, model) in lifted {
             let cond = self.store.and(c, cond);
             out.push(Alt { cond, fresh, model });
@@ -447,7 +471,7 @@ impl Dse<'_> {
             out.push(Alt {
                 cond: c,
                 fresh: own,
-                model: s.model.clone(),
+                model: Rc::new(s.model.clone()),
             });
         }
     }

@@ -270,7 +270,13 @@ impl<'m> Dse<'m> {
         if self.merger.is_some() && (self.contains_ite(cond) || st.path.iter().any(|c| self.contains_ite(*c))) {
             self.result.stats.ite_queries += 1;
         }
-        match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
+        let before = self.solver.stats.solver_time;
+        let r = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
+        if std::env::var("BRAID_DEBUG_CALLS").is_ok() {
+            let f = st.top();
+            eprintln!("CALL {:?} {} pc={} cond={}", self.solver.stats.solver_time - before, self.module.func(f.func).location(f.at), st.path.len(), self.store.display(cond).chars().take(150).collect::<String>());
+        }
+        match r {
             SatResult::Sat(m) => Ok(Some(m)),
             SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
@@ -308,12 +314,6 @@ impl<'m> Dse<'m> {
                 all_unsat = false;
                 let mut child = st.clone();
                 child.assume(&self.store, c, m);
-                if !out.is_empty() {
-                    // A fork adds paths as dse counts them: the first part
-                    // keeps a merged state's multiplicity, each other part
-                    // is one more path.
-                    child.multiplicity = 1;
-                }
                 out.push((child, i));
             }
         }
@@ -643,12 +643,10 @@ impl<'m> Dse<'m> {
             };
             let head = me.loop_heads[func.0 as usize][dest as usize];
             if head {
-                st.top_mut().arrivals += 1;
-            }
-            if let (Some(bound), true) = (me.config.limits.loop_bound, head) {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
-                if *visits > bound {
+                let visits = *visits;
+                if let Some(bound) = me.config.limits.loop_bound.filter(|b| visits > *b) {
                     let at = me.module.func(func).location(dest);
                     me.incomplete(format!("loop bound {bound} reached at {at}"));
                     return Step::Done;
@@ -696,7 +694,6 @@ impl<'m> Dse<'m> {
             vars,
             ret_dst: dst,
             visits: FxHashMap::default(),
-            arrivals: 0,
         });
         Step::Continue(st)
     }

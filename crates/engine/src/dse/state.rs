@@ -13,11 +13,9 @@ pub(crate) struct Frame {
     pub at: At,
     pub vars: Vec<TermId>,
     pub ret_dst: Option<VarId>,
-    /// Jumps to each loop head in this call (for the loop bound).
+    /// Jumps to each loop head in this call (for the loop bound, and the
+    /// iterations of state merging's topological order).
     pub visits: FxHashMap<At, u32>,
-    /// Jumps to any loop head in this call (the "iteration" of the
-    /// topological order state merging picks states in).
-    pub arrivals: u32,
 }
 
 /// Paths merged into a state that may still need a test of their own: the
@@ -28,7 +26,7 @@ pub(crate) struct Alt {
     pub cond: TermId,
     pub fresh: Vec<Branch>,
     /// The model the path had when it was merged.
-    pub model: Model,
+    pub model: Rc<Model>,
 }
 
 #[derive(Clone)]
@@ -44,7 +42,10 @@ pub(crate) struct State {
     pub inputs: Vec<(String, TermId)>,
     pub input_counts: FxHashMap<String, u32>,
     pub steps_since_cover: u64,
-    /// How many paths this state stands for (merged states: the sum).
+    /// How many paths this state stands for (seed 004): merging adds the
+    /// merged states' multiplicities, and each part of a fork keeps its
+    /// parent's (an over-estimate: a fork splits the merged paths between
+    /// its parts, which are not counted).
     pub multiplicity: u64,
     /// Branches this state covered first since it was last merged (state
     /// merging only; a test of this state covers them).
@@ -69,7 +70,6 @@ impl State {
                 vars: vec![undef; vars],
                 ret_dst: None,
                 visits: FxHashMap::default(),
-                arrivals: 0,
             }],
             memory: Vec::new(),
             path: Vec::new(),
