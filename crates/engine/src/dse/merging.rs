@@ -434,45 +434,36 @@ impl Dse<'_> {
         m.steps_since_cover = a.steps_since_cover.min(b.steps_since_cover);
         m.fresh = Vec::new();
         m.alts = Vec::new();
-        let mut seen = FxHashSet::default();
-        self.lift_alts(a, ca, &mut seen, &mut m.alts);
-        self.lift_alts(b, cb, &mut seen, &mut m.alts);
+        self.lift_alts(a, ca, &mut m.alts);
+        self.lift_alts(b, cb, &mut m.alts);
         m.forwarding = false;
         m.current = None;
         Some(m)
     }
 
     /// `s`'s paths that may need a test of their own, as alternatives of a
-    /// state that `s` merges into under condition `c`: one per branch that
-    /// neither a test nor an alternative in `seen` covers (forked states
-    /// share their parent's, so a merge would otherwise double them).
-    fn lift_alts(&mut self, s: &State, c: TermId, seen: &mut FxHashSet<Branch>, out: &mut Vec<Alt>) {
+    /// state that `s` merges into under condition `c`. Forked states share
+    /// their parent's alternatives, so when they merge again the copies
+    /// become one, under the disjunction of their conditions (the path may
+    /// have continued on either side).
+    fn lift_alts(&mut self, s: &State, c: TermId, out: &mut Vec<Alt>) {
         let covered = &self.merger.as_ref().expect("merging is on").test_covered;
-        let mut keep = |fresh: &[Branch]| -> Vec<Branch> {
-            fresh
-                .iter()
-                .filter(|b| !covered.contains(b) && seen.insert(**b))
-                .copied()
-                .collect()
-        };
-        let mut lifted = Vec::new();
-        for alt in &s.alts {
-            let fresh = keep(&alt.fresh);
-            if !fresh.is_empty() {
-                lifted.push((alt.cond, fresh, alt.model.clone()));
-            }
-        }
-        let own = keep(&s.fresh);
-        for (cond, fresh, model) in lifted {
-            let cond = self.store.and(c, cond);
-            out.push(Alt { cond, fresh, model });
-        }
-        if !own.is_empty() {
-            out.push(Alt {
-                cond: c,
-                fresh: own,
+        let needed = |fresh: &[Branch]| fresh.iter().any(|b| !covered.contains(b));
+        let mut lifted: Vec<Alt> = s.alts.iter().filter(|a| needed(&a.fresh)).cloned().collect();
+        if needed(&s.fresh) {
+            let t = self.store.bool(true);
+            lifted.push(Alt {
+                cond: t,
+                fresh: s.fresh.clone(),
                 model: Rc::new(s.model.clone()),
             });
+        }
+        for alt in lifted {
+            let cond = self.store.and(c, alt.cond);
+            match out.iter_mut().find(|o| o.fresh == alt.fresh) {
+                Some(same) => same.cond = self.store.or(same.cond, cond),
+                None => out.push(Alt { cond, ..alt }),
+            }
         }
     }
 }

@@ -270,13 +270,7 @@ impl<'m> Dse<'m> {
         if self.merger.is_some() && (self.contains_ite(cond) || st.path.iter().any(|c| self.contains_ite(*c))) {
             self.result.stats.ite_queries += 1;
         }
-        let before = self.solver.stats.solver_time;
-        let r = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
-        if std::env::var("BRAID_DEBUG_CALLS").is_ok() {
-            let f = st.top();
-            eprintln!("CALL {:?} {} pc={} cond={}", self.solver.stats.solver_time - before, self.module.func(f.func).location(f.at), st.path.len(), self.store.display(cond).chars().take(150).collect::<String>());
-        }
-        match r {
+        match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
             SatResult::Sat(m) => Ok(Some(m)),
             SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
