@@ -120,22 +120,6 @@ fn aliasing_updates_cells_strongly_under_their_guards() {
     );
 }
 
-/// Bugs (kind, location) and covered branches of a run.
-fn bugs_and_coverage(json: &serde_json::Value) -> (BTreeSet<(String, String)>, u64) {
-    let bugs = json["bugs"]
-        .as_array()
-        .expect("bugs")
-        .iter()
-        .map(|b| {
-            (
-                b["kind"].as_str().unwrap_or("").to_string(),
-                b["location"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    (bugs, json["coverage"]["branches_covered"].as_u64().expect("coverage"))
-}
-
 #[test]
 fn multise_agrees_with_dse_on_every_example_and_its_tests_replay() {
     // Path counts compare only without symbolic memory offsets: there dse

@@ -93,3 +93,19 @@ pub fn for_each_searcher(program: &str, check: impl Fn(&str, i32, &Value, &[Valu
         check(search, code, &json, &tests);
     }
 }
+
+/// Bugs (kind, location) and covered branches of a run's JSON.
+pub fn bugs_and_coverage(json: &Value) -> (std::collections::BTreeSet<(String, String)>, u64) {
+    let bugs = json["bugs"]
+        .as_array()
+        .expect("bugs")
+        .iter()
+        .map(|b| {
+            (
+                b["kind"].as_str().unwrap_or("").to_string(),
+                b["location"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (bugs, json["coverage"]["branches_covered"].as_u64().expect("coverage"))
+}

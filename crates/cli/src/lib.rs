@@ -1,8 +1,9 @@
-//! The `braid` command line: `run`, `replay`, `show`.
+//! The `braid` command line: `run`, `replay`, `show`, `qce`, `bench`.
 //!
 //! Exit status of `run`: 0 no bug found, 1 bug found, 2 bad input or usage.
 //! `replay`: 0 iff every test reproduces its recorded outcome.
 
+mod bench;
 mod output;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -29,7 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore a program symbolically: tests, bugs, coverage.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run tests concretely; exit 0 iff each reproduces its recorded outcome.
     Replay {
         program: PathBuf,
@@ -38,6 +39,25 @@ enum Command {
     },
     /// Print the program's IR as .bir text.
     Show { program: PathBuf },
+    /// Every program of a suite under every engine, side by side: times,
+    /// solver and merging statistics, ratios, and whether the engines agree.
+    Bench {
+        /// A directory of programs (.bir), or one program.
+        suite: PathBuf,
+        /// Comma-separated: dse, ssm-none, ssm-all, ssm-qce, dsm, dsm-all,
+        /// multise, multise-no-coalesce. Ratios are first over second.
+        #[arg(long, default_value = "dse,multise", value_delimiter = ',')]
+        engines: Vec<String>,
+        /// Print one JSON object instead of markdown tables.
+        #[arg(long)]
+        json: bool,
+        /// Time limit per run in seconds (a run that hits it shows `>T`).
+        #[arg(long, default_value_t = 60.0)]
+        max_time: f64,
+        /// Searcher of dse and dsm: dfs, bfs, random-path, covnew.
+        #[arg(long, default_value = "dfs")]
+        search: String,
+    },
     /// Query count estimates (QCE) per labelled statement: Q_t, Q_add, hot variables.
     Qce {
         program: PathBuf,
@@ -140,7 +160,7 @@ pub fn main() -> i32 {
         }
     };
     let outcome = match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Replay { program, tests } => replay_tests(&program, &tests),
         Command::Show { program } => load(&program).map(|m| {
             print!("{}", braid_ir::print(&m));
@@ -152,6 +172,13 @@ pub fn main() -> i32 {
             beta,
             kappa,
         } => qce(&program, QceParams { alpha, beta, kappa }),
+        Command::Bench {
+            suite,
+            engines,
+            json,
+            max_time,
+            search,
+        } => bench_command(suite, engines, json, max_time, &search),
     };
     outcome.unwrap_or_else(|e| {
         eprintln!("braid: {e:#}");
@@ -297,6 +324,21 @@ fn run(args: RunArgs) -> Result<i32> {
     Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
 }
 
+fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64, search: &str) -> Result<i32> {
+    let search = SearchKind::parse(search)
+        .ok_or_else(|| anyhow!("unknown searcher `{search}` (dfs, bfs, random-path, covnew)"))?;
+    if !(max_time.is_finite() && max_time > 0.0) {
+        bail!("--max-time must be a positive number of seconds");
+    }
+    bench::bench(bench::BenchArgs {
+        suite,
+        engines,
+        json,
+        max_time: Some(Duration::from_secs_f64(max_time)),
+        search,
+    })
+}
+
 /// The state-merging settings of `ssm` and `dsm` (`None` for other engines,
 /// which reject the merging flags).
 fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
@@ -384,7 +426,12 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
                 .filter(|v| q.addressed(g, s, *v))
                 .map(|v| name(v).to_string())
                 .collect();
-            addressed.extend(q.cells(g).iter().filter(|c| q.cell_addressed(g, s, **c)).map(|c| cell(*c)));
+            addressed.extend(
+                q.cells(g)
+                    .iter()
+                    .filter(|c| q.cell_addressed(g, s, **c))
+                    .map(|c| cell(*c)),
+            );
             let list = |items: &[String]| {
                 if items.is_empty() {
                     "-".to_string()

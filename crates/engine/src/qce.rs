@@ -80,7 +80,11 @@ fn shape(f: &Function) -> Shape {
                 })
                 .min_by_key(|(n, s)| (rank[*n as usize], *s))
                 .map(|(_, s)| s);
-            Loop { head: l.head, body, exit }
+            Loop {
+                head: l.head,
+                body,
+                exit,
+            }
         })
         .collect();
     Shape { loops, back }
@@ -142,7 +146,11 @@ fn pointer_transfer(s: &Stmt, facts: &mut FxHashMap<VarId, Cell>) {
                 _ => (&dst, 0),
             };
             let (root, k0) = base(facts, b);
-            let k = if *op == Op::Sub { k0.checked_sub(k) } else { k0.checked_add(k) };
+            let k = if *op == Op::Sub {
+                k0.checked_sub(k)
+            } else {
+                k0.checked_add(k)
+            };
             k.filter(|_| *b != dst).map(|k| (root, k))
         }
         _ => None,
@@ -205,8 +213,7 @@ fn taint(f: &Function, facts: &[FxHashMap<VarId, Cell>], from: StmtIdx, seed: Se
         if let Some(d) = dst {
             let loads_seed = matches!(seed, Seed::Cell(c) if matches!(s, Stmt::Assign { rhs: Rhs::Load { .. }, .. }) && accessed_cell(f, facts, i) == Some(c));
             let tainted = loads_seed
-                || s
-                    .operands()
+                || s.operands()
                     .into_iter()
                     .any(|o| matches!(o, Operand::Var(x) if out.contains(x)));
             if tainted {
@@ -380,39 +387,43 @@ impl<'m> Qce<'m> {
         let f = self.module.func(g);
         let facts = &self.facts[g.0 as usize];
         let t = self.taint_of(g, at, seed);
-        f.stmts.iter().enumerate().filter(|(i, _)| t.reachable[*i]).any(|(i, s)| {
-            let tainted = |o: &Operand| matches!(o, Operand::Var(x) if t.at[i].contains(x));
-            match s {
-                Stmt::Assign {
-                    rhs: Rhs::Load { addr, .. },
-                    ..
+        f.stmts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| t.reachable[*i])
+            .any(|(i, s)| {
+                let tainted = |o: &Operand| matches!(o, Operand::Var(x) if t.at[i].contains(x));
+                match s {
+                    Stmt::Assign {
+                        rhs: Rhs::Load { addr, .. },
+                        ..
+                    }
+                    | Stmt::Store { addr, .. } => tainted(addr),
+                    Stmt::Call {
+                        callee: Operand::Const(Value::Func(h)),
+                        args,
+                        ..
+                    } => {
+                        let h = FuncId(*h);
+                        let callee = self.module.func(h);
+                        callee.params.iter().zip(args).any(|(p, a)| {
+                            let by_value = tainted(a) && self.entry_addressed.contains(&(h, Seed::Var(p.var)));
+                            let by_cell = match (seed, a) {
+                                (Seed::Cell((b, k)), Operand::Var(x)) => {
+                                    let (xb, k0) = facts[i].get(x).copied().unwrap_or((*x, 0));
+                                    xb == b
+                                        && k.checked_sub(k0).is_some_and(|k| {
+                                            self.entry_addressed.contains(&(h, Seed::Cell((p.var, k))))
+                                        })
+                                }
+                                _ => false,
+                            };
+                            by_value || by_cell
+                        })
+                    }
+                    _ => false,
                 }
-                | Stmt::Store { addr, .. } => tainted(addr),
-                Stmt::Call {
-                    callee: Operand::Const(Value::Func(h)),
-                    args,
-                    ..
-                } => {
-                    let h = FuncId(*h);
-                    let callee = self.module.func(h);
-                    callee.params.iter().zip(args).any(|(p, a)| {
-                        let by_value = tainted(a) && self.entry_addressed.contains(&(h, Seed::Var(p.var)));
-                        let by_cell = match (seed, a) {
-                            (Seed::Cell((b, k)), Operand::Var(x)) => {
-                                let (xb, k0) = facts[i].get(x).copied().unwrap_or((*x, 0));
-                                xb == b
-                                    && k.checked_sub(k0).is_some_and(|k| {
-                                        self.entry_addressed.contains(&(h, Seed::Cell((p.var, k))))
-                                    })
-                            }
-                            _ => false,
-                        };
-                        by_value || by_cell
-                    })
-                }
-                _ => false,
-            }
-        })
+            })
     }
 
     /// The cells tracked in `g` (loaded by it or its callees).

@@ -141,6 +141,10 @@ pub struct Stats {
     pub fast_forwards_merged: u64,
     /// State merging: solver queries whose terms contain `ite`.
     pub ite_queries: u64,
+    /// Branch outcomes the exploration found feasible, whether or not a
+    /// finished path's test covers them (forking engines; a run stopped by
+    /// a limit has live states without tests).
+    pub branches_explored: Option<u64>,
     pub avg_value_summary_size: f64,
     pub sharing_factor: f64,
     /// Entries in the final value summaries (variables and memory; multise).

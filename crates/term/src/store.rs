@@ -365,7 +365,12 @@ impl TermStore {
     /// evaluates only the branch it takes, so errors stay with their branch
     /// (the other may divide by zero on this model) and merged values cost
     /// one path, not all.
-    fn eval_in(&self, t: TermId, model: &Model, memo: &mut FxHashMap<TermId, Result<Value, EvalError>>) -> Result<Value, EvalError> {
+    fn eval_in(
+        &self,
+        t: TermId,
+        model: &Model,
+        memo: &mut FxHashMap<TermId, Result<Value, EvalError>>,
+    ) -> Result<Value, EvalError> {
         let mut stack: Vec<(TermId, bool)> = vec![(t, false)];
         while let Some((u, expanded)) = stack.pop() {
             if memo.contains_key(&u) {

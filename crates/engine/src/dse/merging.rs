@@ -264,7 +264,7 @@ impl<'m> Merger<'m> {
                 let Some(braid_term::Value::Addr { alloc, offset }) = store.as_const(p) else {
                     return None;
                 };
-                let at = usize::try_from(offset as i128 + k).ok()?;
+                let at = usize::try_from(offset.checked_add(k)?).ok()?;
                 st.memory.get(alloc as usize)?.get(at).copied()
             }
         }
@@ -291,12 +291,14 @@ impl<'m> Merger<'m> {
         match self.config.similarity {
             Similarity::None => false,
             Similarity::All => true,
-            Similarity::Qce => self.hot(a).into_iter().all(|item| {
-                match (Self::value(store, a, item), Self::value(store, b, item)) {
-                    (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
-                    (x, y) => x == y,
-                }
-            }),
+            Similarity::Qce => {
+                self.hot(a).into_iter().all(
+                    |item| match (Self::value(store, a, item), Self::value(store, b, item)) {
+                        (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
+                        (x, y) => x == y,
+                    },
+                )
+            }
         }
     }
 }
@@ -327,7 +329,12 @@ impl Dse<'_> {
     /// A state that just ran: at a block start it records where it is (its
     /// history for dynamic merging) and merges with the states waiting
     /// there that it is similar to.
-    pub(super) fn arrive(&mut self, mut s: State, states: &mut FxHashMap<StateId, State>, sched: &mut Scheduler) -> State {
+    pub(super) fn arrive(
+        &mut self,
+        mut s: State,
+        states: &mut FxHashMap<StateId, State>,
+        sched: &mut Scheduler,
+    ) -> State {
         let merger = self.merger.as_mut().expect("merging is on");
         if let Some(prev) = s.current.take() {
             if let Some(delta) = sched.delta() {
@@ -522,7 +529,13 @@ impl Scheduler {
     }
 
     /// Registers the states `parent` became.
-    pub fn add(&mut self, parent: Option<StateId>, ids: &[StateId], states: &FxHashMap<StateId, State>, merger: Option<&Merger>) {
+    pub fn add(
+        &mut self,
+        parent: Option<StateId>,
+        ids: &[StateId],
+        states: &FxHashMap<StateId, State>,
+        merger: Option<&Merger>,
+    ) {
         match self {
             Scheduler::Plain(s) => s.update(parent, ids),
             Scheduler::Topological(q) => {

@@ -14,12 +14,12 @@ mod state;
 use crate::config::{Clock, Config};
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::search::{make_searcher, StateId, StateInfo};
-use merging::{Merger, Merging, Scheduler, Similarity, Strategy};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::{EngineError, Progress};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
+use merging::{Merger, Merging, Scheduler, Similarity, Strategy};
 use rustc_hash::{FxHashMap, FxHashSet};
 use state::{Frame, State};
 use std::collections::BTreeMap;
@@ -68,7 +68,9 @@ enum Ending {
     End(Option<TermId>),
 }
 
-/// What one statement did to a state.
+/// What one statement did to a state. (`Continue` is the common case, run
+/// once per statement: boxing its state would cost an allocation each time.)
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Continue(State),
     /// The state split; each part has executed the statement.
@@ -181,6 +183,7 @@ impl<'m> Dse<'m> {
         stats.record(start.elapsed(), &self.solver.stats);
         stats.avg_value_summary_size = 1.0;
         stats.sharing_factor = 1.0;
+        stats.branches_explored = Some(self.covered.len() as u64);
         Ok(self.result)
     }
 
@@ -403,7 +406,9 @@ impl<'m> Dse<'m> {
                 if self.out_of_time() {
                     return;
                 }
-                let Some(m) = self.feasible(&st, alt.cond) else { continue };
+                let Some(m) = self.feasible(&st, alt.cond) else {
+                    continue;
+                };
                 let mut model = st.model.clone();
                 model.extend(m);
                 self.write_test(&st, &model, Some(alt.cond), &ending);
@@ -465,7 +470,11 @@ impl<'m> Dse<'m> {
                 }
                 Node::App(_, args) => {
                     stack.push((u, true));
-                    stack.extend(args.iter().filter(|a| !self.has_ite.contains_key(a)).map(|a| (*a, false)));
+                    stack.extend(
+                        args.iter()
+                            .filter(|a| !self.has_ite.contains_key(a))
+                            .map(|a| (*a, false)),
+                    );
                 }
                 _ => {
                     self.has_ite.insert(u, false);

@@ -1,0 +1,144 @@
+//! State merging end to end (seed 004): `ssm` and `dsm` agree with `dse`
+//! on every example, merged states get tests that replay, the statistics
+//! are reported, and `braid bench` compares engines side by side.
+
+mod common;
+
+use common::*;
+
+const PROGRAMS: [&str; 8] = [
+    "examples/paper/figure1.bir",
+    "examples/paper/function-values.bir",
+    "examples/paper/aliasing.bir",
+    "examples/paper/echo.bir",
+    "examples/paper/muse-start.bir",
+    "examples/bir/bugs.bir",
+    "bench/merging/echo-3-4.bir",
+    "bench/merging/sleep-2-3.bir",
+];
+
+#[test]
+fn ssm_and_dsm_agree_with_dse_on_every_example_and_their_tests_replay() {
+    for program in PROGRAMS {
+        let p = example(program);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (_, dse, _) = run_json(&p, &dir.path().join("dse"), &[]);
+        let expected = bugs_and_coverage(&dse);
+        let mut runs: Vec<Vec<&str>> = ["none", "all", "qce"]
+            .iter()
+            .map(|m| vec!["--engine", "ssm", "--merge", m])
+            .collect();
+        for search in ["dfs", "bfs", "covnew"] {
+            for m in ["all", "qce"] {
+                runs.push(vec!["--engine", "dsm", "--search", search, "--merge", m]);
+            }
+        }
+        for (i, args) in runs.iter().enumerate() {
+            let out = dir.path().join(format!("run{i}"));
+            let (_, json, _) = run_json(&p, &out, args);
+            assert_eq!(json["complete"], true, "{program} {args:?}");
+            assert_eq!(bugs_and_coverage(&json), expected, "{program} {args:?}");
+            replay_all(&p, &out);
+            if args.contains(&"none") {
+                assert_eq!(json["paths"], dse["paths"], "{program}: ssm --merge none is dse");
+                assert_eq!(json["paths_exact"], true);
+            }
+        }
+    }
+}
+
+#[test]
+fn merged_states_give_tests_that_replay_down_one_of_the_merged_paths() {
+    let p = example("examples/paper/echo.bir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, tests) = run_json(&p, dir.path(), &["--engine", "ssm"]);
+    let stats = &json["stats"];
+    assert!(stats["states_merged"].as_u64().expect("merged") > 0, "{json}");
+    assert!(stats["merge_attempts"].as_u64() >= stats["states_merged"].as_u64());
+    assert!(stats["ite_queries"].as_u64().expect("ite queries") > 0, "{json}");
+    assert_eq!(json["paths_exact"], false);
+    // Fewer tests than dse's 36 paths, each from a merged state's
+    // disjunctive path condition, and each replays to its outcome.
+    assert!(tests.len() < 36, "{}", tests.len());
+    let merged = tests
+        .iter()
+        .filter(|t| {
+            t["path_condition"]
+                .as_array()
+                .is_some_and(|pc| pc.iter().any(|c| c.as_str().is_some_and(|c| c.contains(" | "))))
+        })
+        .count();
+    assert!(merged > 0, "no test comes from a merged path condition");
+    replay_all(&p, dir.path());
+}
+
+#[test]
+fn dsm_fast_forwards_states_into_merges() {
+    let p = example("bench/merging/echo-3-4.bir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, _) = run_json(&p, dir.path(), &["--engine", "dsm", "--search", "covnew"]);
+    let s = &json["stats"];
+    let forwarded = s["fast_forwards"].as_u64().expect("fast forwards");
+    let merged = s["fast_forwards_merged"].as_u64().expect("merged fast forwards");
+    assert!(
+        forwarded > 0 && merged > 0 && merged <= s["states_merged"].as_u64().expect("merged"),
+        "{json}"
+    );
+    assert_eq!(json["search"], "covnew");
+}
+
+#[test]
+fn merging_flags_are_checked() {
+    let figure1 = example("examples/paper/figure1.bir");
+    for args in [
+        vec!["run", &figure1, "--merge", "all"],
+        vec!["run", &figure1, "--engine", "ssm", "--merge", "some"],
+        vec!["run", &figure1, "--engine", "ssm", "--search", "bfs"],
+        vec!["run", &figure1, "--engine", "ssm", "--delta", "4"],
+        vec!["run", &figure1, "--engine", "dsm", "--delta", "0"],
+        vec!["run", &figure1, "--engine", "dsm", "--beta", "2"],
+        vec!["run", &figure1, "--engine", "multise", "--alpha", "0.1"],
+        vec!["bench", &figure1, "--engines", "dse,warp"],
+        vec!["bench", "/nonexistent/suite"],
+    ] {
+        let o = braid(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked") && !err.is_empty(), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn bench_runs_engines_side_by_side_and_checks_that_they_agree() {
+    let suite = example("examples/paper");
+    let o = braid(&[
+        "bench",
+        &suite,
+        "--engines",
+        "dse,ssm-qce,dsm",
+        "--json",
+        "--max-time",
+        "20",
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let rows = json["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 5, "one row per program");
+    for row in rows {
+        assert_eq!(row["agree"], true, "{row}");
+        for engine in ["dse", "ssm-qce", "dsm"] {
+            let e = &row["engines"][engine];
+            assert_eq!(e["complete"], true, "{row}");
+            assert_eq!(e["replay_failures"], 0, "{row}");
+        }
+        assert_eq!(row["exact_paths"], row["engines"]["dse"]["paths"]);
+        assert!(row.get("time_ratio").is_some() && row.get("ops_ratio").is_some());
+    }
+    let md = braid(&["bench", &example("examples/paper/echo.bir"), "--engines", "dse,ssm-qce"]);
+    assert_eq!(code(&md), 0);
+    let text = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        text.contains("| echo.bir | dse |") && text.contains("Ratios dse / ssm-qce"),
+        "{text}"
+    );
+}
