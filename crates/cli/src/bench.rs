@@ -3,7 +3,6 @@
 //! the engines must agree on the branches their tests cover and on the bugs
 //! they find. Markdown tables by default, one JSON object with `--json`.
 
-use crate::load;
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::dse::Dse;
@@ -165,7 +164,7 @@ fn programs(suite: &Path) -> Result<Vec<PathBuf>> {
     let dir = std::fs::read_dir(suite).with_context(|| format!("cannot read the suite {}", suite.display()))?;
     let mut files: Vec<PathBuf> = dir
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "bir"))
+        .filter(|p| p.extension().is_some_and(|e| e == "bir" || e == "wasm"))
         .collect();
     files.sort_by_key(|p| natural_key(&p.display().to_string()));
     if files.is_empty() {
@@ -197,8 +196,11 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
 
 /// Runs one engine on one program.
 fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
-    let module = load(path)?;
-    let entry = crate::entry_of(&module, None)?;
+    let crate::Loaded {
+        module,
+        entry,
+        incomplete,
+    } = crate::load_program(path, None, false, true)?;
     let program = path.display().to_string();
     let config = Config {
         search: args.search,
@@ -240,6 +242,8 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         }
         other => bail!("unknown engine `{other}` (known: {})", ENGINES.join(", ")),
     };
+    let mut result = result;
+    result.incomplete_reasons.extend(incomplete);
     let timed_out = result.incomplete_reasons.iter().any(|r| r.starts_with("time limit"));
     let mut covered = BTreeSet::new();
     let mut replay_failures = 0;

@@ -122,6 +122,10 @@ struct RunArgs {
     /// Print one JSON object to stdout.
     #[arg(long)]
     json: bool,
+    /// WebAssembly: an import braid does not know returns a fresh symbolic
+    /// value on each call (the run is then incomplete) instead of being an error.
+    #[arg(long)]
+    allow_unknown_imports: bool,
     /// multise: keep equal values apart in value summaries (runs as DSE).
     #[arg(long)]
     no_coalesce: bool,
@@ -186,18 +190,72 @@ pub fn main() -> i32 {
     })
 }
 
-/// Reads and parses a program; errors name the file, line and column.
-fn load(path: &Path) -> Result<Module> {
+/// A program ready to explore: its IR, the entry function, and why runs
+/// of it are incomplete whatever happens (unknown imports made symbolic).
+pub(crate) struct Loaded {
+    pub module: Module,
+    pub entry: FuncId,
+    pub incomplete: Option<String>,
+}
+
+/// Reads a program: `.bir` text, or WebAssembly (`.wasm`, or `.wat` text)
+/// lowered with `entry` as the export to run. Errors name the file and the
+/// line and column, or the byte offset.
+pub(crate) fn load_program(
+    path: &Path,
+    entry: Option<&str>,
+    allow_unknown_imports: bool,
+    need_entry: bool,
+) -> Result<Loaded> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if matches!(ext, "wasm" | "wat") {
-        bail!(
-            "{}: WebAssembly input is not supported by this build yet (only .bir)",
-            path.display()
-        );
-    }
     let src = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if matches!(ext, "wasm" | "wat") {
+        let shown = path.display();
+        let bytes = if ext == "wat" {
+            let text = String::from_utf8(src).map_err(|e| anyhow!("{shown}: not UTF-8 text ({e})"))?;
+            braid_wasm::from_text(&text).map_err(|e| anyhow!("{shown}: {e}"))?
+        } else {
+            src
+        };
+        let opts = braid_wasm::Options {
+            entry: entry.map(String::from),
+            allow_unknown_imports,
+        };
+        let p = braid_wasm::load(&bytes, &opts).map_err(|e| anyhow!("{shown}: {e}"))?;
+        let entry = match p.entry {
+            Some(e) => e,
+            // Any entry serves replay and `show`; a run needs the user's.
+            None if !need_entry => p.module.func_index("$init").unwrap_or(FuncId(0)),
+            None => bail!(
+                "{shown}: no `_start` or `main` export: choose one with --entry (exported functions: {})",
+                if p.exports.is_empty() {
+                    "none".to_string()
+                } else {
+                    p.exports.join(", ")
+                }
+            ),
+        };
+        return Ok(Loaded {
+            module: p.module,
+            entry,
+            incomplete: p.incomplete,
+        });
+    }
     let src = String::from_utf8(src).map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
-    Ok(braid_ir::parse(&path.display().to_string(), &src)?)
+    let module = braid_ir::parse(&path.display().to_string(), &src)?;
+    let entry = entry_of(&module, entry)?;
+    Ok(Loaded {
+        module,
+        entry,
+        incomplete: None,
+    })
+}
+
+/// A program's IR (WebAssembly: with every unknown import made symbolic,
+/// as replay and `show` need; every export has its entry `$f`).
+fn load(path: &Path) -> Result<Module> {
+    let is_wasm = matches!(path.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"));
+    Ok(load_program(path, None, is_wasm, false)?.module)
 }
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
@@ -213,8 +271,11 @@ fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let module = load(&args.program)?;
-    let entry = entry_of(&module, args.entry.as_deref())?;
+    let Loaded {
+        module,
+        entry,
+        incomplete,
+    } = load_program(&args.program, args.entry.as_deref(), args.allow_unknown_imports, true)?;
     let search_name = args.search.as_deref().unwrap_or("dfs");
     let search = SearchKind::parse(search_name)
         .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
@@ -305,6 +366,8 @@ fn run(args: RunArgs) -> Result<i32> {
         "ssm" => "topological",
         _ => search.name(),
     };
+    let mut result = result;
+    result.incomplete_reasons.extend(incomplete);
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {
         report.write_dir(dir)?;

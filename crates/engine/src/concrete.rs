@@ -150,17 +150,18 @@ impl Machine<'_> {
                             }
                         }
                     }
-                    Rhs::Alloc(n) => match self.value(n) {
+                    Rhs::Alloc(n, fill) => match self.value(n) {
                         Value::Int(k) if (0..=crate::semantics::MAX_ALLOC as i128).contains(&k) => {
-                            self.memory.push(vec![Value::Undef; k as usize]);
+                            let fill = fill.as_ref().map_or(Value::Undef, |v| self.value(v));
+                            self.memory.push(vec![fill; k as usize]);
                             Ok(Value::Addr {
                                 alloc: self.memory.len() as u32 - 1,
                                 offset: 0,
                             })
                         }
-                        Value::Bv { width, bits } if bits <= crate::semantics::MAX_ALLOC => {
-                            let _ = width;
-                            self.memory.push(vec![Value::Undef; bits as usize]);
+                        Value::Bv { bits, .. } if bits <= crate::semantics::MAX_ALLOC => {
+                            let fill = fill.as_ref().map_or(Value::Undef, |v| self.value(v));
+                            self.memory.push(vec![fill; bits as usize]);
                             Ok(Value::Addr {
                                 alloc: self.memory.len() as u32 - 1,
                                 offset: 0,

@@ -103,7 +103,7 @@ impl Checker<'_> {
                 self.expect(addr, &[Sort::Addr], "an address")?;
                 Ok(None)
             }
-            Rhs::Alloc(n) => {
+            Rhs::Alloc(n, _) => {
                 self.expect(n, &[Sort::Int, Sort::Bv(32), Sort::Bv(64)], "a size")?;
                 Ok(Some([Sort::Addr].into()))
             }
@@ -187,7 +187,7 @@ impl Checker<'_> {
     }
 }
 
-pub(crate) fn check(m: &Module) -> Result<(), (Span, String)> {
+pub fn check(m: &Module) -> Result<(), (Span, String)> {
     for f in &m.functions {
         let mut assigned = vec![false; f.vars.len()];
         for p in &f.params {

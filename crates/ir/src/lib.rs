@@ -7,7 +7,7 @@
 //! calls through function values).
 
 mod cfg;
-mod check;
+pub mod check;
 mod generate;
 mod lex;
 mod parse;
@@ -20,11 +20,13 @@ pub use print::print;
 
 use braid_term::{Op, Sort, Value};
 
-/// A source position: 1-based line and column.
+/// A source position: 1-based line and column of `.bir` text, or (line 0)
+/// the byte offset of the instruction a statement was lowered from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Span {
     pub line: u32,
     pub col: u32,
+    pub offset: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,8 +64,9 @@ pub enum Rhs {
         addr: Operand,
         width: Option<u8>,
     },
-    /// `p = alloc n`: a fresh allocation of `n` cells.
-    Alloc(Operand),
+    /// `p = alloc n` (or `alloc n, v`): a fresh allocation of `n` cells,
+    /// undefined (or all holding the value `v`).
+    Alloc(Operand, Option<Operand>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -102,7 +105,8 @@ impl Stmt {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
             Stmt::Assign { rhs, .. } => match rhs {
-                Rhs::Copy(a) | Rhs::Unary(_, a) | Rhs::Alloc(a) | Rhs::Load { addr: a, .. } => vec![a],
+                Rhs::Copy(a) | Rhs::Unary(_, a) | Rhs::Load { addr: a, .. } => vec![a],
+                Rhs::Alloc(n, fill) => std::iter::once(n).chain(fill).collect(),
                 Rhs::Binary(_, a, b) => vec![a, b],
                 Rhs::Select(c, a, b) => vec![c, a, b],
                 Rhs::Input { .. } => vec![],
@@ -161,6 +165,7 @@ impl Function {
         };
         match self.spans.get(stmt as usize) {
             Some(span) if span.line > 0 => format!("{at} (line {})", span.line),
+            Some(span) if span.offset > 0 => format!("{at} (offset {:#x})", span.offset),
             _ => at,
         }
     }

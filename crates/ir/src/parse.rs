@@ -276,6 +276,7 @@ impl Parser {
             let span = Span {
                 line: self.pos().line,
                 col: self.pos().col,
+                offset: 0,
             };
             let stmt = self.stmt(&mut f)?;
             let idx = f.stmts.len() as u32;
@@ -420,7 +421,14 @@ impl Parser {
                 }
                 "alloc" => {
                     self.bump();
-                    Rhs::Alloc(self.operand(f)?)
+                    let n = self.operand(f)?;
+                    let fill = if self.is_punct(",") {
+                        self.bump();
+                        Some(self.operand(f)?)
+                    } else {
+                        None
+                    };
+                    Rhs::Alloc(n, fill)
                 }
                 "load" => {
                     self.bump();

@@ -69,7 +69,8 @@ fn rhs(m: &Module, f: &Function, r: &Rhs) -> String {
         Rhs::Select(c, a, b) => format!("select {}, {}, {}", o(c), o(a), o(b)),
         Rhs::Load { addr, width: None } => format!("*{}", o(addr)),
         Rhs::Load { addr, width: Some(w) } => format!("load bv{w} {}", o(addr)),
-        Rhs::Alloc(n) => format!("alloc {}", o(n)),
+        Rhs::Alloc(n, None) => format!("alloc {}", o(n)),
+        Rhs::Alloc(n, Some(v)) => format!("alloc {}, {}", o(n), o(v)),
     }
 }
 

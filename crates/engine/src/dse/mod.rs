@@ -759,9 +759,13 @@ impl<'m> Dse<'m> {
                 let cells = width.map_or(1, |w| w as usize / 8);
                 return self.with_address(st, p, cells, |me, st, alloc, off| me.load(st, alloc, off, dst, *width));
             }
-            Rhs::Alloc(n) => {
+            Rhs::Alloc(n, fill) => {
                 let n = self.operand(&st, n);
-                return self.alloc(st, dst, n);
+                let fill = match fill {
+                    Some(v) => self.operand(&st, v),
+                    None => self.store.constant(Value::Undef),
+                };
+                return self.alloc(st, dst, n, fill);
             }
         };
         match value {
@@ -774,7 +778,7 @@ impl<'m> Dse<'m> {
         }
     }
 
-    fn alloc(&mut self, mut st: State, dst: VarId, n: TermId) -> Step {
+    fn alloc(&mut self, mut st: State, dst: VarId, n: TermId, fill: TermId) -> Step {
         let size = match self.store.as_const(n) {
             Some(v) => v,
             None if matches!(self.store.sort(n), Sort::Int | Sort::Bv(_)) => {
@@ -795,8 +799,7 @@ impl<'m> Dse<'m> {
             Value::Bv { bits, .. } if bits <= MAX_ALLOC => bits as usize,
             _ => return self.fail(&st, BugKind::BadAllocation),
         };
-        let undef = self.store.constant(Value::Undef);
-        st.memory.push(Rc::new(vec![undef; cells]));
+        st.memory.push(Rc::new(vec![fill; cells]));
         let a = self.store.constant(Value::Addr {
             alloc: st.memory.len() as u32 - 1,
             offset: 0,

@@ -846,21 +846,26 @@ impl Multise<'_> {
                 let p = self.operand(frame, addr);
                 self.load(ctx, &p, *width)
             }
-            Rhs::Alloc(n) => {
+            Rhs::Alloc(n, fill) => {
                 let n = self.operand(frame, n);
-                self.alloc(ctx, &n)
+                let fill = fill.as_ref().map(|v| self.operand(frame, v));
+                self.alloc(ctx, &n, fill.as_ref())
             }
         };
         self.assign(frame, dst, go_on, &value);
         go_on
     }
 
-    /// `p = alloc n`: on each path, the next allocation (numbered per path,
-    /// as a concrete run numbers them) gets `n` undefined cells.
-    fn alloc(&mut self, ctx: &StepCtx, n: &ValueSummary) -> (ValueSummary, Guard) {
+    /// `p = alloc n` (`, v`): on each path, the next allocation (numbered
+    /// per path, as a concrete run numbers them) gets `n` cells, undefined
+    /// (or holding `v`).
+    fn alloc(&mut self, ctx: &StepCtx, n: &ValueSummary, fill: Option<&ValueSummary>) -> (ValueSummary, Guard) {
         let mut out = ValueSummary::default();
         let mut go = ctx.phi;
         let undef = self.store.constant(Value::Undef);
+        let fill = fill
+            .cloned()
+            .unwrap_or_else(|| ValueSummary::single(Guard::TRUE, undef));
         for (gn, size) in self.restrict(n, ctx.phi) {
             let cells = match self.store.as_const(size) {
                 Some(Value::Int(k)) if (0..=MAX_ALLOC as i128).contains(&k) => k as usize,
@@ -905,13 +910,7 @@ impl Multise<'_> {
                 }
                 for c in 0..cells {
                     let a = &mut self.memory[k];
-                    a.cells[c] = guarded_update(
-                        &mut self.guards,
-                        &a.cells[c],
-                        gc,
-                        &ValueSummary::single(Guard::TRUE, undef),
-                        self.opts.coalesce,
-                    );
+                    a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gc, &fill, self.opts.coalesce);
                 }
                 let addr = self.store.constant(Value::Addr {
                     alloc: k as u32,

@@ -1,0 +1,859 @@
+//! Lowering one function body: the operand stack becomes variables (one per
+//! stack height and type: heights are static), structured control flow
+//! becomes labels and jumps, linear memory is allocation `a0` (one cell per
+//! byte), globals are the cells of `a1`, the table's functions and their
+//! signatures are `a2` and `a3`. Traps become `error` statements.
+
+use crate::builder::{bv, int, var, FnBuilder};
+use crate::{harness, layout, sort_of, Sig, WasmError};
+use braid_ir::{FuncId, Function, Operand, Rhs, Stmt, VarId};
+use braid_term::{Op, Value};
+use wasmparser::{BlockType, FunctionBody, MemArg, Operator, ValType};
+
+/// What lowering a body needs to know about the module.
+pub struct ModuleInfo {
+    pub types: Vec<Sig>,
+    /// Per wasm function index: its signature and its IR function.
+    pub funcs: Vec<(Sig, FuncId)>,
+    /// Per global: its type.
+    pub globals: Vec<ValType>,
+    pub table_size: u32,
+    /// Memory size in pages.
+    pub pages: u32,
+    /// The signature id (index + 1) of each type, equal for equal types.
+    pub sig_ids: Vec<u32>,
+    /// The IR functions of `memory.fill` and `memory.copy`.
+    pub helpers: Vec<FuncId>,
+    /// Per imported function: module and name.
+    pub imports: Vec<(String, String)>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Function,
+    Block,
+    Loop,
+    If,
+}
+
+struct Ctrl {
+    kind: Kind,
+    /// Stack height below the block's parameters.
+    height: usize,
+    params: Vec<ValType>,
+    results: Vec<ValType>,
+    /// Where `br` goes: the loop's start or the block's end.
+    br_label: u32,
+    end_label: u32,
+    /// `if`: where the `else` part starts.
+    else_label: Option<u32>,
+    /// The rest of the block cannot be reached (after `br`, `return`, …).
+    dead: bool,
+}
+
+struct Trap {
+    label: u32,
+    kind: &'static str,
+    offset: u32,
+}
+
+pub struct Lowerer<'a> {
+    info: &'a ModuleInfo,
+    b: FnBuilder,
+    stack: Vec<ValType>,
+    ctrl: Vec<Ctrl>,
+    traps: Vec<Trap>,
+    results: Vec<ValType>,
+    /// Blocks opened inside unreachable code (skipped up to their `end`).
+    dead_depth: usize,
+    /// Parameters, then declared locals.
+    local_types: Vec<ValType>,
+}
+
+fn type_name(t: ValType) -> &'static str {
+    match t {
+        ValType::I32 => "i32",
+        ValType::I64 => "i64",
+        ValType::F32 => "f32",
+        ValType::F64 => "f64",
+        _ => "ref",
+    }
+}
+
+fn width(t: ValType) -> u8 {
+    match t {
+        ValType::I64 | ValType::F64 => 64,
+        _ => 32,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn new(info: &'a ModuleInfo, id: FuncId, name: &str, sig: &Sig) -> Lowerer<'a> {
+        let mut b = FnBuilder::new(id, name);
+        for (i, p) in sig.params.iter().enumerate() {
+            b.param(&format!("l{i}"), sort_of(*p));
+        }
+        Lowerer {
+            info,
+            b,
+            stack: Vec::new(),
+            ctrl: Vec::new(),
+            traps: Vec::new(),
+            results: sig.results.clone(),
+            dead_depth: 0,
+            local_types: sig.params.clone(),
+        }
+    }
+
+    /// The variable of stack slot `h` holding a `t`.
+    fn slot(&mut self, h: usize, t: ValType) -> VarId {
+        self.b.var(&format!("s{h}_{}", type_name(t)))
+    }
+
+    fn push(&mut self, t: ValType) -> VarId {
+        let v = self.slot(self.stack.len(), t);
+        self.stack.push(t);
+        v
+    }
+
+    fn pop(&mut self) -> VarId {
+        self.pop_typed().0
+    }
+
+    fn pop_typed(&mut self) -> (VarId, ValType) {
+        let t = self.stack.pop().expect("validated: operand on the stack");
+        (self.slot(self.stack.len(), t), t)
+    }
+
+    /// The slot `k` values below the top (0: the top).
+    fn peek(&mut self, k: usize) -> VarId {
+        let h = self.stack.len() - 1 - k;
+        let t = self.stack[h];
+        self.slot(h, t)
+    }
+
+    fn local(&mut self, i: u32) -> VarId {
+        self.b.var(&format!("l{i}"))
+    }
+
+    fn unsupported(&self, what: &str) -> WasmError {
+        WasmError::at(self.b.offset as usize, format!("{what} is not supported"))
+    }
+
+    /// A conditional trap: `if cond goto T` where `T: error kind`.
+    fn trap_if(&mut self, cond: VarId, kind: &'static str) {
+        let label = self.b.label("trap");
+        self.traps.push(Trap {
+            label,
+            kind,
+            offset: self.b.offset,
+        });
+        self.b.branch(cond, label);
+    }
+
+    fn block_type(&self, bt: BlockType) -> (Vec<ValType>, Vec<ValType>) {
+        match bt {
+            BlockType::Empty => (vec![], vec![]),
+            BlockType::Type(t) => (vec![], vec![t]),
+            BlockType::FuncType(i) => {
+                let s = &self.info.types[i as usize];
+                (s.params.clone(), s.results.clone())
+            }
+        }
+    }
+
+    /// Lowers the body of a defined function.
+    pub fn lower(mut self, body: &FunctionBody) -> Result<Function, WasmError> {
+        let err = |e: wasmparser::BinaryReaderError| WasmError::at(e.offset() as usize, e.message().to_string());
+        let mut next = self.local_types.len() as u32;
+        for local in body.get_locals_reader().map_err(err)? {
+            let (count, t) = local.map_err(err)?;
+            for _ in 0..count {
+                let v = self.local(next);
+                let zero = zero_of(t).ok_or_else(|| self.unsupported(&format!("a local of type {t}")))?;
+                self.b.assign(v, Rhs::Copy(zero));
+                self.local_types.push(t);
+                next += 1;
+            }
+        }
+        let end = self.b.label("end");
+        self.ctrl.push(Ctrl {
+            kind: Kind::Function,
+            height: 0,
+            params: vec![],
+            results: self.results.clone(),
+            br_label: end,
+            end_label: end,
+            else_label: None,
+            dead: false,
+        });
+        let mut ops = body.get_operators_reader().map_err(err)?;
+        while !ops.eof() {
+            let (op, offset) = ops.read_with_offset().map_err(err)?;
+            self.b.offset = offset as u32;
+            self.op(op)?;
+        }
+        // The function's end: return its results.
+        for trap in std::mem::take(&mut self.traps) {
+            self.b.offset = trap.offset;
+            self.b.place(trap.label);
+            self.b.emit(Stmt::Error(trap.kind.to_string()));
+        }
+        Ok(self.b.finish())
+    }
+
+    /// Copies the top `n` values to the slots just above `height` (the
+    /// values a branch carries to its target).
+    fn carry(&mut self, height: usize, types: &[ValType]) {
+        let n = types.len();
+        let from = self.stack.len() - n;
+        if from == height {
+            return;
+        }
+        for (i, t) in types.iter().enumerate() {
+            let src = self.slot(from + i, *t);
+            let dst = self.slot(height + i, *t);
+            self.b.assign(dst, Rhs::Copy(var(src)));
+        }
+    }
+
+    /// The label a branch to relative depth `depth` jumps to, after the
+    /// values it carries are moved; `None` for the function's frame (a
+    /// return).
+    fn branch_to(&mut self, depth: u32) -> Option<u32> {
+        let i = self.ctrl.len() - 1 - depth as usize;
+        let (kind, height, label) = (self.ctrl[i].kind, self.ctrl[i].height, self.ctrl[i].br_label);
+        let types = if kind == Kind::Loop {
+            self.ctrl[i].params.clone()
+        } else {
+            self.ctrl[i].results.clone()
+        };
+        if kind == Kind::Function {
+            return None;
+        }
+        self.carry(height, &types);
+        Some(label)
+    }
+
+    fn emit_return(&mut self) -> Result<(), WasmError> {
+        match self.results.len() {
+            0 => self.b.emit(Stmt::Ret(None)),
+            1 => {
+                let t = self.results[0];
+                let v = self.slot(self.stack.len() - 1, t);
+                self.b.emit(Stmt::Ret(Some(var(v))));
+            }
+            _ => return Err(self.unsupported("a function with several results")),
+        }
+        Ok(())
+    }
+
+    /// Marks the rest of the current block unreachable.
+    fn kill(&mut self) {
+        let c = self.ctrl.last_mut().expect("a control frame");
+        c.dead = true;
+        let h = c.height;
+        self.stack.truncate(h);
+    }
+
+    fn op(&mut self, op: Operator) -> Result<(), WasmError> {
+        // Code after an unconditional branch: skip it, keeping track of
+        // nested blocks so the right `else`/`end` ends the skipping.
+        if self.ctrl.last().is_some_and(|c| c.dead) {
+            match op {
+                Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => {
+                    self.dead_depth += 1;
+                    return Ok(());
+                }
+                Operator::End if self.dead_depth > 0 => {
+                    self.dead_depth -= 1;
+                    return Ok(());
+                }
+                Operator::Else if self.dead_depth > 0 => return Ok(()),
+                Operator::End | Operator::Else => {}
+                _ => return Ok(()),
+            }
+        }
+        use Operator as O;
+        match op {
+            O::Nop => {}
+            O::Unreachable => {
+                self.b.emit(Stmt::Error("unreachable".into()));
+                self.kill();
+            }
+            O::Block { blockty } | O::Loop { blockty } => {
+                let (params, results) = self.block_type(blockty);
+                let height = self.stack.len() - params.len();
+                let end_label = self.b.label("end");
+                let kind = if matches!(op, O::Loop { .. }) {
+                    Kind::Loop
+                } else {
+                    Kind::Block
+                };
+                let br_label = if kind == Kind::Loop {
+                    let l = self.b.label("loop");
+                    self.b.place(l);
+                    l
+                } else {
+                    end_label
+                };
+                self.ctrl.push(Ctrl {
+                    kind,
+                    height,
+                    params,
+                    results,
+                    br_label,
+                    end_label,
+                    else_label: None,
+                    dead: false,
+                });
+            }
+            O::If { blockty } => {
+                let c = self.pop();
+                let (params, results) = self.block_type(blockty);
+                let height = self.stack.len() - params.len();
+                let end_label = self.b.label("end");
+                let else_label = self.b.label("else");
+                let z = self.b.binary(Op::Eq, var(c), bv(32, 0));
+                self.b.branch(z, else_label);
+                self.ctrl.push(Ctrl {
+                    kind: Kind::If,
+                    height,
+                    params,
+                    results,
+                    br_label: end_label,
+                    end_label,
+                    else_label: Some(else_label),
+                    dead: false,
+                });
+            }
+            O::Else => {
+                let c = self.ctrl.last_mut().expect("validated: an if");
+                let (end, else_label, height) = (c.end_label, c.else_label.take(), c.height);
+                let params = c.params.clone();
+                if !c.dead {
+                    self.b.goto(end);
+                }
+                c.dead = false;
+                if let Some(l) = else_label {
+                    self.b.place(l);
+                }
+                self.stack.truncate(height);
+                self.stack.extend(params);
+            }
+            O::End => {
+                let c = self.ctrl.pop().expect("validated: a block to end");
+                if let Some(l) = c.else_label {
+                    // An `if` without `else`: its parameters pass through.
+                    if !c.dead {
+                        self.b.goto(c.end_label);
+                    }
+                    self.b.place(l);
+                }
+                self.b.place(c.end_label);
+                self.stack.truncate(c.height);
+                self.stack.extend(c.results.iter().copied());
+                if c.kind == Kind::Function {
+                    self.emit_return()?;
+                }
+            }
+            O::Br { relative_depth } => {
+                match self.branch_to(relative_depth) {
+                    Some(l) => self.b.goto(l),
+                    None => self.emit_return()?,
+                }
+                self.kill();
+            }
+            O::BrIf { relative_depth } => {
+                let c = self.pop();
+                let nz = self.b.binary(Op::Ne, var(c), bv(32, 0));
+                let i = self.ctrl.len() - 1 - relative_depth as usize;
+                let needs_moves = {
+                    let t = &self.ctrl[i];
+                    let n = if t.kind == Kind::Loop {
+                        t.params.len()
+                    } else {
+                        t.results.len()
+                    };
+                    t.kind == Kind::Function || self.stack.len() - n != t.height
+                };
+                if needs_moves {
+                    // Moves (or a return) on the taken side only.
+                    let skip = self.b.label("fall");
+                    let z = self.b.unary(Op::Not, var(nz));
+                    self.b.branch(z, skip);
+                    match self.branch_to(relative_depth) {
+                        Some(l) => self.b.goto(l),
+                        None => self.emit_return()?,
+                    }
+                    self.b.place(skip);
+                } else {
+                    let l = self.ctrl[i].br_label;
+                    self.b.branch(nz, l);
+                }
+            }
+            O::BrTable { targets } => {
+                let i = self.pop();
+                let depths: Vec<u32> = targets
+                    .targets()
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| WasmError::at(e.offset() as usize, e.message().to_string()))?;
+                let default = targets.default();
+                // One trampoline per target (moving the carried values),
+                // chosen by a computed jump.
+                let mut pads = Vec::new();
+                for d in depths.iter().chain([&default]) {
+                    pads.push((*d, self.b.label("case")));
+                }
+                let chosen = self.b.temp();
+                let (_, dl) = pads[pads.len() - 1];
+                let dt = self.b.target(dl);
+                self.b.assign(chosen, Rhs::Copy(dt));
+                for k in (0..depths.len()).rev() {
+                    let is_k = self.b.binary(Op::Eq, var(i), bv(32, k as u64));
+                    let lt = self.b.target(pads[k].1);
+                    self.b.assign(chosen, Rhs::Select(var(is_k), lt, var(chosen)));
+                }
+                self.b.emit(Stmt::Goto(var(chosen)));
+                for (d, pad) in pads {
+                    self.b.place(pad);
+                    match self.branch_to(d) {
+                        Some(l) => self.b.goto(l),
+                        None => self.emit_return()?,
+                    }
+                }
+                self.kill();
+            }
+            O::Return => {
+                self.emit_return()?;
+                self.kill();
+            }
+            O::Call { function_index } => {
+                let (sig, callee) = self.info.funcs[function_index as usize].clone();
+                if let Some((m, n)) = self.info.imports.get(function_index as usize) {
+                    // A known import runs inline, located at the call.
+                    let h = self.stack.len() - sig.params.len();
+                    let args: Vec<VarId> = sig
+                        .params
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| self.slot(h + i, *t))
+                        .collect();
+                    let dst = sig.results.first().map(|t| self.slot(h, *t));
+                    if harness::emit(&mut self.b, m, n, &sig, &args, harness::Exit::Into(dst)) {
+                        self.stack.truncate(h);
+                        self.stack.extend(sig.results.first().copied());
+                        return Ok(());
+                    }
+                }
+                self.call(&sig, Operand::Const(Value::Func(callee.0)))?;
+            }
+            O::CallIndirect { type_index, .. } => {
+                let sig = self.info.types[type_index as usize].clone();
+                let i = self.pop();
+                let oob = self.b.binary(Op::UGe, var(i), bv(32, self.info.table_size as u64));
+                self.trap_if(oob, "undefined-element");
+                let at = self.offset_of(i, 0);
+                let sig_at = self.b.binary(Op::Add, Operand::Const(layout::SIGS), var(at));
+                let s = self.b.temp();
+                self.b.assign(
+                    s,
+                    Rhs::Load {
+                        addr: var(sig_at),
+                        width: None,
+                    },
+                );
+                let null = self.b.binary(Op::Eq, var(s), bv(32, 0));
+                self.trap_if(null, "undefined-element");
+                let expected = self.info.sig_ids[type_index as usize];
+                let bad = self.b.binary(Op::Ne, var(s), bv(32, expected as u64));
+                self.trap_if(bad, "indirect-call-signature-mismatch");
+                let f_at = self.b.binary(Op::Add, Operand::Const(layout::TABLE), var(at));
+                let f = self.b.temp();
+                self.b.assign(
+                    f,
+                    Rhs::Load {
+                        addr: var(f_at),
+                        width: None,
+                    },
+                );
+                self.call(&sig, var(f))?;
+            }
+            O::Drop => {
+                self.pop();
+            }
+            O::Select | O::TypedSelect { .. } => {
+                let c = self.pop();
+                let b2 = self.pop();
+                let (a, t) = self.pop_typed();
+                let nz = self.b.binary(Op::Ne, var(c), bv(32, 0));
+                let dst = self.push(t);
+                self.b.assign(dst, Rhs::Select(var(nz), var(a), var(b2)));
+            }
+            O::LocalGet { local_index } => {
+                let t = self.local_type(local_index);
+                let l = self.local(local_index);
+                let dst = self.push(t);
+                self.b.assign(dst, Rhs::Copy(var(l)));
+            }
+            O::LocalSet { local_index } => {
+                let v = self.pop();
+                let l = self.local(local_index);
+                self.b.assign(l, Rhs::Copy(var(v)));
+            }
+            O::LocalTee { local_index } => {
+                let t = *self.stack.last().expect("validated");
+                let v = self.slot(self.stack.len() - 1, t);
+                let l = self.local(local_index);
+                self.b.assign(l, Rhs::Copy(var(v)));
+            }
+            O::GlobalGet { global_index } => {
+                let t = self.info.globals[global_index as usize];
+                let dst = self.push(t);
+                self.b.assign(
+                    dst,
+                    Rhs::Load {
+                        addr: Operand::Const(layout::global(global_index)),
+                        width: None,
+                    },
+                );
+            }
+            O::GlobalSet { global_index } => {
+                let v = self.pop();
+                self.b.emit(Stmt::Store {
+                    addr: Operand::Const(layout::global(global_index)),
+                    value: var(v),
+                    width: None,
+                });
+            }
+            O::I32Load { memarg } => self.load(memarg, 32, ValType::I32, None)?,
+            O::I64Load { memarg } => self.load(memarg, 64, ValType::I64, None)?,
+            O::I32Load8S { memarg } => self.load(memarg, 8, ValType::I32, Some(true))?,
+            O::I32Load8U { memarg } => self.load(memarg, 8, ValType::I32, Some(false))?,
+            O::I32Load16S { memarg } => self.load(memarg, 16, ValType::I32, Some(true))?,
+            O::I32Load16U { memarg } => self.load(memarg, 16, ValType::I32, Some(false))?,
+            O::I64Load8S { memarg } => self.load(memarg, 8, ValType::I64, Some(true))?,
+            O::I64Load8U { memarg } => self.load(memarg, 8, ValType::I64, Some(false))?,
+            O::I64Load16S { memarg } => self.load(memarg, 16, ValType::I64, Some(true))?,
+            O::I64Load16U { memarg } => self.load(memarg, 16, ValType::I64, Some(false))?,
+            O::I64Load32S { memarg } => self.load(memarg, 32, ValType::I64, Some(true))?,
+            O::I64Load32U { memarg } => self.load(memarg, 32, ValType::I64, Some(false))?,
+            O::I32Store { memarg } | O::I64Store { memarg } => {
+                let w = width(*self.stack.last().expect("validated"));
+                self.store(memarg, w)?
+            }
+            O::I32Store8 { memarg } | O::I64Store8 { memarg } => self.store(memarg, 8)?,
+            O::I32Store16 { memarg } | O::I64Store16 { memarg } => self.store(memarg, 16)?,
+            O::I64Store32 { memarg } => self.store(memarg, 32)?,
+            O::MemorySize { .. } => {
+                let dst = self.push(ValType::I32);
+                self.b.assign(dst, Rhs::Copy(bv(32, self.info.pages as u64)));
+            }
+            O::MemoryGrow { .. } => {
+                // Memory is one allocation of its initial size; growing is
+                // refused (a run may always refuse): -1.
+                self.pop();
+                let dst = self.push(ValType::I32);
+                self.b.assign(dst, Rhs::Copy(bv(32, u32::MAX as u64)));
+            }
+            O::MemoryFill { .. } => self.bulk("memory.fill")?,
+            O::MemoryCopy { .. } => self.bulk("memory.copy")?,
+            O::I32Const { value } => {
+                let dst = self.push(ValType::I32);
+                self.b.assign(dst, Rhs::Copy(bv(32, value as u32 as u64)));
+            }
+            O::I64Const { value } => {
+                let dst = self.push(ValType::I64);
+                self.b.assign(dst, Rhs::Copy(bv(64, value as u64)));
+            }
+            O::I32Eqz | O::I64Eqz => {
+                let a = self.pop();
+                let w = if matches!(op, O::I32Eqz) { 32 } else { 64 };
+                let z = self.b.binary(Op::Eq, var(a), bv(w, 0));
+                let dst = self.push(ValType::I32);
+                self.b.assign(dst, Rhs::Unary(Op::ToBv(32), var(z)));
+            }
+            O::I32Eq | O::I64Eq => self.compare(Op::Eq)?,
+            O::I32Ne | O::I64Ne => self.compare(Op::Ne)?,
+            O::I32LtS | O::I64LtS => self.compare(Op::Lt)?,
+            O::I32LtU | O::I64LtU => self.compare(Op::ULt)?,
+            O::I32GtS | O::I64GtS => self.compare(Op::Gt)?,
+            O::I32GtU | O::I64GtU => self.compare(Op::UGt)?,
+            O::I32LeS | O::I64LeS => self.compare(Op::Le)?,
+            O::I32LeU | O::I64LeU => self.compare(Op::ULe)?,
+            O::I32GeS | O::I64GeS => self.compare(Op::Ge)?,
+            O::I32GeU | O::I64GeU => self.compare(Op::UGe)?,
+            O::I32Add | O::I64Add => self.arith(Op::Add)?,
+            O::I32Sub | O::I64Sub => self.arith(Op::Sub)?,
+            O::I32Mul | O::I64Mul => self.arith(Op::Mul)?,
+            O::I32DivS | O::I64DivS => {
+                // INT_MIN / -1 overflows (division by zero is the engine's check).
+                let w = width(*self.stack.last().expect("validated"));
+                let d = self.peek(0);
+                let n = self.peek(1);
+                let min = self.b.binary(Op::Eq, var(n), bv(w, 1 << (w - 1)));
+                let neg1 = self.b.binary(Op::Eq, var(d), bv(w, u64::MAX));
+                let both = self.b.binary(Op::And, var(min), var(neg1));
+                self.trap_if(both, "integer-overflow");
+                self.arith(Op::Div)?
+            }
+            O::I32DivU | O::I64DivU => self.arith(Op::UDiv)?,
+            O::I32RemS | O::I64RemS => {
+                // INT_MIN % -1 is 0 in wasm.
+                let w = width(*self.stack.last().expect("validated"));
+                let d = self.peek(0);
+                let neg1 = self.b.binary(Op::Eq, var(d), bv(w, u64::MAX));
+                let one = self.b.temp();
+                self.b.assign(one, Rhs::Select(var(neg1), bv(w, 1), var(d)));
+                self.b.assign(d, Rhs::Copy(var(one)));
+                self.arith(Op::Rem)?
+            }
+            O::I32RemU | O::I64RemU => self.arith(Op::URem)?,
+            O::I32And | O::I64And => self.arith(Op::And)?,
+            O::I32Or | O::I64Or => self.arith(Op::Or)?,
+            O::I32Xor | O::I64Xor => self.arith(Op::Xor)?,
+            O::I32Shl | O::I64Shl => self.shift(Op::Shl)?,
+            O::I32ShrS | O::I64ShrS => self.shift(Op::AShr)?,
+            O::I32ShrU | O::I64ShrU => self.shift(Op::LShr)?,
+            O::I32Rotl | O::I64Rotl => self.rotate(true)?,
+            O::I32Rotr | O::I64Rotr => self.rotate(false)?,
+            O::I32Clz | O::I64Clz => self.count_zeros(true)?,
+            O::I32Ctz | O::I64Ctz => self.count_zeros(false)?,
+            O::I32Popcnt | O::I64Popcnt => self.popcnt()?,
+            O::I32WrapI64 => self.convert(Op::Trunc(32), ValType::I32)?,
+            O::I64ExtendI32S => self.convert(Op::SExt(64), ValType::I64)?,
+            O::I64ExtendI32U => self.convert(Op::ZExt(64), ValType::I64)?,
+            O::I32Extend8S | O::I32Extend16S | O::I64Extend8S | O::I64Extend16S | O::I64Extend32S => {
+                let (w, from) = match op {
+                    O::I32Extend8S => (32, 8),
+                    O::I32Extend16S => (32, 16),
+                    O::I64Extend8S => (64, 8),
+                    O::I64Extend16S => (64, 16),
+                    _ => (64, 32),
+                };
+                let a = self.pop();
+                let t = if w == 32 { ValType::I32 } else { ValType::I64 };
+                let low = self.b.unary(Op::Trunc(from), var(a));
+                let dst = self.push(t);
+                self.b.assign(dst, Rhs::Unary(Op::SExt(w), var(low)));
+            }
+            other => {
+                let name = format!("{other:?}");
+                let name = name.split([' ', '{', '(']).next().unwrap_or("").to_string();
+                return Err(self.unsupported(&format!(
+                    "the instruction `{name}` (floating point, reference types and other proposals)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn local_type(&self, i: u32) -> ValType {
+        self.local_types[i as usize]
+    }
+
+    /// `[dst =] call callee(args)` with the arguments popped.
+    fn call(&mut self, sig: &Sig, callee: Operand) -> Result<(), WasmError> {
+        let mut args: Vec<Operand> = (0..sig.params.len()).map(|_| var(self.pop())).collect();
+        args.reverse();
+        let dst = match sig.results.as_slice() {
+            [] => None,
+            [t] => Some(self.push(*t)),
+            _ => return Err(self.unsupported("a call of a function with several results")),
+        };
+        self.b.emit(Stmt::Call { dst, callee, args });
+        Ok(())
+    }
+
+    /// The Int offset `zext(i) + k` into an allocation, in a temporary.
+    fn offset_of(&mut self, i: VarId, k: u64) -> VarId {
+        let wide = self.b.unary(Op::ZExt(64), var(i));
+        let n = self.b.unary(Op::ToInt, var(wide));
+        if k == 0 {
+            n
+        } else {
+            self.b.binary(Op::Add, var(n), int(k as i128))
+        }
+    }
+
+    /// The address in linear memory of an access at `i + memarg.offset`.
+    fn address(&mut self, i: VarId, memarg: MemArg) -> VarId {
+        let off = self.offset_of(i, memarg.offset);
+        self.b.binary(Op::Add, Operand::Const(layout::MEMORY), var(off))
+    }
+
+    fn load(&mut self, memarg: MemArg, bits: u8, t: ValType, sign: Option<bool>) -> Result<(), WasmError> {
+        let i = self.pop();
+        let p = self.address(i, memarg);
+        let w = width(t);
+        if sign.is_none() {
+            let dst = self.push(t);
+            self.b.assign(
+                dst,
+                Rhs::Load {
+                    addr: var(p),
+                    width: Some(bits),
+                },
+            );
+            return Ok(());
+        }
+        let raw = self.b.temp();
+        self.b.assign(
+            raw,
+            Rhs::Load {
+                addr: var(p),
+                width: Some(bits),
+            },
+        );
+        let ext = if sign == Some(true) { Op::SExt(w) } else { Op::ZExt(w) };
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Unary(ext, var(raw)));
+        Ok(())
+    }
+
+    fn store(&mut self, memarg: MemArg, bits: u8) -> Result<(), WasmError> {
+        let (v, t) = self.pop_typed();
+        let i = self.pop();
+        let p = self.address(i, memarg);
+        let value = if bits < width(t) {
+            var(self.b.unary(Op::Trunc(bits), var(v)))
+        } else {
+            var(v)
+        };
+        self.b.emit(Stmt::Store {
+            addr: var(p),
+            value,
+            width: Some(bits),
+        });
+        Ok(())
+    }
+
+    /// `memory.fill` and `memory.copy`: calls of the module's helpers.
+    fn bulk(&mut self, name: &str) -> Result<(), WasmError> {
+        let helper = match name {
+            "memory.fill" => layout::MEMORY_FILL,
+            _ => layout::MEMORY_COPY,
+        };
+        let n = self.pop();
+        let b2 = self.pop();
+        let a = self.pop();
+        let f = self.info.helpers[helper];
+        self.b.emit(Stmt::Call {
+            dst: None,
+            callee: Operand::Const(Value::Func(f.0)),
+            args: vec![var(a), var(b2), var(n)],
+        });
+        Ok(())
+    }
+
+    fn compare(&mut self, op: Op) -> Result<(), WasmError> {
+        let b2 = self.pop();
+        let a = self.pop();
+        let c = self.b.binary(op, var(a), var(b2));
+        let dst = self.push(ValType::I32);
+        self.b.assign(dst, Rhs::Unary(Op::ToBv(32), var(c)));
+        Ok(())
+    }
+
+    fn arith(&mut self, op: Op) -> Result<(), WasmError> {
+        let b2 = self.pop();
+        let (a, t) = self.pop_typed();
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Binary(op, var(a), var(b2)));
+        Ok(())
+    }
+
+    /// Shift counts are taken modulo the width.
+    fn shift(&mut self, op: Op) -> Result<(), WasmError> {
+        let k = self.pop();
+        let (a, t) = self.pop_typed();
+        let w = width(t);
+        let m = self.b.binary(Op::And, var(k), bv(w, w as u64 - 1));
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Binary(op, var(a), var(m)));
+        Ok(())
+    }
+
+    fn rotate(&mut self, left: bool) -> Result<(), WasmError> {
+        let k = self.pop();
+        let (a, t) = self.pop_typed();
+        let w = width(t);
+        let m = self.b.binary(Op::And, var(k), bv(w, w as u64 - 1));
+        let back = self.b.binary(Op::Sub, bv(w, w as u64), var(m));
+        let back = self.b.binary(Op::And, var(back), bv(w, w as u64 - 1));
+        let (first, second) = if left { (Op::Shl, Op::LShr) } else { (Op::LShr, Op::Shl) };
+        let x = self.b.binary(first, var(a), var(m));
+        let y = self.b.binary(second, var(a), var(back));
+        // A rotation by 0 shifts `back` by 0 too: x | x = x.
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Binary(Op::Or, var(x), var(y)));
+        Ok(())
+    }
+
+    /// `clz`/`ctz` by binary search with selects (no branches).
+    fn count_zeros(&mut self, leading: bool) -> Result<(), WasmError> {
+        let (a, t) = self.pop_typed();
+        let w = width(t);
+        let x = self.b.temp();
+        self.b.assign(x, Rhs::Copy(var(a)));
+        let n = self.b.temp();
+        self.b.assign(n, Rhs::Copy(bv(w, 0)));
+        let mut half = w as u64 / 2;
+        while half > 0 {
+            // Is the upper (clz) or lower (ctz) `half`-bit part of x zero?
+            let part = if leading {
+                self.b.binary(Op::LShr, var(x), bv(w, w as u64 - half))
+            } else {
+                self.b.binary(Op::Shl, var(x), bv(w, w as u64 - half))
+            };
+            let zero = self.b.binary(Op::Eq, var(part), bv(w, 0));
+            let more = self.b.binary(Op::Add, var(n), bv(w, half));
+            self.b.assign(n, Rhs::Select(var(zero), var(more), var(n)));
+            let moved = if leading {
+                self.b.binary(Op::Shl, var(x), bv(w, half))
+            } else {
+                self.b.binary(Op::LShr, var(x), bv(w, half))
+            };
+            self.b.assign(x, Rhs::Select(var(zero), var(moved), var(x)));
+            half /= 2;
+        }
+        // All zero: the width.
+        let none = self.b.binary(Op::Eq, var(a), bv(w, 0));
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Select(var(none), bv(w, w as u64), var(n)));
+        Ok(())
+    }
+
+    fn popcnt(&mut self) -> Result<(), WasmError> {
+        let (a, t) = self.pop_typed();
+        let w = width(t);
+        let n = self.b.temp();
+        self.b.assign(n, Rhs::Copy(bv(w, 0)));
+        for i in 0..w as u64 {
+            let s = self.b.binary(Op::LShr, var(a), bv(w, i));
+            let bit = self.b.binary(Op::And, var(s), bv(w, 1));
+            self.b.assign(n, Rhs::Binary(Op::Add, var(n), var(bit)));
+        }
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Copy(var(n)));
+        Ok(())
+    }
+
+    fn convert(&mut self, op: Op, to: ValType) -> Result<(), WasmError> {
+        let a = self.pop();
+        let dst = self.push(to);
+        self.b.assign(dst, Rhs::Unary(op, var(a)));
+        Ok(())
+    }
+}
+
+/// The zero of a value type, as locals start.
+pub fn zero_of(t: ValType) -> Option<Operand> {
+    match t {
+        ValType::I32 => Some(bv(32, 0)),
+        ValType::I64 => Some(bv(64, 0)),
+        ValType::F32 => Some(Operand::Const(Value::f32(0.0))),
+        ValType::F64 => Some(Operand::Const(Value::f64(0.0))),
+        _ => None,
+    }
+}
