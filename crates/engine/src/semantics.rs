@@ -96,3 +96,46 @@ mod tests {
         );
     }
 }
+
+/// The feasible values of a symbolic offset, when they span at most `span`
+/// cells: its least and greatest values, by binary search from `k`, a
+/// feasible one, within `[0, last]`. `feasible(op, v)` says whether
+/// `offset op v` can hold (`None`: the solver could not tell). `None` when
+/// the values span more, or an answer was unknown.
+pub fn offset_range(
+    k: i128,
+    last: i128,
+    span: i128,
+    mut feasible: impl FnMut(braid_term::Op, i128) -> Option<bool>,
+) -> Option<(i128, i128)> {
+    use braid_term::Op;
+    // Nothing below k - span, nor above k + span.
+    let (floor, ceil) = ((k - span).max(0), (k + span).min(last));
+    if floor > 0 && feasible(Op::Lt, floor)? {
+        return None;
+    }
+    if ceil < last && feasible(Op::Gt, ceil)? {
+        return None;
+    }
+    // The least v with `offset <= v` feasible, and the greatest with `offset >= v`.
+    let (mut a, mut b) = (floor, k);
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if feasible(Op::Le, mid)? {
+            b = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    let lo = a;
+    let (mut a, mut b) = (k, ceil);
+    while a < b {
+        let mid = a + (b - a + 1) / 2;
+        if feasible(Op::Ge, mid)? {
+            a = mid;
+        } else {
+            b = mid - 1;
+        }
+    }
+    (a - lo < span).then_some((lo, a))
+}

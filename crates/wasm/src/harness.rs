@@ -40,27 +40,26 @@ pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig) -> Option<Function>
 pub fn emit(b: &mut FnBuilder, module: &str, name: &str, sig: &Sig, params: &[VarId], exit: Exit) -> bool {
     let result = sig.results.first().copied();
     let b = &mut Out { b, exit };
-    let known = match (module, name) {
+    match (module, name) {
         ("symbolic", "i32_symbol") => symbol(b, name, Sort::Bv(32), result),
         ("symbolic", "i64_symbol") => symbol(b, name, Sort::Bv(64), result),
         ("symbolic", "f32_symbol") => symbol(b, name, Sort::F32, result),
         ("symbolic", "f64_symbol") => symbol(b, name, Sort::F64, result),
-        ("symbolic", "assume") => condition(b, &params, false),
-        ("symbolic", "assert") => condition(b, &params, true),
-        (_, "__VERIFIER_assume") | (_, "klee_assume") => condition(b, &params, false),
+        ("symbolic", "assume") => condition(b, params, false),
+        ("symbolic", "assert") => condition(b, params, true),
+        (_, "__VERIFIER_assume") | (_, "klee_assume") => condition(b, params, false),
         (_, "reach_error") => error(b, "reach_error"),
         (_, "abort") => error(b, "abort"),
         (_, "__assert_fail") => error(b, "assertion"),
         (_, "klee_int") => symbol(b, name, Sort::Bv(32), result),
-        (_, "klee_range") => klee_range(b, &params, result),
-        (_, "klee_make_symbolic") => make_symbolic(b, &params),
-        (_, "memset") => mem_loop(b, &params, Bulk::Set, result),
-        (_, "memcpy") => mem_loop(b, &params, Bulk::Copy, result),
-        (_, "memmove") => mem_loop(b, &params, Bulk::Move, result),
+        (_, "klee_range") => klee_range(b, params, result),
+        (_, "klee_make_symbolic") => make_symbolic(b, params),
+        (_, "memset") => mem_loop(b, params, Bulk::Set, result),
+        (_, "memcpy") => mem_loop(b, params, Bulk::Copy, result),
+        (_, "memmove") => mem_loop(b, params, Bulk::Move, result),
         (_, n) if n.starts_with("__VERIFIER_nondet_") => nondet(b, n, result),
         _ => false,
-    };
-    known
+    }
 }
 
 /// A builder and where results go.

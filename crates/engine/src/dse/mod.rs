@@ -850,20 +850,27 @@ impl<'m> Dse<'m> {
             if last < 0 {
                 continue;
             }
-            if last as usize >= MAX_OFFSET_FORK {
+            let (lo, hi) = if last as usize >= MAX_OFFSET_FORK {
                 let k = match self.store.eval(off, &st.model) {
                     Ok(Value::Int(k)) if (0..=last).contains(&k) => k,
                     _ => 0,
                 };
-                self.incomplete(format!(
-                    "symbolic offset into an allocation of {size} cells concretised"
-                ));
-                let kt = self.store.constant(Value::Int(k));
-                let at = self.store.eq(off, kt);
-                targets.push((self.store.and(guard, at), alloc, k as usize));
-                continue;
-            }
-            for k in 0..=last {
+                match self.offset_range(&st, guard, off, k, last) {
+                    Some(range) => range,
+                    None => {
+                        self.incomplete(format!(
+                            "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells concretised"
+                        ));
+                        let kt = self.store.constant(Value::Int(k));
+                        let at = self.store.eq(off, kt);
+                        targets.push((self.store.and(guard, at), alloc, k as usize));
+                        continue;
+                    }
+                }
+            } else {
+                (0, last)
+            };
+            for k in lo..=hi {
                 let kt = self.store.constant(Value::Int(k));
                 let at = self.store.eq(off, kt);
                 let g = self.store.and(guard, at);
@@ -885,6 +892,18 @@ impl<'m> Dse<'m> {
             }
         }
         self.collect(out)
+    }
+
+    /// The feasible values of a symbolic offset `off` (under `st`'s path
+    /// and `guard`; `k` is one of them), when they span at most
+    /// `MAX_OFFSET_FORK` cells.
+    fn offset_range(&mut self, st: &State, guard: TermId, off: TermId, k: i128, last: i128) -> Option<(i128, i128)> {
+        crate::semantics::offset_range(k, last, MAX_OFFSET_FORK as i128, |op, v| {
+            let vt = self.store.constant(Value::Int(v));
+            let c = self.store.app(op, &[off, vt]).ok()?;
+            let c = self.store.and(guard, c);
+            self.decide(st, c).ok().map(|m| m.is_some())
+        })
     }
 
     fn load(&mut self, mut st: State, alloc: u32, off: usize, dst: VarId, width: Option<u8>) -> Step {

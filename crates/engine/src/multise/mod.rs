@@ -973,13 +973,30 @@ impl Multise<'_> {
                     continue;
                 }
                 let inside = self.guards.and(gs, ok);
+                let mut concretised = false;
                 let candidates: Vec<i128> = if last < MAX_OFFSET_SPLIT {
                     (0..=last).collect()
                 } else {
-                    self.incomplete(format!("symbolic offset into an allocation of {n} cells concretised"));
-                    match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
-                        Some(Ok(Value::Int(o))) => vec![o],
-                        _ => vec![],
+                    let k = match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
+                        Some(Ok(Value::Int(o))) => o,
+                        _ => continue,
+                    };
+                    let range = crate::semantics::offset_range(k, last, MAX_OFFSET_SPLIT, |op, v| {
+                        let vt = self.store.constant(Value::Int(v));
+                        let c = self.store.app(op, &[off, vt]).ok()?;
+                        let c = self.guards.atom(&mut self.store, c);
+                        let g = self.guards.and(inside, c);
+                        Some(!g.is_false() && self.feasible(g, &ctx.model).is_some())
+                    });
+                    match range {
+                        Some((lo, hi)) => (lo..=hi).collect(),
+                        None => {
+                            concretised = true;
+                            self.incomplete(format!(
+                                "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells concretised"
+                            ));
+                            vec![k]
+                        }
                     }
                 };
                 for o in candidates {
@@ -991,7 +1008,7 @@ impl Multise<'_> {
                         out.push((g, k as usize, o as usize));
                     }
                 }
-                if last >= MAX_OFFSET_SPLIT {
+                if concretised {
                     // Paths at the other offsets are dropped.
                     let covered = out
                         .iter()
