@@ -1,0 +1,176 @@
+//! WebAssembly end to end: the C examples (examples/c, built by
+//! examples/c/build.sh) under dse, multise and ssm, traps as bugs, harness
+//! conventions, and bad modules rejected with located messages.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+
+/// The extra `braid run` arguments of an example (its `// braid-args:` line).
+fn example_args(wasm: &Path) -> Vec<String> {
+    let src = std::fs::read_to_string(wasm.with_extension("c")).expect("the C source");
+    src.lines()
+        .find_map(|l| l.strip_prefix("// braid-args:"))
+        .map(|a| a.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+fn examples() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(root().join("examples/c"))
+        .expect("examples/c")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 12, "a dozen examples");
+    v
+}
+
+#[test]
+fn every_c_example_runs_under_dse_multise_and_ssm_which_agree_and_whose_tests_replay() {
+    for wasm in examples() {
+        let p = wasm.display().to_string();
+        let extra = example_args(&wasm);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut expected = None;
+        for engine in ["dse", "multise", "ssm"] {
+            let out = dir.path().join(engine);
+            let mut args: Vec<&str> = vec!["--engine", engine];
+            args.extend(extra.iter().map(String::as_str));
+            let (_, json, _) = run_json(&p, &out, &args);
+            assert_eq!(json["complete"], true, "{p} {engine}: {}", json["incomplete_reasons"]);
+            let got = bugs_and_coverage(&json);
+            match &expected {
+                None => expected = Some(got),
+                Some(e) => assert_eq!(&got, e, "{p}: {engine} vs dse"),
+            }
+            replay_all(&p, &out);
+        }
+    }
+}
+
+/// The bug kinds a dse run of an example finds.
+fn bug_kinds(name: &str) -> Vec<String> {
+    let wasm = root().join("examples/c").join(name);
+    let p = wasm.display().to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let extra = example_args(&wasm);
+    let args: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let (code, json, _) = run_json(&p, dir.path(), &args);
+    let kinds: Vec<String> = json["bugs"]
+        .as_array()
+        .expect("bugs")
+        .iter()
+        .map(|b| b["kind"].as_str().expect("kind").to_string())
+        .collect();
+    assert_eq!(code, if kinds.is_empty() { 0 } else { 1 }, "{name}");
+    kinds
+}
+
+#[test]
+fn traps_and_harness_failures_are_bugs_with_tests() {
+    assert_eq!(bug_kinds("owi.wasm"), ["assertion"]);
+    assert_eq!(bug_kinds("svcomp.wasm"), ["reach_error"]);
+    assert_eq!(bug_kinds("klee.wasm"), ["abort"]);
+    assert_eq!(bug_kinds("div.wasm"), ["division-by-zero"]);
+    assert_eq!(bug_kinds("overflow.wasm"), ["integer-overflow"]);
+    assert_eq!(bug_kinds("unreachable.wasm"), ["unreachable"]);
+    assert_eq!(bug_kinds("switch.wasm"), ["reach_error"]);
+    assert_eq!(bug_kinds("array.wasm"), ["reach_error"]);
+    assert_eq!(bug_kinds("bits.wasm"), ["reach_error"]);
+    let mut fnptr = bug_kinds("fnptr.wasm");
+    fnptr.sort();
+    assert_eq!(fnptr, ["division-by-zero", "integer-overflow"]);
+    assert!(bug_kinds("sort.wasm").is_empty());
+    assert!(bug_kinds("params.wasm").is_empty());
+}
+
+#[test]
+fn svcomp_reach_error_test_gives_the_inputs_that_reach_it() {
+    let p = example("examples/c/svcomp.wasm");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, tests) = run_json(&p, dir.path(), &[]);
+    let test = &json["bugs"][0]["test"];
+    let idx: usize = test.as_str().expect("a test file")[6..12].parse::<usize>().expect("number") - 1;
+    let t = &tests[idx];
+    let value = |name: &str| {
+        let i = t["inputs"].as_array().expect("inputs").iter().find(|i| i["name"] == name).expect(name);
+        i["value"].as_str().expect("value").split(':').next().expect("bits").parse::<u64>().expect("number")
+    };
+    assert_eq!(value("__VERIFIER_nondet_int"), 671);
+    assert_eq!(value("__VERIFIER_nondet_uchar"), b'Z' as u64);
+}
+
+#[test]
+fn exported_functions_take_symbolic_parameters() {
+    let p = example("examples/c/params.wasm");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, tests) = run_json(&p, dir.path(), &["--entry", "classify"]);
+    assert_eq!(json["paths"], 4);
+    let returned: std::collections::BTreeSet<String> = tests
+        .iter()
+        .map(|t| t["outcome"]["returned"].as_str().expect("a returned value").to_string())
+        .collect();
+    let expected: std::collections::BTreeSet<String> = ["0:bv32", "1:bv32", "2:bv32", "4294967295:bv32"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(returned, expected);
+    let o = braid(&["run", &p, "--entry", "nope"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exports no function `nope`"));
+}
+
+#[test]
+fn bad_modules_exit_2_with_a_located_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = std::fs::read(root().join("examples/c/div.wasm")).expect("div.wasm");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated.wasm", good[..good.len() / 2].to_vec(), "byte offset"),
+        ("garbage.wasm", b"\0asm\x01\0\0\0\xff\xff".to_vec(), "byte offset"),
+        ("text.wasm", b"hello".to_vec(), "byte offset"),
+        (
+            "simd.wat",
+            b"(module (func (export \"main\") (drop (v128.const i64x2 0 0))))".to_vec(),
+            "SIMD",
+        ),
+        (
+            "tail.wat",
+            b"(module (func $f (return_call $f)) (export \"main\" (func $f)))".to_vec(),
+            "tail",
+        ),
+        (
+            "import.wat",
+            b"(module (import \"env\" \"mystery\" (func (result i32))) (func (export \"main\")))".to_vec(),
+            "unknown imports: env.mystery",
+        ),
+        ("noentry.wat", b"(module (func (export \"f\")))".to_vec(), "exported functions: f"),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).expect("write");
+        let o = braid(&["run", &path.display().to_string()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{name}: {err}");
+        assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn unknown_imports_can_be_made_symbolic_and_the_run_is_incomplete() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("m.wat");
+    std::fs::write(
+        &path,
+        "(module (import \"env\" \"mystery\" (func $m (result i32)))\n\
+         (func (export \"main\") (result i32) (if (result i32) (i32.eq (call $m) (i32.const 7)) (then (unreachable)) (else (i32.const 0)))))",
+    )
+    .expect("write");
+    let p = path.display().to_string();
+    let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--allow-unknown-imports"]);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["complete"], false);
+    assert!(json["incomplete_reasons"][0].as_str().expect("a reason").contains("env.mystery"));
+}
