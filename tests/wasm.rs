@@ -100,6 +100,12 @@ fn svcomp_reach_error_test_gives_the_inputs_that_reach_it() {
     };
     assert_eq!(value("__VERIFIER_nondet_int"), 671);
     assert_eq!(value("__VERIFIER_nondet_uchar"), b'Z' as u64);
+    // The same test in Test-Comp's format.
+    let suite = dir.path().join("test-suite");
+    let metadata = std::fs::read_to_string(suite.join("metadata.xml")).expect("metadata.xml");
+    assert!(metadata.contains("<programfile>svcomp.wasm</programfile>") && metadata.contains("<programhash>"));
+    let xml = std::fs::read_to_string(suite.join(format!("test{:06}.xml", idx + 1))).expect("the test's XML");
+    assert!(xml.contains("<input>671</input>\n  <input>90</input>"), "{xml}");
 }
 
 #[test]

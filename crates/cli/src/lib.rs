@@ -5,6 +5,7 @@
 
 mod bench;
 mod output;
+mod testcomp;
 
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
@@ -371,6 +372,10 @@ fn run(args: RunArgs) -> Result<i32> {
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {
         report.write_dir(dir)?;
+        let is_wasm = matches!(args.program.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"));
+        if is_wasm {
+            testcomp::write(dir, &args.program, &module.func(entry).name, &report.result.tests)?;
+        }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.json())?);

@@ -439,12 +439,18 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         let name = unique(&names, format!("${export}"));
         names.push(name.clone());
         let mut b = FnBuilder::new(id, &name);
-        let args: Vec<Operand> = sig
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, t)| var(b.param(&format!("arg{i}"), sort_of(*t))))
-            .collect();
+        // C's `main(argc, argv)` gets no arguments (argc 0, argv null), as
+        // a harness's main expects; other exports' parameters are symbolic.
+        let c_main = export == "main" && sig.params == [ValType::I32, ValType::I32];
+        let args: Vec<Operand> = if c_main {
+            vec![bv(32, 0), bv(32, 0)]
+        } else {
+            sig.params
+                .iter()
+                .enumerate()
+                .map(|(i, t)| var(b.param(&format!("arg{i}"), sort_of(*t))))
+                .collect()
+        };
         b.emit(Stmt::Call {
             dst: None,
             callee: Operand::Const(Value::Func(init_id.0)),
