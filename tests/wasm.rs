@@ -92,11 +92,26 @@ fn svcomp_reach_error_test_gives_the_inputs_that_reach_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_, json, tests) = run_json(&p, dir.path(), &[]);
     let test = &json["bugs"][0]["test"];
-    let idx: usize = test.as_str().expect("a test file")[6..12].parse::<usize>().expect("number") - 1;
+    let idx: usize = test.as_str().expect("a test file")[6..12]
+        .parse::<usize>()
+        .expect("number")
+        - 1;
     let t = &tests[idx];
     let value = |name: &str| {
-        let i = t["inputs"].as_array().expect("inputs").iter().find(|i| i["name"] == name).expect(name);
-        i["value"].as_str().expect("value").split(':').next().expect("bits").parse::<u64>().expect("number")
+        let i = t["inputs"]
+            .as_array()
+            .expect("inputs")
+            .iter()
+            .find(|i| i["name"] == name)
+            .expect(name);
+        i["value"]
+            .as_str()
+            .expect("value")
+            .split(':')
+            .next()
+            .expect("bits")
+            .parse::<u64>()
+            .expect("number")
     };
     assert_eq!(value("__VERIFIER_nondet_int"), 671);
     assert_eq!(value("__VERIFIER_nondet_uchar"), b'Z' as u64);
@@ -151,7 +166,11 @@ fn bad_modules_exit_2_with_a_located_message() {
             b"(module (import \"env\" \"mystery\" (func (result i32))) (func (export \"main\")))".to_vec(),
             "unknown imports: env.mystery",
         ),
-        ("noentry.wat", b"(module (func (export \"f\")))".to_vec(), "exported functions: f"),
+        (
+            "noentry.wat",
+            b"(module (func (export \"f\")))".to_vec(),
+            "exported functions: f",
+        ),
     ];
     for (name, bytes, expected) in cases {
         let path = dir.path().join(name);
@@ -178,5 +197,8 @@ fn unknown_imports_can_be_made_symbolic_and_the_run_is_incomplete() {
     let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--allow-unknown-imports"]);
     assert_eq!(code, 1, "{json}");
     assert_eq!(json["complete"], false);
-    assert!(json["incomplete_reasons"][0].as_str().expect("a reason").contains("env.mystery"));
+    assert!(json["incomplete_reasons"][0]
+        .as_str()
+        .expect("a reason")
+        .contains("env.mystery"));
 }

@@ -522,13 +522,23 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
 
 fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     let module = load(program)?;
+    // WebAssembly tests also run in wasmi, an independent runtime.
+    let wasm = match program.extension().and_then(|e| e.to_str()) {
+        Some("wasm") => Some(std::fs::read(program)?),
+        Some("wat") => Some(braid_wasm::from_text(&std::fs::read_to_string(program)?)?),
+        _ => None,
+    };
     let mut failed = 0;
     for path in tests {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let test: TestCase =
             serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
-        match replay(&module, &test) {
-            Ok(_) => println!("ok {}", path.display()),
+        let mut verdict = replay(&module, &test).map(|_| ());
+        if let (Ok(()), Some(bytes)) = (&verdict, &wasm) {
+            verdict = wasmi_agrees(&module, bytes, &test);
+        }
+        match verdict {
+            Ok(()) => println!("ok {}", path.display()),
             Err(why) => {
                 failed += 1;
                 println!("FAIL {}: {why}", path.display());
@@ -537,4 +547,28 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     }
     println!("{} passed, {} failed", tests.len() - failed, failed);
     Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// Whether wasmi, fed the test's inputs, ends the way the test recorded.
+fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase) -> Result<(), String> {
+    use braid_engine::Outcome;
+    use braid_wasm::wasmi_replay::{run, Ending};
+    let inputs: Vec<(String, braid_term::Value)> = test
+        .inputs
+        .iter()
+        .filter_map(|i| i.parsed().map(|v| (i.name.clone(), v)))
+        .collect();
+    let export = test.entry.trim_start_matches('$');
+    let ending = run(bytes, export, &inputs)?;
+    let agrees = match (&test.outcome, &ending) {
+        (Outcome::Bug { bug, .. }, Ending::Bug(kind)) => bug == kind,
+        (Outcome::End { returned, .. }, Ending::Returned(v)) => *returned == v.as_ref().map(|v| module.render_value(v)),
+        _ => false,
+    };
+    if agrees {
+        Ok(())
+    } else {
+        let recorded = serde_json::to_string(&test.outcome).unwrap_or_default();
+        Err(format!("wasmi: recorded {recorded}, wasmi gave {ending:?}"))
+    }
 }

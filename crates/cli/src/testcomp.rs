@@ -39,7 +39,9 @@ pub fn write(dir: &Path, program: &Path, entry: &str, tests: &[TestCase]) -> Res
     std::fs::create_dir_all(&suite).with_context(|| format!("cannot create {}", suite.display()))?;
     let bytes = std::fs::read(program).with_context(|| format!("cannot read {}", program.display()))?;
     let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-    let name = program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = program
+        .file_name()
+        .map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned());
     let entry = entry.trim_start_matches('$');
     let metadata = format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>

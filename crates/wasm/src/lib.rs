@@ -13,6 +13,7 @@
 pub mod builder;
 pub mod harness;
 mod lower;
+pub mod wasmi_replay;
 
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt};
 use braid_term::{Sort, Value};
@@ -191,13 +192,15 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                     let offset = offset as usize;
                     match imp.ty {
                         TypeRef::Func(t) => imports.push((imp.module.into(), imp.name.into(), t, offset)),
-                        _ => return Err(WasmError::at(
-                            offset,
-                            format!(
+                        _ => {
+                            return Err(WasmError::at(
+                                offset,
+                                format!(
                                 "import `{}.{}`: only functions can be imported (memories, tables and globals cannot)",
                                 imp.module, imp.name
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
             }
