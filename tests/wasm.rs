@@ -79,6 +79,7 @@ fn traps_and_harness_failures_are_bugs_with_tests() {
     assert_eq!(bug_kinds("switch.wasm"), ["reach_error"]);
     assert_eq!(bug_kinds("array.wasm"), ["reach_error"]);
     assert_eq!(bug_kinds("bits.wasm"), ["reach_error"]);
+    assert_eq!(bug_kinds("float.wasm"), ["reach_error"]);
     let mut fnptr = bug_kinds("fnptr.wasm");
     fnptr.sort();
     assert_eq!(fnptr, ["division-by-zero", "integer-overflow"]);

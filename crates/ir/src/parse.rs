@@ -26,10 +26,62 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-const RESERVED: [&str; 38] = [
-    "fn", "input", "alloc", "load", "store", "select", "call", "if", "goto", "ret", "assume", "assert", "error",
-    "halt", "true", "false", "undef", "zext", "sext", "trunc", "toint", "tof32", "tof64", "tobv", "udiv", "urem",
-    "ult", "ule", "ugt", "uge", "lshr", "nan", "inf", "to", "int", "bool", "neg", "not",
+const RESERVED: [&str; 55] = [
+    "fn",
+    "input",
+    "alloc",
+    "load",
+    "store",
+    "select",
+    "call",
+    "if",
+    "goto",
+    "ret",
+    "assume",
+    "assert",
+    "error",
+    "halt",
+    "true",
+    "false",
+    "undef",
+    "zext",
+    "sext",
+    "trunc",
+    "toint",
+    "tof32",
+    "tof64",
+    "tobv",
+    "udiv",
+    "urem",
+    "ult",
+    "ule",
+    "ugt",
+    "uge",
+    "lshr",
+    "nan",
+    "inf",
+    "to",
+    "int",
+    "bool",
+    "neg",
+    "not",
+    "fabs",
+    "fsqrt",
+    "fceil",
+    "ffloor",
+    "ftrunc",
+    "fnearest",
+    "fmin",
+    "fmax",
+    "copysign",
+    "reinterpret",
+    "convert_s",
+    "convert_u",
+    "fconvert",
+    "trunc_s",
+    "trunc_u",
+    "trunc_sat_s",
+    "trunc_sat_u",
 ];
 
 /// Parses and checks a `.bir` program. `file` names it in error messages.
@@ -464,6 +516,27 @@ impl Parser {
                 "neg" | "not" => {
                     self.bump();
                     let op = if w == "neg" { Op::Neg } else { Op::Not };
+                    Rhs::Unary(op, self.operand(f)?)
+                }
+                w if Op::unary_from_word(w, None).is_some() => {
+                    self.bump();
+                    let op = Op::unary_from_word(w, None).expect("checked");
+                    Rhs::Unary(op, self.operand(f)?)
+                }
+                w if Op::unary_from_word(w, Some(32)).is_some() => {
+                    self.bump();
+                    let pos = self.pos();
+                    let float = Op::unary_from_word(w, Some(32)).is_some_and(Op::takes_float_width);
+                    let width = match (self.sort()?, float) {
+                        (Sort::F32, true) => 32,
+                        (Sort::F64, true) => 64,
+                        (Sort::Bv(w), false) => w,
+                        (s, _) => {
+                            let want = if float { "f32 or f64" } else { "a bit-vector sort" };
+                            return Err((pos, format!("expected {want}, found `{s}`")));
+                        }
+                    };
+                    let op = Op::unary_from_word(w, Some(width)).expect("checked");
                     Rhs::Unary(op, self.operand(f)?)
                 }
                 "toint" | "tof32" | "tof64" => {

@@ -57,19 +57,92 @@ struct FloatKit<'ctx> {
     rne: Float<'ctx>,
     fp_eq: [FuncDecl<'ctx>; 2],
     to_ieee: [FuncDecl<'ctx>; 2],
+    /// Rounding modes other than RNE: toward +inf, -inf, zero.
+    rtp: Dynamic<'ctx>,
+    rtn: Dynamic<'ctx>,
+    rtz: Dynamic<'ctx>,
+    /// Further operations by name (see [`FloatKit::TEMPLATE`]), and the NaNs.
+    ops: FxHashMap<String, FuncDecl<'ctx>>,
+    nan: [Dynamic<'ctx>; 2],
 }
 
+/// `(eb, sb)` of the float sorts of width 32 and 64.
+const FLOAT_SORTS: [(u32, u32, u32); 2] = [(32, 8, 24), (64, 11, 53)];
+
 impl<'ctx> FloatKit<'ctx> {
-    fn new(ctx: &'ctx Context) -> Option<FloatKit<'ctx>> {
-        let s = z3::Solver::new(ctx);
-        s.from_string(
+    /// SMT-LIB whose assertions hold one application of each operation
+    /// braid needs (Z3's C API has no constructor for some of them): the
+    /// declarations are read back off the parsed assertions.
+    fn template() -> (String, Vec<String>) {
+        let mut smt = String::from(
             "(declare-const a32 (_ FloatingPoint 8 24)) (declare-const a64 (_ FloatingPoint 11 53))
+             (declare-const c32 (_ FloatingPoint 8 24)) (declare-const c64 (_ FloatingPoint 11 53))
              (declare-const b32 (_ BitVec 32)) (declare-const b64 (_ BitVec 64))
              (declare-const rm RoundingMode)
              (assert (= rm RNE))
              (assert (fp.eq a32 a32)) (assert (fp.eq a64 a64))
-             (assert (= b32 (fp.to_ieee_bv a32))) (assert (= b64 (fp.to_ieee_bv a64)))",
+             (assert (= b32 (fp.to_ieee_bv a32))) (assert (= b64 (fp.to_ieee_bv a64)))
+             (assert (= c32 (fp.roundToIntegral RTP a32)))
+             (assert (= c32 (fp.roundToIntegral RTN a32)))
+             (assert (= c32 (fp.roundToIntegral RTZ a32)))\n",
         );
+        let mut names = Vec::new();
+        let mut op = |smt: &mut String, name: String, assertion: String| {
+            smt.push_str(&format!("(assert {assertion})\n"));
+            names.push(name);
+        };
+        for (w, eb, sb) in FLOAT_SORTS {
+            let (a, c) = (format!("a{w}"), format!("c{w}"));
+            op(&mut smt, format!("abs{w}"), format!("(= {c} (fp.abs {a}))"));
+            op(&mut smt, format!("sqrt{w}"), format!("(= {c} (fp.sqrt RNE {a}))"));
+            op(
+                &mut smt,
+                format!("rti{w}"),
+                format!("(= {c} (fp.roundToIntegral RNE {a}))"),
+            );
+            op(&mut smt, format!("isnan{w}"), format!("(fp.isNaN {a})"));
+            op(&mut smt, format!("isneg{w}"), format!("(fp.isNegative {a})"));
+            op(&mut smt, format!("nan{w}"), format!("(= {c} (_ NaN {eb} {sb}))"));
+            op(
+                &mut smt,
+                format!("frombits{w}"),
+                format!("(= {c} ((_ to_fp {eb} {sb}) b{w}))"),
+            );
+            for (v, _, _) in FLOAT_SORTS {
+                op(
+                    &mut smt,
+                    format!("s{v}to{w}"),
+                    format!("(= {c} ((_ to_fp {eb} {sb}) RNE b{v}))"),
+                );
+                op(
+                    &mut smt,
+                    format!("u{v}to{w}"),
+                    format!("(= {c} ((_ to_fp_unsigned {eb} {sb}) RNE b{v}))"),
+                );
+                op(
+                    &mut smt,
+                    format!("f{v}to{w}"),
+                    format!("(= {c} ((_ to_fp {eb} {sb}) RNE a{v}))"),
+                );
+                op(
+                    &mut smt,
+                    format!("tos{w}from{v}"),
+                    format!("(= b{w} ((_ fp.to_sbv {w}) RTZ a{v}))"),
+                );
+                op(
+                    &mut smt,
+                    format!("tou{w}from{v}"),
+                    format!("(= b{w} ((_ fp.to_ubv {w}) RTZ a{v}))"),
+                );
+            }
+        }
+        (smt, names)
+    }
+
+    fn new(ctx: &'ctx Context) -> Option<FloatKit<'ctx>> {
+        let s = z3::Solver::new(ctx);
+        let (smt, names) = Self::template();
+        s.from_string(smt);
         // SAFETY: each assertion is a live AST of `ctx`; wrapping takes a
         // reference of its own, so it outlives the scratch solver.
         let a: Vec<Bool<'ctx>> = s
@@ -81,11 +154,35 @@ impl<'ctx> FloatKit<'ctx> {
         let rne = child(0, 1)?;
         // SAFETY: `rne` is a live AST of this context; `Float` only wraps it.
         let rne = unsafe { Float::wrap(ctx, rne.get_z3_ast()) };
+        let mode = |i: usize| child(i, 1)?.nth_child(0);
+        let mut ops = FxHashMap::default();
+        let mut nan: Vec<Dynamic<'ctx>> = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let i = 8 + k;
+            if name.starts_with("nan") {
+                nan.push(child(i, 1)?);
+            } else if name.starts_with("isnan") || name.starts_with("isneg") {
+                ops.insert(name.clone(), a.get(i)?.decl());
+            } else {
+                ops.insert(name.clone(), child(i, 1)?.decl());
+            }
+        }
         Some(FloatKit {
             rne,
             fp_eq: [a.get(1)?.decl(), a.get(2)?.decl()],
             to_ieee: [child(3, 1)?.decl(), child(4, 1)?.decl()],
+            rtp: mode(5)?,
+            rtn: mode(6)?,
+            rtz: mode(7)?,
+            ops,
+            nan: [nan.first()?.clone(), nan.get(1)?.clone()],
         })
+    }
+
+    fn op(&self, name: &str) -> Result<&FuncDecl<'ctx>, String> {
+        self.ops
+            .get(name)
+            .ok_or_else(|| format!("no `{name}` in the floating-point template"))
     }
 }
 
@@ -159,7 +256,140 @@ impl<'ctx> Translator<'ctx> {
         Ok(self.done[&root].clone())
     }
 
+    /// WebAssembly's float operations (and conversions from bit-vectors).
+    fn wasm_float(&mut self, op: Op, a: &[Dynamic<'ctx>], sorts: &[Sort]) -> Result<Option<Dynamic<'ctx>>, String> {
+        let is_float_op = matches!(
+            op,
+            Op::FAbs
+                | Op::FSqrt
+                | Op::FCeil
+                | Op::FFloor
+                | Op::FTrunc
+                | Op::FNearest
+                | Op::FMin
+                | Op::FMax
+                | Op::FCopysign
+                | Op::Reinterpret
+                | Op::ConvertS(_)
+                | Op::ConvertU(_)
+                | Op::FConvert(_)
+                | Op::TruncS(_)
+                | Op::TruncU(_)
+                | Op::TruncSatS(_)
+                | Op::TruncSatU(_)
+        );
+        if !is_float_op {
+            return Ok(None);
+        }
+        let ctx = self.ctx;
+        let kit = self.kit()?;
+        let x = &a[0];
+        let w = match sorts[0] {
+            Sort::F32 | Sort::Bv(32) => 32,
+            Sort::F64 | Sort::Bv(64) => 64,
+            Sort::Bv(n) => n as u32,
+            s => return unsupported(format!("`{op}` on {s}")),
+        };
+        let k = if w == 32 { 0 } else { 1 };
+        let rne = Dynamic::from_ast(&kit.rne);
+        let float = |v: f64, w: u32| -> Dynamic<'ctx> {
+            if w == 32 {
+                Dynamic::from_ast(&Float::from_f32(ctx, v as f32))
+            } else {
+                Dynamic::from_ast(&Float::from_f64(ctx, v))
+            }
+        };
+        let app1 = |name: &str, args: &[&Dynamic<'ctx>]| -> Result<Dynamic<'ctx>, String> {
+            let args: Vec<&dyn Ast<'ctx>> = args.iter().map(|x| *x as &dyn Ast<'ctx>).collect();
+            Ok(kit.op(name)?.apply(&args))
+        };
+        let boolean = |d: Dynamic<'ctx>| d.as_bool().ok_or_else(|| "expected a Bool".to_string());
+        let lt = |p: &Dynamic<'ctx>, q: &Dynamic<'ctx>| -> Result<Bool<'ctx>, String> {
+            let (p, q) = (
+                p.as_float().ok_or("expected a float")?,
+                q.as_float().ok_or("expected a float")?,
+            );
+            Ok(p.lt(&q))
+        };
+        let r = match op {
+            Op::FAbs => app1(&format!("abs{w}"), &[x])?,
+            Op::FSqrt => app1(&format!("sqrt{w}"), &[&rne, x])?,
+            Op::FCeil => app1(&format!("rti{w}"), &[&kit.rtp, x])?,
+            Op::FFloor => app1(&format!("rti{w}"), &[&kit.rtn, x])?,
+            Op::FTrunc => app1(&format!("rti{w}"), &[&kit.rtz, x])?,
+            Op::FNearest => app1(&format!("rti{w}"), &[&rne, x])?,
+            Op::FMin | Op::FMax => {
+                // NaN if either is; else the smaller (larger); for equal
+                // values (±0) the negative (positive) one.
+                let y = &a[1];
+                let nan = Bool::or(
+                    ctx,
+                    &[
+                        &boolean(app1(&format!("isnan{w}"), &[x])?)?,
+                        &boolean(app1(&format!("isnan{w}"), &[y])?)?,
+                    ],
+                );
+                // `small`/`large` is which of x, y min/max takes when x < y.
+                let (small, large) = if op == Op::FMin { (x, y) } else { (y, x) };
+                let x_neg = boolean(app1(&format!("isneg{w}"), &[x])?)?;
+                let tie = if op == Op::FMin {
+                    x_neg.ite(x, y)
+                } else {
+                    x_neg.ite(y, x)
+                };
+                let pick = lt(x, y)?.ite(small, &lt(y, x)?.ite(large, &tie));
+                nan.ite(&kit.nan[k], &pick)
+            }
+            Op::FCopysign => {
+                let y = &a[1];
+                let (bx, by) = (kit.to_ieee[k].apply(&[x]), kit.to_ieee[k].apply(&[y]));
+                let (bx, by) = (bx.as_bv().ok_or("expected bits")?, by.as_bv().ok_or("expected bits")?);
+                let sign = 1u64 << (w - 1);
+                let bits = bx
+                    .bvand(&BV::from_u64(ctx, !sign & (u64::MAX >> (64 - w)), w))
+                    .bvor(&by.bvand(&BV::from_u64(ctx, sign, w)));
+                app1(&format!("frombits{w}"), &[&Dynamic::from_ast(&bits)])?
+            }
+            Op::Reinterpret if matches!(sorts[0], Sort::Bv(_)) => app1(&format!("frombits{w}"), &[x])?,
+            Op::Reinterpret => kit.to_ieee[k].apply(&[x]),
+            Op::ConvertS(to) => app1(&format!("s{w}to{to}"), &[&rne, x])?,
+            Op::ConvertU(to) => app1(&format!("u{w}to{to}"), &[&rne, x])?,
+            Op::FConvert(to) if to as u32 == w => x.clone(),
+            Op::FConvert(to) => app1(&format!("f{w}to{to}"), &[&rne, x])?,
+            Op::TruncS(to) => app1(&format!("tos{to}from{w}"), &[&kit.rtz, x])?,
+            Op::TruncU(to) => app1(&format!("tou{to}from{w}"), &[&kit.rtz, x])?,
+            Op::TruncSatS(to) | Op::TruncSatU(to) => {
+                let signed = matches!(op, Op::TruncSatS(_));
+                let (lo, hi) = if signed {
+                    (-(2f64.powi(to as i32 - 1)), 2f64.powi(to as i32 - 1))
+                } else {
+                    (0.0, 2f64.powi(to as i32))
+                };
+                let (min, max) = if signed {
+                    (1u64 << (to - 1), (1u64 << (to - 1)) - 1)
+                } else {
+                    (0, u64::MAX >> (64 - to))
+                };
+                let bv = |v: u64| Dynamic::from_ast(&BV::from_u64(ctx, v, to as u32));
+                let whole = app1(&format!("rti{w}"), &[&kit.rtz, x])?;
+                let conv = app1(
+                    &format!("{}{to}from{w}", if signed { "tos" } else { "tou" }),
+                    &[&kit.rtz, x],
+                )?;
+                let nan = boolean(app1(&format!("isnan{w}"), &[x])?)?;
+                let below = lt(&whole, &float(lo, w))?;
+                let above = lt(&whole, &float(hi, w))?.not();
+                nan.ite(&bv(0), &below.ite(&bv(min), &above.ite(&bv(max), &conv)))
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(r))
+    }
+
     fn app(&mut self, op: Op, a: &[Dynamic<'ctx>], sorts: &[Sort]) -> Result<Dynamic<'ctx>, String> {
+        if let Some(r) = self.wasm_float(op, a, sorts)? {
+            return Ok(r);
+        }
         let d = |x: &dyn Ast<'ctx>| Dynamic::from_ast(x);
         let bool_of = |x: &Dynamic<'ctx>| x.as_bool().ok_or_else(|| "expected a Bool".to_string());
         match sorts.first().copied() {

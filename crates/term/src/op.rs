@@ -50,6 +50,33 @@ pub enum Op {
     ToBv(u8),
     /// `Addr(a)(off)`: the address at offset `off` of allocation `a`.
     Addr(u32),
+    // WebAssembly's floating point, with its semantics (IEEE 754, round to
+    // nearest even; NaN results are canonical).
+    FAbs,
+    FSqrt,
+    FCeil,
+    FFloor,
+    FTrunc,
+    /// Round to the nearest integer, ties to even.
+    FNearest,
+    /// `min`/`max`: NaN if either is, and -0 < +0.
+    FMin,
+    FMax,
+    FCopysign,
+    /// The same bits as a float (from `BV`) or a bit-vector (from a float).
+    Reinterpret,
+    /// A signed (`S`) or unsigned (`U`) bit-vector to the float of the width.
+    ConvertS(u8),
+    ConvertU(u8),
+    /// A float to the float of the width (promote, demote).
+    FConvert(u8),
+    /// A float, truncated, to a signed or unsigned bit-vector: NaN is an
+    /// invalid conversion, out of range an overflow.
+    TruncS(u8),
+    TruncU(u8),
+    /// The same, saturating: NaN is 0, out of range the nearest bound.
+    TruncSatS(u8),
+    TruncSatU(u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -69,6 +96,9 @@ impl Op {
         match self {
             Op::Neg | Op::Not | Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) => 1,
             Op::ToInt | Op::ToF32 | Op::ToF64 | Op::ToBv(_) | Op::Addr(_) => 1,
+            Op::FAbs | Op::FSqrt | Op::FCeil | Op::FFloor | Op::FTrunc | Op::FNearest | Op::Reinterpret => 1,
+            Op::ConvertS(_) | Op::ConvertU(_) | Op::FConvert(_) => 1,
+            Op::TruncS(_) | Op::TruncU(_) | Op::TruncSatS(_) | Op::TruncSatU(_) => 1,
             Op::Ite => 3,
             _ => 2,
         }
@@ -111,12 +141,60 @@ impl Op {
             Op::ToF64 => "tof64",
             Op::ToBv(_) => "tobv",
             Op::Addr(_) => "addr",
+            Op::FAbs => "fabs",
+            Op::FSqrt => "fsqrt",
+            Op::FCeil => "fceil",
+            Op::FFloor => "ffloor",
+            Op::FTrunc => "ftrunc",
+            Op::FNearest => "fnearest",
+            Op::FMin => "fmin",
+            Op::FMax => "fmax",
+            Op::FCopysign => "copysign",
+            Op::Reinterpret => "reinterpret",
+            Op::ConvertS(_) => "convert_s",
+            Op::ConvertU(_) => "convert_u",
+            Op::FConvert(_) => "fconvert",
+            Op::TruncS(_) => "trunc_s",
+            Op::TruncU(_) => "trunc_u",
+            Op::TruncSatS(_) => "trunc_sat_s",
+            Op::TruncSatU(_) => "trunc_sat_u",
         }
+    }
+
+    /// Unary operators written `word x` (or `word bvW x` / `word fW x`),
+    /// by their `.bir` spelling, with the width the spelling needs.
+    pub fn unary_from_word(s: &str, width: Option<u8>) -> Option<Op> {
+        Some(match (s, width) {
+            ("fabs", None) => Op::FAbs,
+            ("fsqrt", None) => Op::FSqrt,
+            ("fceil", None) => Op::FCeil,
+            ("ffloor", None) => Op::FFloor,
+            ("ftrunc", None) => Op::FTrunc,
+            ("fnearest", None) => Op::FNearest,
+            ("reinterpret", None) => Op::Reinterpret,
+            ("convert_s", Some(w)) => Op::ConvertS(w),
+            ("convert_u", Some(w)) => Op::ConvertU(w),
+            ("fconvert", Some(w)) => Op::FConvert(w),
+            ("trunc_s", Some(w)) => Op::TruncS(w),
+            ("trunc_u", Some(w)) => Op::TruncU(w),
+            ("trunc_sat_s", Some(w)) => Op::TruncSatS(w),
+            ("trunc_sat_u", Some(w)) => Op::TruncSatU(w),
+            _ => return None,
+        })
+    }
+
+    /// Whether the `.bir` spelling of this unary operator takes a float
+    /// width (`f32`/`f64`) rather than a bit-vector one.
+    pub fn takes_float_width(self) -> bool {
+        matches!(self, Op::ConvertS(_) | Op::ConvertU(_) | Op::FConvert(_))
     }
 
     /// Binary operators by their `.bir` spelling.
     pub fn binary_from_symbol(s: &str) -> Option<Op> {
-        const BINARY: [Op; 23] = [
+        const BINARY: [Op; 26] = [
+            Op::FMin,
+            Op::FMax,
+            Op::FCopysign,
             Op::Add,
             Op::Sub,
             Op::Mul,
@@ -258,6 +336,36 @@ impl Op {
                 Int => Ok(Addr),
                 _ => bad(),
             },
+            Op::FAbs | Op::FSqrt | Op::FCeil | Op::FFloor | Op::FTrunc | Op::FNearest => match args[0] {
+                F32 | F64 => Ok(args[0]),
+                _ => bad(),
+            },
+            Op::FMin | Op::FMax | Op::FCopysign => match (args[0], args[1]) {
+                (F32, F32) => Ok(F32),
+                (F64, F64) => Ok(F64),
+                _ => bad(),
+            },
+            Op::Reinterpret => match args[0] {
+                Bv(32) => Ok(F32),
+                Bv(64) => Ok(F64),
+                F32 => Ok(Bv(32)),
+                F64 => Ok(Bv(64)),
+                _ => bad(),
+            },
+            Op::ConvertS(w) | Op::ConvertU(w) => match (args[0], w) {
+                (Bv(_), 32) => Ok(F32),
+                (Bv(_), 64) => Ok(F64),
+                _ => bad(),
+            },
+            Op::FConvert(w) => match (args[0], w) {
+                (F32 | F64, 32) => Ok(F32),
+                (F32 | F64, 64) => Ok(F64),
+                _ => bad(),
+            },
+            Op::TruncS(w) | Op::TruncU(w) | Op::TruncSatS(w) | Op::TruncSatU(w) => match args[0] {
+                F32 | F64 if (1..=64).contains(&w) => Ok(Bv(w)),
+                _ => bad(),
+            },
         }
     }
 }
@@ -265,9 +373,17 @@ impl Op {
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Op::ZExt(w) | Op::SExt(w) | Op::Trunc(w) | Op::ToBv(w) => {
+            Op::ZExt(w)
+            | Op::SExt(w)
+            | Op::Trunc(w)
+            | Op::ToBv(w)
+            | Op::TruncS(w)
+            | Op::TruncU(w)
+            | Op::TruncSatS(w)
+            | Op::TruncSatU(w) => {
                 write!(f, "{} bv{w}", self.symbol())
             }
+            Op::ConvertS(w) | Op::ConvertU(w) | Op::FConvert(w) => write!(f, "{} f{w}", self.symbol()),
             Op::Addr(a) => write!(f, "addr a{a}"),
             _ => write!(f, "{}", self.symbol()),
         }
@@ -291,6 +407,15 @@ pub(crate) fn promote_pair(a: Value, b: Value) -> (Value, Value) {
         (Value::Int(i), Value::F32(_)) => (Value::f32(i as f32), b),
         (Value::F32(_), Value::Int(i)) => (a, Value::f32(i as f32)),
         _ => (a, b),
+    }
+}
+
+/// NaN results are the canonical NaN (as wasm's arithmetic NaNs may be).
+fn canonical(v: Value) -> Value {
+    match v {
+        Value::F32(x) if f32::from_bits(x).is_nan() => Value::F32(0x7fc0_0000),
+        Value::F64(x) if f64::from_bits(x).is_nan() => Value::F64(0x7ff8_0000_0000_0000),
+        _ => v,
     }
 }
 
@@ -468,6 +593,107 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             Bool(true) => args[1],
             _ => args[2],
         },
+        Op::FAbs => match a {
+            F32(x) => F32(x & 0x7fff_ffff),
+            F64(x) => F64(x & !(1 << 63)),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::FSqrt | Op::FCeil | Op::FFloor | Op::FTrunc | Op::FNearest => {
+            let f: fn(f64) -> f64 = match op {
+                Op::FSqrt => f64::sqrt,
+                Op::FCeil => f64::ceil,
+                Op::FFloor => f64::floor,
+                Op::FTrunc => f64::trunc,
+                _ => f64::round_ties_even,
+            };
+            match a {
+                // Rounding to an integer is exact in f64; sqrt rounds once
+                // more, which is innocuous for sqrt.
+                F32(x) => canonical(Value::f32(f(f32::from_bits(x) as f64) as f32)),
+                F64(x) => canonical(Value::f64(f(f64::from_bits(x)))),
+                _ => unreachable!("checked by result_sort"),
+            }
+        }
+        Op::FMin | Op::FMax => {
+            let (x, y) = (float_of(a).unwrap_or(0.0), float_of(b).unwrap_or(0.0));
+            let r = if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x == y {
+                // -0 and +0: min takes the negative, max the positive.
+                let neg = x.is_sign_negative() || y.is_sign_negative();
+                let pos = x.is_sign_positive() || y.is_sign_positive();
+                match op {
+                    Op::FMin if neg => -(x.abs()),
+                    Op::FMax if pos => x.abs(),
+                    _ => x,
+                }
+            } else if (x < y) == (op == Op::FMin) {
+                x
+            } else {
+                y
+            };
+            canonical(match a {
+                F32(_) => Value::f32(r as f32),
+                _ => Value::f64(r),
+            })
+        }
+        Op::FCopysign => match (a, b) {
+            (F32(x), F32(y)) => F32((x & 0x7fff_ffff) | (y & 0x8000_0000)),
+            (F64(x), F64(y)) => F64((x & !(1 << 63)) | (y & (1 << 63))),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::Reinterpret => match a {
+            Bv { width: 32, bits } => F32(bits as u32),
+            Bv { bits, .. } => F64(bits),
+            F32(x) => Value::bv(32, x as u64),
+            F64(x) => Value::bv(64, x),
+            _ => unreachable!("checked by result_sort"),
+        },
+        Op::ConvertS(w) | Op::ConvertU(w) => {
+            let Bv { width, bits } = a else {
+                unreachable!("checked by result_sort")
+            };
+            // Straight from the integer, so rounding happens once.
+            match (op, w) {
+                (Op::ConvertS(_), 32) => Value::f32(Value::bv_signed(width, bits) as f32),
+                (Op::ConvertS(_), _) => Value::f64(Value::bv_signed(width, bits) as f64),
+                (_, 32) => Value::f32(bits as f32),
+                _ => Value::f64(bits as f64),
+            }
+        }
+        Op::FConvert(w) => {
+            let x = float_of(a).unwrap_or(0.0);
+            canonical(if w == 32 { Value::f32(x as f32) } else { Value::f64(x) })
+        }
+        Op::TruncS(w) | Op::TruncU(w) | Op::TruncSatS(w) | Op::TruncSatU(w) => {
+            let x = float_of(a).unwrap_or(0.0);
+            let signed = matches!(op, Op::TruncS(_) | Op::TruncSatS(_));
+            let saturating = matches!(op, Op::TruncSatS(_) | Op::TruncSatU(_));
+            let (lo, hi) = if signed {
+                (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
+            } else {
+                (0.0, 2f64.powi(w as i32))
+            };
+            let t = x.trunc();
+            let bits = if x.is_nan() {
+                if !saturating {
+                    return Err(EvalError::InvalidConversion(format!("NaN to bv{w}")));
+                }
+                0
+            } else if t < lo || t >= hi {
+                if !saturating {
+                    return Err(EvalError::Overflow);
+                }
+                if t < lo {
+                    lo as i128 as u64
+                } else {
+                    (hi as i128 - 1) as u64
+                }
+            } else {
+                t as i128 as u64
+            };
+            Value::bv(w, bits)
+        }
         Op::ZExt(w) => match a {
             Bv { bits, .. } => Value::bv(w, bits),
             _ => unreachable!("checked by result_sort"),
@@ -582,5 +808,42 @@ mod tests {
             Err(EvalError::Type(_))
         ));
         assert_eq!(eval_op(Op::Eq, &[Value::Undef, Value::Int(1)]), Ok(Value::Bool(false)));
+    }
+
+    #[test]
+    fn wasm_float_semantics() {
+        let f = |x: f64| Value::f64(x);
+        let g = |x: f32| Value::f32(x);
+        assert_eq!(eval_op(Op::FNearest, &[f(2.5)]), Ok(f(2.0)));
+        assert_eq!(eval_op(Op::FNearest, &[f(-3.5)]), Ok(f(-4.0)));
+        assert_eq!(eval_op(Op::FMin, &[f(0.0), f(-0.0)]), Ok(f(-0.0)));
+        assert_eq!(eval_op(Op::FMax, &[f(-0.0), f(0.0)]), Ok(f(0.0)));
+        assert_eq!(eval_op(Op::FMin, &[g(1.0), g(f32::NAN)]), Ok(Value::F32(0x7fc0_0000)));
+        assert_eq!(eval_op(Op::FCopysign, &[g(2.0), g(-0.0)]), Ok(g(-2.0)));
+        assert_eq!(eval_op(Op::FAbs, &[f(-0.0)]), Ok(f(0.0)));
+        assert_eq!(eval_op(Op::Reinterpret, &[g(1.0)]), Ok(Value::bv(32, 0x3f80_0000)));
+        assert_eq!(
+            eval_op(Op::TruncS(32), &[f(-2147483648.9)]),
+            Ok(Value::bv(32, 0x8000_0000))
+        );
+        assert_eq!(eval_op(Op::TruncS(32), &[f(2147483648.0)]), Err(EvalError::Overflow));
+        assert_eq!(eval_op(Op::TruncU(32), &[f(-0.9)]), Ok(Value::bv(32, 0)));
+        assert_eq!(eval_op(Op::TruncU(32), &[f(-1.0)]), Err(EvalError::Overflow));
+        assert!(matches!(
+            eval_op(Op::TruncS(64), &[f(f64::NAN)]),
+            Err(EvalError::InvalidConversion(_))
+        ));
+        assert_eq!(eval_op(Op::TruncSatU(8), &[f(300.0)]), Ok(Value::bv(8, 255)));
+        assert_eq!(eval_op(Op::TruncSatS(32), &[f(f64::NAN)]), Ok(Value::bv(32, 0)));
+        // i64 to f32 rounds once: 2^53 + 1 and the like do not double-round.
+        let big = (1u64 << 60) + (1 << 36) + 1;
+        assert_eq!(
+            eval_op(Op::ConvertS(32), &[Value::bv(64, big)]),
+            Ok(g(big as i64 as f32))
+        );
+        assert_eq!(
+            eval_op(Op::ConvertU(64), &[Value::bv(32, 0xffff_ffff)]),
+            Ok(f(4294967295.0))
+        );
     }
 }

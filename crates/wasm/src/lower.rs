@@ -637,6 +637,56 @@ impl<'a> Lowerer<'a> {
                 let dst = self.push(t);
                 self.b.assign(dst, Rhs::Unary(Op::SExt(w), var(low)));
             }
+            O::F32Load { memarg } => self.float_load(memarg, ValType::F32)?,
+            O::F64Load { memarg } => self.float_load(memarg, ValType::F64)?,
+            O::F32Store { memarg } => self.float_store(memarg, 32)?,
+            O::F64Store { memarg } => self.float_store(memarg, 64)?,
+            O::F32Const { value } => {
+                let dst = self.push(ValType::F32);
+                self.b.assign(dst, Rhs::Copy(Operand::Const(Value::F32(value.bits()))));
+            }
+            O::F64Const { value } => {
+                let dst = self.push(ValType::F64);
+                self.b.assign(dst, Rhs::Copy(Operand::Const(Value::F64(value.bits()))));
+            }
+            O::F32Eq | O::F64Eq => self.compare(Op::Eq)?,
+            O::F32Ne | O::F64Ne => self.compare(Op::Ne)?,
+            O::F32Lt | O::F64Lt => self.compare(Op::Lt)?,
+            O::F32Gt | O::F64Gt => self.compare(Op::Gt)?,
+            O::F32Le | O::F64Le => self.compare(Op::Le)?,
+            O::F32Ge | O::F64Ge => self.compare(Op::Ge)?,
+            O::F32Abs | O::F64Abs => self.unary(Op::FAbs, None)?,
+            O::F32Neg | O::F64Neg => self.unary(Op::Neg, None)?,
+            O::F32Ceil | O::F64Ceil => self.unary(Op::FCeil, None)?,
+            O::F32Floor | O::F64Floor => self.unary(Op::FFloor, None)?,
+            O::F32Trunc | O::F64Trunc => self.unary(Op::FTrunc, None)?,
+            O::F32Nearest | O::F64Nearest => self.unary(Op::FNearest, None)?,
+            O::F32Sqrt | O::F64Sqrt => self.unary(Op::FSqrt, None)?,
+            O::F32Add | O::F64Add => self.arith(Op::Add)?,
+            O::F32Sub | O::F64Sub => self.arith(Op::Sub)?,
+            O::F32Mul | O::F64Mul => self.arith(Op::Mul)?,
+            O::F32Div | O::F64Div => self.arith(Op::Div)?,
+            O::F32Min | O::F64Min => self.arith(Op::FMin)?,
+            O::F32Max | O::F64Max => self.arith(Op::FMax)?,
+            O::F32Copysign | O::F64Copysign => self.arith(Op::FCopysign)?,
+            O::I32TruncF32S | O::I32TruncF64S => self.trunc(32, true)?,
+            O::I32TruncF32U | O::I32TruncF64U => self.trunc(32, false)?,
+            O::I64TruncF32S | O::I64TruncF64S => self.trunc(64, true)?,
+            O::I64TruncF32U | O::I64TruncF64U => self.trunc(64, false)?,
+            O::I32TruncSatF32S | O::I32TruncSatF64S => self.unary(Op::TruncSatS(32), Some(ValType::I32))?,
+            O::I32TruncSatF32U | O::I32TruncSatF64U => self.unary(Op::TruncSatU(32), Some(ValType::I32))?,
+            O::I64TruncSatF32S | O::I64TruncSatF64S => self.unary(Op::TruncSatS(64), Some(ValType::I64))?,
+            O::I64TruncSatF32U | O::I64TruncSatF64U => self.unary(Op::TruncSatU(64), Some(ValType::I64))?,
+            O::F32ConvertI32S | O::F32ConvertI64S => self.unary(Op::ConvertS(32), Some(ValType::F32))?,
+            O::F32ConvertI32U | O::F32ConvertI64U => self.unary(Op::ConvertU(32), Some(ValType::F32))?,
+            O::F64ConvertI32S | O::F64ConvertI64S => self.unary(Op::ConvertS(64), Some(ValType::F64))?,
+            O::F64ConvertI32U | O::F64ConvertI64U => self.unary(Op::ConvertU(64), Some(ValType::F64))?,
+            O::F32DemoteF64 => self.unary(Op::FConvert(32), Some(ValType::F32))?,
+            O::F64PromoteF32 => self.unary(Op::FConvert(64), Some(ValType::F64))?,
+            O::I32ReinterpretF32 => self.unary(Op::Reinterpret, Some(ValType::I32))?,
+            O::I64ReinterpretF64 => self.unary(Op::Reinterpret, Some(ValType::I64))?,
+            O::F32ReinterpretI32 => self.unary(Op::Reinterpret, Some(ValType::F32))?,
+            O::F64ReinterpretI64 => self.unary(Op::Reinterpret, Some(ValType::F64))?,
             other => {
                 let name = format!("{other:?}");
                 let name = name.split([' ', '{', '(']).next().unwrap_or("").to_string();
@@ -836,6 +886,70 @@ impl<'a> Lowerer<'a> {
         }
         let dst = self.push(t);
         self.b.assign(dst, Rhs::Copy(var(n)));
+        Ok(())
+    }
+
+    /// `dst = op a`, of the operand's type unless `to` says otherwise.
+    fn unary(&mut self, op: Op, to: Option<ValType>) -> Result<(), WasmError> {
+        let (a, t) = self.pop_typed();
+        let dst = self.push(to.unwrap_or(t));
+        self.b.assign(dst, Rhs::Unary(op, var(a)));
+        Ok(())
+    }
+
+    fn float_load(&mut self, memarg: MemArg, t: ValType) -> Result<(), WasmError> {
+        let i = self.pop();
+        let p = self.address(i, memarg);
+        let raw = self.b.temp();
+        self.b.assign(
+            raw,
+            Rhs::Load {
+                addr: var(p),
+                width: Some(width(t)),
+            },
+        );
+        let dst = self.push(t);
+        self.b.assign(dst, Rhs::Unary(Op::Reinterpret, var(raw)));
+        Ok(())
+    }
+
+    fn float_store(&mut self, memarg: MemArg, bits: u8) -> Result<(), WasmError> {
+        let v = self.pop();
+        let i = self.pop();
+        let p = self.address(i, memarg);
+        let raw = self.b.unary(Op::Reinterpret, var(v));
+        self.b.emit(Stmt::Store {
+            addr: var(p),
+            value: var(raw),
+            width: Some(bits),
+        });
+        Ok(())
+    }
+
+    /// A trapping float-to-integer truncation: NaN is an invalid
+    /// conversion, a value out of range an overflow (checked here, so the
+    /// conversion itself never fails on the paths that reach it).
+    fn trunc(&mut self, w: u8, signed: bool) -> Result<(), WasmError> {
+        let (x, t) = self.pop_typed();
+        let float = |v: f64| match t {
+            ValType::F32 => Operand::Const(Value::f32(v as f32)),
+            _ => Operand::Const(Value::f64(v)),
+        };
+        let nan = self.b.binary(Op::Ne, var(x), var(x));
+        self.trap_if(nan, "invalid-conversion");
+        let whole = self.b.unary(Op::FTrunc, var(x));
+        let (lo, hi) = if signed {
+            (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
+        } else {
+            (0.0, 2f64.powi(w as i32))
+        };
+        let below = self.b.binary(Op::Lt, var(whole), float(lo));
+        let above = self.b.binary(Op::Ge, var(whole), float(hi));
+        let out = self.b.binary(Op::Or, var(below), var(above));
+        self.trap_if(out, "integer-overflow");
+        let op = if signed { Op::TruncS(w) } else { Op::TruncU(w) };
+        let dst = self.push(if w == 32 { ValType::I32 } else { ValType::I64 });
+        self.b.assign(dst, Rhs::Unary(op, var(x)));
         Ok(())
     }
 
