@@ -194,13 +194,27 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
     key
 }
 
+/// The `--entry` of a wasm example's `// braid-args:` line (in the C
+/// source next to it), if any.
+fn example_entry(path: &Path) -> Option<String> {
+    let src = std::fs::read_to_string(path.with_extension("c")).ok()?;
+    let args = src.lines().find_map(|l| l.strip_prefix("// braid-args:"))?;
+    let mut words = args.split_whitespace();
+    while let Some(w) = words.next() {
+        if w == "--entry" {
+            return words.next().map(String::from);
+        }
+    }
+    None
+}
+
 /// Runs one engine on one program.
 fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
     let crate::Loaded {
         module,
         entry,
         incomplete,
-    } = crate::load_program(path, None, false, true)?;
+    } = crate::load_program(path, example_entry(path).as_deref(), false, true)?;
     let program = path.display().to_string();
     let config = Config {
         search: args.search,

@@ -937,14 +937,24 @@ impl<'a> Lowerer<'a> {
         };
         let nan = self.b.binary(Op::Ne, var(x), var(x));
         self.trap_if(nan, "invalid-conversion");
-        let whole = self.b.unary(Op::FTrunc, var(x));
+        // trunc(x) >= lo iff x > lo - 1, or (when lo - 1 is not a float of
+        // the type, so none lies between it and lo) x >= lo; trunc(x) < hi
+        // iff x < hi. No rounding to an integer: the solver pays for those.
         let (lo, hi) = if signed {
             (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
         } else {
             (0.0, 2f64.powi(w as i32))
         };
-        let below = self.b.binary(Op::Lt, var(whole), float(lo));
-        let above = self.b.binary(Op::Ge, var(whole), float(hi));
+        let exact = match t {
+            ValType::F32 => ((lo - 1.0) as f32) as f64 == lo - 1.0,
+            _ => (lo - 1.0) != lo,
+        };
+        let below = if exact {
+            self.b.binary(Op::Le, var(x), float(lo - 1.0))
+        } else {
+            self.b.binary(Op::Lt, var(x), float(lo))
+        };
+        let above = self.b.binary(Op::Ge, var(x), float(hi));
         let out = self.b.binary(Op::Or, var(below), var(above));
         self.trap_if(out, "integer-overflow");
         let op = if signed { Op::TruncS(w) } else { Op::TruncU(w) };
