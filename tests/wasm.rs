@@ -203,3 +203,30 @@ fn unknown_imports_can_be_made_symbolic_and_the_run_is_incomplete() {
         .expect("a reason")
         .contains("env.mystery"));
 }
+
+#[test]
+fn functions_with_several_results_return_them_all() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("divmod.wat");
+    std::fs::write(
+        &path,
+        "(module (import \"symbolic\" \"i32_symbol\" (func $sym (result i32)))\n\
+         (func $divmod (param i32 i32) (result i32 i32) (i32.div_u (local.get 0) (local.get 1)) (i32.rem_u (local.get 0) (local.get 1)))\n\
+         (func (export \"main\") (result i32) (local $q i32) (local $r i32)\n\
+           (call $divmod (call $sym) (i32.const 7)) (local.set $r) (local.set $q)\n\
+           (if (i32.and (i32.eq (local.get $q) (i32.const 5)) (i32.eq (local.get $r) (i32.const 3))) (then unreachable))\n\
+           (block (result i32 i32) (i32.const 1) (i32.const 2)) (i32.add)))",
+    )
+    .expect("write");
+    let p = path.display().to_string();
+    let out = dir.path().join("out");
+    let (code, json, tests) = run_json(&p, &out, &[]);
+    assert_eq!(code, 1, "{json}");
+    let bug = tests
+        .iter()
+        .find(|t| t["outcome"]["kind"] == "bug")
+        .expect("the unreachable test");
+    assert_eq!(bug["inputs"][0]["value"], "38:bv32");
+    assert!(tests.iter().any(|t| t["outcome"]["returned"] == "3:bv32"));
+    replay_all(&p, &out);
+}

@@ -380,7 +380,14 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let cell = b.var("$cell");
     let size = |n: u64| Operand::Const(Value::Int(n as i128));
     b.assign(cell, Rhs::Alloc(size(pages * 65536), Some(bv(8, 0))));
-    b.assign(cell, Rhs::Alloc(size(globals.len() as u64), None));
+    // The globals, then the return area of functions with several results.
+    let return_area = types
+        .iter()
+        .map(|t| t.results.len())
+        .filter(|n| *n > 1)
+        .max()
+        .unwrap_or(0);
+    b.assign(cell, Rhs::Alloc(size((globals.len() + return_area) as u64), None));
     b.assign(cell, Rhs::Alloc(size(table_size as u64), None));
     b.assign(cell, Rhs::Alloc(size(table_size as u64), Some(bv(32, 0))));
     for (i, g) in globals.iter().enumerate() {

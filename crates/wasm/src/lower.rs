@@ -243,7 +243,21 @@ impl<'a> Lowerer<'a> {
                 let v = self.slot(self.stack.len() - 1, t);
                 self.b.emit(Stmt::Ret(Some(var(v))));
             }
-            _ => return Err(self.unsupported("a function with several results")),
+            n => {
+                // Several results go through the return area (cells of the
+                // globals allocation after the globals), read right after
+                // the call.
+                let h = self.stack.len() - n;
+                for (i, t) in self.results.clone().into_iter().enumerate() {
+                    let v = self.slot(h + i, t);
+                    self.b.emit(Stmt::Store {
+                        addr: Operand::Const(layout::global(self.info.globals.len() as u32 + i as u32)),
+                        value: var(v),
+                        width: None,
+                    });
+                }
+                self.b.emit(Stmt::Ret(None));
+            }
         }
         Ok(())
     }
@@ -707,11 +721,22 @@ impl<'a> Lowerer<'a> {
         let mut args: Vec<Operand> = (0..sig.params.len()).map(|_| var(self.pop())).collect();
         args.reverse();
         let dst = match sig.results.as_slice() {
-            [] => None,
             [t] => Some(self.push(*t)),
-            _ => return Err(self.unsupported("a call of a function with several results")),
+            _ => None,
         };
         self.b.emit(Stmt::Call { dst, callee, args });
+        if sig.results.len() > 1 {
+            for (i, t) in sig.results.iter().enumerate() {
+                let v = self.push(*t);
+                self.b.assign(
+                    v,
+                    Rhs::Load {
+                        addr: Operand::Const(layout::global(self.info.globals.len() as u32 + i as u32)),
+                        width: None,
+                    },
+                );
+            }
+        }
         Ok(())
     }
 
