@@ -360,11 +360,7 @@ impl<'ctx> Translator<'ctx> {
             Op::TruncU(to) => app1(&format!("tou{to}from{w}"), &[&kit.rtz, x])?,
             Op::TruncSatS(to) | Op::TruncSatU(to) => {
                 let signed = matches!(op, Op::TruncSatS(_));
-                let (lo, hi) = if signed {
-                    (-(2f64.powi(to as i32 - 1)), 2f64.powi(to as i32 - 1))
-                } else {
-                    (0.0, 2f64.powi(to as i32))
-                };
+                let (lo, hi) = braid_term::int_range(signed, to);
                 let (min, max) = if signed {
                     (1u64 << (to - 1), (1u64 << (to - 1)) - 1)
                 } else {

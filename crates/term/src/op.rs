@@ -410,6 +410,16 @@ pub(crate) fn promote_pair(a: Value, b: Value) -> (Value, Value) {
     }
 }
 
+/// The range `[lo, hi)` of the integers a `w`-bit bit-vector holds, signed
+/// or unsigned, as floats (both are exact: powers of two, or zero).
+pub fn int_range(signed: bool, w: u8) -> (f64, f64) {
+    if signed {
+        (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
+    } else {
+        (0.0, 2f64.powi(w as i32))
+    }
+}
+
 /// NaN results are the canonical NaN (as wasm's arithmetic NaNs may be).
 fn canonical(v: Value) -> Value {
     match v {
@@ -669,11 +679,7 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             let x = float_of(a).unwrap_or(0.0);
             let signed = matches!(op, Op::TruncS(_) | Op::TruncSatS(_));
             let saturating = matches!(op, Op::TruncSatS(_) | Op::TruncSatU(_));
-            let (lo, hi) = if signed {
-                (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
-            } else {
-                (0.0, 2f64.powi(w as i32))
-            };
+            let (lo, hi) = int_range(signed, w);
             let t = x.trunc();
             let bits = if x.is_nan() {
                 if !saturating {

@@ -965,11 +965,7 @@ impl<'a> Lowerer<'a> {
         // trunc(x) >= lo iff x > lo - 1, or (when lo - 1 is not a float of
         // the type, so none lies between it and lo) x >= lo; trunc(x) < hi
         // iff x < hi. No rounding to an integer: the solver pays for those.
-        let (lo, hi) = if signed {
-            (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1))
-        } else {
-            (0.0, 2f64.powi(w as i32))
-        };
+        let (lo, hi) = braid_term::int_range(signed, w);
         let exact = match t {
             ValType::F32 => ((lo - 1.0) as f32) as f64 == lo - 1.0,
             _ => (lo - 1.0) != lo,
