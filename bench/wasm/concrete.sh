@@ -4,6 +4,10 @@
 # braid's engines (one path, every value concrete), side by side.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if ! command -v clang >/dev/null || ! command -v wasm-ld >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang lld
+fi
 clang --target=wasm32 -O0 -nostdlib -Wl,--no-entry -Wl,--export-all -Wl,--allow-undefined \
     -o bench/wasm/primes.wasm bench/wasm/primes.c
 cargo build --release --quiet

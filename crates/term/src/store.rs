@@ -237,6 +237,20 @@ impl TermStore {
         }
     }
 
+    /// Whether `b` is `¬a` as `not` builds it: `!a`, `a` of `!b`, or the
+    /// negated comparison. (Looks only; builds nothing.)
+    fn negates(&self, a: TermId, b: TermId) -> bool {
+        match (self.node(a), self.node(b)) {
+            (_, Node::App(Op::Not, inner)) if inner[0] == a => true,
+            (Node::App(Op::Not, inner), _) if inner[0] == b => true,
+            (Node::App(p, x), Node::App(q, y)) if p.is_comparison() && x == y => {
+                let float = self.sort(x[0]).is_float();
+                negate_comparison(*p, float) == Some(*q)
+            }
+            _ => false,
+        }
+    }
+
     /// Local rewrites, kept apart from construction proper.
     fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
         if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
@@ -268,8 +282,7 @@ impl TermStore {
                     return Some(args[0]);
                 }
                 // c ∧ ¬c and c ∨ ¬c (paths meeting again after a branch).
-                let negated = self.app(Op::Not, &[args[0]]).ok()?;
-                (negated == args[1]).then(|| self.bool(op == Op::Or))
+                self.negates(args[0], args[1]).then(|| self.bool(op == Op::Or))
             }
             Op::Ite => {
                 if args[1] == args[2] {

@@ -100,13 +100,9 @@ pub fn sort_of(t: ValType) -> Sort {
     }
 }
 
-/// The largest linear memory braid allocates, in pages.
-pub const MAX_PAGES: u64 = (braid_term_max_cells() / 65536) as u64;
-
-const fn braid_term_max_cells() -> usize {
-    // braid's engines allocate at most 2^20 cells.
-    1 << 20
-}
+/// The largest linear memory braid allocates, in pages: its engines
+/// allocate at most 2^20 cells (`braid_engine::semantics::MAX_ALLOC`).
+pub const MAX_PAGES: u64 = (1 << 20) / 65536;
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {

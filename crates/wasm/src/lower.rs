@@ -542,16 +542,16 @@ impl<'a> Lowerer<'a> {
             }
             O::I32Load { memarg } => self.load(memarg, 32, ValType::I32, None)?,
             O::I64Load { memarg } => self.load(memarg, 64, ValType::I64, None)?,
-            O::I32Load8S { memarg } => self.load(memarg, 8, ValType::I32, Some(true))?,
-            O::I32Load8U { memarg } => self.load(memarg, 8, ValType::I32, Some(false))?,
-            O::I32Load16S { memarg } => self.load(memarg, 16, ValType::I32, Some(true))?,
-            O::I32Load16U { memarg } => self.load(memarg, 16, ValType::I32, Some(false))?,
-            O::I64Load8S { memarg } => self.load(memarg, 8, ValType::I64, Some(true))?,
-            O::I64Load8U { memarg } => self.load(memarg, 8, ValType::I64, Some(false))?,
-            O::I64Load16S { memarg } => self.load(memarg, 16, ValType::I64, Some(true))?,
-            O::I64Load16U { memarg } => self.load(memarg, 16, ValType::I64, Some(false))?,
-            O::I64Load32S { memarg } => self.load(memarg, 32, ValType::I64, Some(true))?,
-            O::I64Load32U { memarg } => self.load(memarg, 32, ValType::I64, Some(false))?,
+            O::I32Load8S { memarg } => self.load(memarg, 8, ValType::I32, Some(Op::SExt(32)))?,
+            O::I32Load8U { memarg } => self.load(memarg, 8, ValType::I32, Some(Op::ZExt(32)))?,
+            O::I32Load16S { memarg } => self.load(memarg, 16, ValType::I32, Some(Op::SExt(32)))?,
+            O::I32Load16U { memarg } => self.load(memarg, 16, ValType::I32, Some(Op::ZExt(32)))?,
+            O::I64Load8S { memarg } => self.load(memarg, 8, ValType::I64, Some(Op::SExt(64)))?,
+            O::I64Load8U { memarg } => self.load(memarg, 8, ValType::I64, Some(Op::ZExt(64)))?,
+            O::I64Load16S { memarg } => self.load(memarg, 16, ValType::I64, Some(Op::SExt(64)))?,
+            O::I64Load16U { memarg } => self.load(memarg, 16, ValType::I64, Some(Op::ZExt(64)))?,
+            O::I64Load32S { memarg } => self.load(memarg, 32, ValType::I64, Some(Op::SExt(64)))?,
+            O::I64Load32U { memarg } => self.load(memarg, 32, ValType::I64, Some(Op::ZExt(64)))?,
             O::I32Store { memarg } | O::I64Store { memarg } => {
                 let w = width(*self.stack.last().expect("validated"));
                 self.store(memarg, w)?
@@ -634,9 +634,9 @@ impl<'a> Lowerer<'a> {
             O::I32Clz | O::I64Clz => self.count_zeros(true)?,
             O::I32Ctz | O::I64Ctz => self.count_zeros(false)?,
             O::I32Popcnt | O::I64Popcnt => self.popcnt()?,
-            O::I32WrapI64 => self.convert(Op::Trunc(32), ValType::I32)?,
-            O::I64ExtendI32S => self.convert(Op::SExt(64), ValType::I64)?,
-            O::I64ExtendI32U => self.convert(Op::ZExt(64), ValType::I64)?,
+            O::I32WrapI64 => self.unary(Op::Trunc(32), Some(ValType::I32))?,
+            O::I64ExtendI32S => self.unary(Op::SExt(64), Some(ValType::I64))?,
+            O::I64ExtendI32U => self.unary(Op::ZExt(64), Some(ValType::I64))?,
             O::I32Extend8S | O::I32Extend16S | O::I64Extend8S | O::I64Extend16S | O::I64Extend32S => {
                 let (w, from) = match op {
                     O::I32Extend8S => (32, 8),
@@ -651,10 +651,12 @@ impl<'a> Lowerer<'a> {
                 let dst = self.push(t);
                 self.b.assign(dst, Rhs::Unary(Op::SExt(w), var(low)));
             }
-            O::F32Load { memarg } => self.float_load(memarg, ValType::F32)?,
-            O::F64Load { memarg } => self.float_load(memarg, ValType::F64)?,
-            O::F32Store { memarg } => self.float_store(memarg, 32)?,
-            O::F64Store { memarg } => self.float_store(memarg, 64)?,
+            O::F32Load { memarg } => self.load(memarg, 32, ValType::F32, Some(Op::Reinterpret))?,
+            O::F64Load { memarg } => self.load(memarg, 64, ValType::F64, Some(Op::Reinterpret))?,
+            O::F32Store { memarg } | O::F64Store { memarg } => {
+                let w = width(*self.stack.last().expect("validated"));
+                self.store(memarg, w)?
+            }
             O::F32Const { value } => {
                 let dst = self.push(ValType::F32);
                 self.b.assign(dst, Rhs::Copy(Operand::Const(Value::F32(value.bits()))));
@@ -757,40 +759,35 @@ impl<'a> Lowerer<'a> {
         self.b.binary(Op::Add, Operand::Const(layout::MEMORY), var(off))
     }
 
-    fn load(&mut self, memarg: MemArg, bits: u8, t: ValType, sign: Option<bool>) -> Result<(), WasmError> {
+    /// A load of `bits` bits as a `t`, through `convert` (extension of a
+    /// narrow integer, or the bits' float) when the raw bits are not one.
+    fn load(&mut self, memarg: MemArg, bits: u8, t: ValType, convert: Option<Op>) -> Result<(), WasmError> {
         let i = self.pop();
         let p = self.address(i, memarg);
-        let w = width(t);
-        if sign.is_none() {
+        let load = Rhs::Load {
+            addr: var(p),
+            width: Some(bits),
+        };
+        let Some(op) = convert else {
             let dst = self.push(t);
-            self.b.assign(
-                dst,
-                Rhs::Load {
-                    addr: var(p),
-                    width: Some(bits),
-                },
-            );
+            self.b.assign(dst, load);
             return Ok(());
-        }
+        };
         let raw = self.b.temp();
-        self.b.assign(
-            raw,
-            Rhs::Load {
-                addr: var(p),
-                width: Some(bits),
-            },
-        );
-        let ext = if sign == Some(true) { Op::SExt(w) } else { Op::ZExt(w) };
+        self.b.assign(raw, load);
         let dst = self.push(t);
-        self.b.assign(dst, Rhs::Unary(ext, var(raw)));
+        self.b.assign(dst, Rhs::Unary(op, var(raw)));
         Ok(())
     }
 
+    /// A store of the low `bits` bits of the top value (a float's bits).
     fn store(&mut self, memarg: MemArg, bits: u8) -> Result<(), WasmError> {
         let (v, t) = self.pop_typed();
         let i = self.pop();
         let p = self.address(i, memarg);
-        let value = if bits < width(t) {
+        let value = if matches!(t, ValType::F32 | ValType::F64) {
+            var(self.b.unary(Op::Reinterpret, var(v)))
+        } else if bits < width(t) {
             var(self.b.unary(Op::Trunc(bits), var(v)))
         } else {
             var(v)
@@ -922,35 +919,6 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn float_load(&mut self, memarg: MemArg, t: ValType) -> Result<(), WasmError> {
-        let i = self.pop();
-        let p = self.address(i, memarg);
-        let raw = self.b.temp();
-        self.b.assign(
-            raw,
-            Rhs::Load {
-                addr: var(p),
-                width: Some(width(t)),
-            },
-        );
-        let dst = self.push(t);
-        self.b.assign(dst, Rhs::Unary(Op::Reinterpret, var(raw)));
-        Ok(())
-    }
-
-    fn float_store(&mut self, memarg: MemArg, bits: u8) -> Result<(), WasmError> {
-        let v = self.pop();
-        let i = self.pop();
-        let p = self.address(i, memarg);
-        let raw = self.b.unary(Op::Reinterpret, var(v));
-        self.b.emit(Stmt::Store {
-            addr: var(p),
-            value: var(raw),
-            width: Some(bits),
-        });
-        Ok(())
-    }
-
     /// A trapping float-to-integer truncation: NaN is an invalid
     /// conversion, a value out of range an overflow (checked here, so the
     /// conversion itself never fails on the paths that reach it).
@@ -981,13 +949,6 @@ impl<'a> Lowerer<'a> {
         let op = if signed { Op::TruncS(w) } else { Op::TruncU(w) };
         let dst = self.push(if w == 32 { ValType::I32 } else { ValType::I64 });
         self.b.assign(dst, Rhs::Unary(op, var(x)));
-        Ok(())
-    }
-
-    fn convert(&mut self, op: Op, to: ValType) -> Result<(), WasmError> {
-        let a = self.pop();
-        let dst = self.push(to);
-        self.b.assign(dst, Rhs::Unary(op, var(a)));
         Ok(())
     }
 }

@@ -2,7 +2,9 @@
 //! with host functions that feed a test's recorded inputs to the harness
 //! imports (the k-th call of `f` reads input `f`, then `f#1`, …), and the
 //! way it ends (a value returned, a trap, a harness failure) is compared
-//! with the recorded outcome.
+//! with the recorded outcome. Host functions that touch memory
+//! (`klee_make_symbolic`, `mem*`) reach it through the `memory` export, as
+//! C toolchains emit it.
 
 use braid_term::Value;
 use std::collections::HashMap;
@@ -123,14 +125,18 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
         let name = n.clone();
         let func = move |mut caller: Caller<'_, Host>, params: &[Val], out: &mut [Val]| -> Result<(), wasmi::Error> {
             let nondet_unsigned = |ty: &str| ty.starts_with('u') || ty == "bool";
+            // Arguments and the result by position: a module may import a
+            // harness name with another signature (missing ones read as 0).
+            let arg = |i: usize| params.get(i).map_or(0, i32_of);
+            let first = params.first().cloned();
             match (m.as_str(), name.as_str()) {
                 ("symbolic", "assume") | (_, "__VERIFIER_assume") | (_, "klee_assume") => {
-                    if i32_of(&params[0]) == 0 {
+                    if arg(0) == 0 {
                         return Err(bug("assume-violated"));
                     }
                 }
                 ("symbolic", "assert") => {
-                    if i32_of(&params[0]) == 0 {
+                    if arg(0) == 0 {
                         return Err(bug("assertion"));
                     }
                 }
@@ -140,13 +146,15 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
                 (_, "klee_range") => {
                     let v = caller.data_mut().next("klee_range");
                     let x = i32_of(&to_val(v, &ValType::I32, false));
-                    if !(i32_of(&params[0]) <= x && x < i32_of(&params[1])) {
+                    if !(arg(0) <= x && x < arg(1)) {
                         return Err(bug("assume-violated"));
                     }
-                    out[0] = Val::I32(x);
+                    if let Some(o) = out.first_mut() {
+                        *o = Val::I32(x);
+                    }
                 }
                 (_, "klee_make_symbolic") => {
-                    let n = i32_of(&params[1]);
+                    let n = arg(1);
                     let bytes: Vec<u8> = (0..n as u32)
                         .map(|_| match caller.data_mut().next("klee_make_symbolic") {
                             Some(Value::Bv { bits, .. }) => bits as u8,
@@ -154,22 +162,26 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
                         })
                         .collect();
                     let mem = memory_bytes(&mut caller)?;
-                    let r = range(mem.len(), i32_of(&params[0]), n)?;
+                    let r = range(mem.len(), arg(0), n)?;
                     mem[r].copy_from_slice(&bytes);
                 }
                 (_, "memset") => {
                     let mem = memory_bytes(&mut caller)?;
-                    let r = range(mem.len(), i32_of(&params[0]), i32_of(&params[2]))?;
-                    mem[r].fill(i32_of(&params[1]) as u8);
-                    out[0] = params[0].clone();
+                    let r = range(mem.len(), arg(0), arg(2))?;
+                    mem[r].fill(arg(1) as u8);
+                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                        *o = p;
+                    }
                 }
                 (_, "memcpy") | (_, "memmove") => {
                     let mem = memory_bytes(&mut caller)?;
-                    let n = i32_of(&params[2]);
-                    let to = range(mem.len(), i32_of(&params[0]), n)?;
-                    let from = range(mem.len(), i32_of(&params[1]), n)?;
+                    let n = arg(2);
+                    let to = range(mem.len(), arg(0), n)?;
+                    let from = range(mem.len(), arg(1), n)?;
                     mem.copy_within(from, to.start);
-                    out[0] = params[0].clone();
+                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                        *o = p;
+                    }
                 }
                 (module, n) => {
                     // A symbolic value: harness symbols, nondet values, and
@@ -180,9 +192,9 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
                         format!("{module}.{n}")
                     };
                     let unsigned = n.strip_prefix("__VERIFIER_nondet_").is_some_and(nondet_unsigned);
-                    if let Some(t) = results.first() {
+                    if let (Some(t), Some(o)) = (results.first(), out.first_mut()) {
                         let v = caller.data_mut().next(&key);
-                        out[0] = to_val(v, t, unsigned);
+                        *o = to_val(v, t, unsigned);
                     }
                 }
             }

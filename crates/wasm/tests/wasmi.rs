@@ -53,3 +53,13 @@ fn inputs_feed_the_harness_and_traps_are_read_off_wasmi() {
         Ok(Ending::Returned(Some(Value::bv(32, 2))))
     );
 }
+
+#[test]
+fn harness_names_with_other_signatures_do_not_break_replay() {
+    // `assume` without a parameter and `memset` without a result: replay
+    // reads missing arguments as 0 and ends (here: the assume fails).
+    let text = "(module (import \"symbolic\" \"assume\" (func $a)) (import \"env\" \"memset\" (func $m (param i32)))\n\
+                (memory (export \"memory\") 1) (func (export \"main\") (call $m (i32.const 0)) (call $a)))";
+    let bytes = braid_wasm::from_text(text).expect("valid text");
+    assert_eq!(run(&bytes, "main", &[]), Ok(Ending::AssumeViolated));
+}

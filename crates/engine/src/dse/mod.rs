@@ -645,7 +645,8 @@ impl<'m> Dse<'m> {
                 return me.fail(&st, BugKind::TypeError);
             };
             let head = me.loop_heads[func.0 as usize][dest as usize];
-            if head {
+            // Visits matter to the loop bound and to merging's order only.
+            if head && (me.config.limits.loop_bound.is_some() || me.merger.is_some()) {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
                 let visits = *visits;
