@@ -13,6 +13,9 @@ pub struct ConcreteRun {
     pub outcome: Outcome,
     pub covered: BTreeSet<Branch>,
     pub steps: u64,
+    /// What `output` statements wrote to streams 1 and 2.
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
 }
 
 struct Frame {
@@ -30,6 +33,10 @@ struct Machine<'m> {
     inputs: FxHashMap<String, Value>,
     reads: FxHashMap<String, u32>,
     covered: BTreeSet<Branch>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    /// The value the run ended with (returned by the entry, or `halt`'s).
+    ended_with: Option<Value>,
 }
 
 /// The name of the `k`-th read (from 0) of input `name` on a path: `name`,
@@ -94,7 +101,8 @@ impl Machine<'_> {
         }
     }
 
-    fn end(&self, returned: Option<Value>) -> Outcome {
+    fn end(&mut self, returned: Option<Value>) -> Outcome {
+        self.ended_with = returned;
         let f = self.frame();
         let func = self.module.func(f.func);
         let values = func
@@ -241,7 +249,34 @@ impl Machine<'_> {
                 _ => self.bug(BugKind::TypeError.name()),
             },
             Stmt::Error(kind) => self.bug(kind.clone()),
-            Stmt::Halt => Flow::Done(self.end(None)),
+            Stmt::Halt(code) => {
+                let code = code.as_ref().map(|o| self.value(o));
+                Flow::Done(self.end(code))
+            }
+            Stmt::Grow { addr, cells, fill } => {
+                let (Value::Addr { alloc, .. }, Some(n)) = (self.value(addr), self.value(cells).as_int()) else {
+                    return self.bug(BugKind::TypeError.name());
+                };
+                let fill = self.value(fill);
+                let Some(a) = self.memory.get_mut(alloc as usize) else {
+                    return self.bug(BugKind::InvalidAddress.name());
+                };
+                if n < 0 || a.len() as i128 + n > crate::semantics::MAX_ALLOC as i128 {
+                    return self.bug(BugKind::BadAllocation.name());
+                }
+                a.resize(a.len() + n as usize, fill);
+                Flow::Next
+            }
+            Stmt::Output { stream, byte } => {
+                let Value::Bv { bits, .. } = self.value(byte) else {
+                    return self.bug(BugKind::TypeError.name());
+                };
+                match self.value(stream) {
+                    Value::Bv { bits: 2, .. } => self.stderr.push(bits as u8),
+                    _ => self.stdout.push(bits as u8),
+                }
+                Flow::Next
+            }
         }
     }
 
@@ -285,15 +320,8 @@ pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_st
         .iter()
         .map(|i| (i.name.clone(), i.parsed().unwrap_or(Value::Undef)))
         .collect();
+    let mut m = Machine::new(module, values);
     let f = module.func(entry);
-    let mut m = Machine {
-        module,
-        frames: vec![],
-        memory: vec![],
-        inputs: values,
-        reads: FxHashMap::default(),
-        covered: BTreeSet::new(),
-    };
     let mut vars = vec![Value::Undef; f.vars.len()];
     for p in &f.params {
         let sort = p.sort.unwrap_or(braid_term::Sort::Int);
@@ -305,32 +333,91 @@ pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_st
         vars,
         ret_dst: None,
     });
-    let mut steps = 0;
-    loop {
-        steps += 1;
-        if steps > max_steps {
-            let outcome = m.bug(BugKind::StepLimit.name());
-            let Flow::Done(outcome) = outcome else {
-                unreachable!("bug() ends the run")
-            };
-            return ConcreteRun {
-                outcome,
-                covered: m.covered,
-                steps,
-            };
+    let (outcome, steps) = m.run(max_steps);
+    ConcreteRun {
+        outcome,
+        covered: m.covered,
+        steps,
+        stdout: m.stdout,
+        stderr: m.stderr,
+    }
+}
+
+impl<'m> Machine<'m> {
+    fn new(module: &'m Module, inputs: FxHashMap<String, Value>) -> Machine<'m> {
+        Machine {
+            module,
+            frames: vec![],
+            memory: vec![],
+            inputs,
+            reads: FxHashMap::default(),
+            covered: BTreeSet::new(),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            ended_with: None,
         }
-        match m.step() {
-            Flow::Next => m.frames.last_mut().expect("frame").at += 1,
-            Flow::Jump(s) => m.frames.last_mut().expect("frame").at = s,
-            Flow::Stay => {}
-            Flow::Done(outcome) => {
-                return ConcreteRun {
-                    outcome,
-                    covered: m.covered,
-                    steps,
-                }
+    }
+
+    /// Runs the pushed frame to its end, for at most `max_steps` statements.
+    fn run(&mut self, max_steps: u64) -> (Outcome, u64) {
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            if steps > max_steps {
+                let Flow::Done(outcome) = self.bug(BugKind::StepLimit.name()) else {
+                    unreachable!("bug() ends the run")
+                };
+                return (outcome, steps);
+            }
+            match self.step() {
+                Flow::Next => self.frames.last_mut().expect("frame").at += 1,
+                Flow::Jump(s) => self.frames.last_mut().expect("frame").at = s,
+                Flow::Stay => {}
+                Flow::Done(outcome) => return (outcome, steps),
             }
         }
+    }
+}
+
+/// A program instance whose memory lives on from call to call, as a
+/// WebAssembly instance's does (the spec tests invoke exports in turn).
+pub struct Instance<'m> {
+    machine: Machine<'m>,
+}
+
+impl<'m> Instance<'m> {
+    pub fn new(module: &'m Module) -> Instance<'m> {
+        Instance {
+            machine: Machine::new(module, FxHashMap::default()),
+        }
+    }
+
+    /// Calls `func` on concrete `args`: what it returned, or the kind of
+    /// bug that ended it. Memory keeps what the call did, even after a bug.
+    pub fn call(&mut self, func: FuncId, args: &[Value], max_steps: u64) -> Result<Option<Value>, String> {
+        let m = &mut self.machine;
+        let f = m.module.func(func);
+        let mut vars = vec![Value::Undef; f.vars.len()];
+        for (p, a) in f.params.iter().zip(args) {
+            vars[p.var.0 as usize] = *a;
+        }
+        m.frames.clear();
+        m.frames.push(Frame {
+            func,
+            at: 0,
+            vars,
+            ret_dst: None,
+        });
+        m.ended_with = None;
+        match m.run(max_steps).0 {
+            Outcome::Bug { bug, .. } => Err(bug),
+            Outcome::End { .. } => Ok(m.ended_with),
+        }
+    }
+
+    /// The cell at `offset` of allocation `alloc`, if it exists.
+    pub fn cell(&self, alloc: u32, offset: usize) -> Option<Value> {
+        self.machine.memory.get(alloc as usize)?.get(offset).copied()
     }
 }
 

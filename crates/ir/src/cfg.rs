@@ -61,7 +61,7 @@ pub fn successors(f: &Function, i: StmtIdx) -> Vec<StmtIdx> {
             out
         }
         Stmt::Goto(target) => jump_targets(f, target),
-        Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt => vec![],
+        Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt(_) => vec![],
         _ => next().into_iter().collect(),
     }
 }

@@ -182,7 +182,16 @@ impl Checker<'_> {
                 }
                 Ok(())
             }
-            Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt => Ok(()),
+            Stmt::Halt(Some(code)) => self.expect(code, &[Sort::Int, Sort::Bv(32)], "an integer exit code"),
+            Stmt::Output { stream, byte } => {
+                self.expect(stream, &[Sort::Bv(32)], "a bv32 stream")?;
+                self.expect(byte, &[Sort::Bv(8)], "a bv8 byte")
+            }
+            Stmt::Grow { addr, cells, .. } => {
+                self.expect(addr, &[Sort::Addr], "an address")?;
+                self.expect(cells, &[Sort::Int], "a cell count")
+            }
+            Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt(None) => Ok(()),
         }
     }
 }

@@ -97,7 +97,22 @@ pub enum Stmt {
     Assume(Operand),
     Assert(Operand),
     Error(String),
-    Halt,
+    /// `halt` or `halt x`: ends the program; `x` is its exit code (the
+    /// outcome's return value).
+    Halt(Option<Operand>),
+    /// `output s, b`: writes byte `b` (bv8) to stream `s` (bv32; 1 stdout,
+    /// 2 stderr). Only concrete runs record output; engines skip it.
+    Output {
+        stream: Operand,
+        byte: Operand,
+    },
+    /// `grow p, n, v`: the allocation `p` points into gets `n` more cells,
+    /// each holding `v` (WebAssembly's `memory.grow`).
+    Grow {
+        addr: Operand,
+        cells: Operand,
+        fill: Operand,
+    },
 }
 
 impl Stmt {
@@ -117,7 +132,10 @@ impl Stmt {
             Stmt::Goto(t) => vec![t],
             Stmt::Ret(v) => v.iter().collect(),
             Stmt::Assume(c) | Stmt::Assert(c) => vec![c],
-            Stmt::Error(_) | Stmt::Halt => vec![],
+            Stmt::Halt(v) => v.iter().collect(),
+            Stmt::Output { stream, byte } => vec![stream, byte],
+            Stmt::Grow { addr, cells, fill } => vec![addr, cells, fill],
+            Stmt::Error(_) => vec![],
         }
     }
 }

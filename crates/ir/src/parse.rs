@@ -433,7 +433,29 @@ impl Parser {
             "assume" => Stmt::Assume(self.operand(f)?),
             "assert" => Stmt::Assert(self.operand(f)?),
             "error" => Stmt::Error(self.string("a string naming the error kind")?),
-            "halt" => Stmt::Halt,
+            "halt" => match self.peek() {
+                Tok::Newline | Tok::Punct(";") | Tok::Punct("}") | Tok::Eof => Stmt::Halt(None),
+                _ => Stmt::Halt(Some(self.operand(f)?)),
+            },
+            "grow" => {
+                let addr = self.operand(f)?;
+                self.expect_punct(",")?;
+                let cells = self.operand(f)?;
+                self.expect_punct(",")?;
+                Stmt::Grow {
+                    addr,
+                    cells,
+                    fill: self.operand(f)?,
+                }
+            }
+            "output" => {
+                let stream = self.operand(f)?;
+                self.expect_punct(",")?;
+                Stmt::Output {
+                    stream,
+                    byte: self.operand(f)?,
+                }
+            }
             "store" => {
                 let width = Some(self.width()?);
                 let addr = self.operand(f)?;

@@ -103,7 +103,10 @@ pub(crate) fn stmt(m: &Module, f: &Function, s: &Stmt) -> String {
         Stmt::Assume(c) => format!("assume {}", o(c)),
         Stmt::Assert(c) => format!("assert {}", o(c)),
         Stmt::Error(k) => format!("error {}", quote(k)),
-        Stmt::Halt => "halt".into(),
+        Stmt::Halt(None) => "halt".into(),
+        Stmt::Halt(Some(v)) => format!("halt {}", o(v)),
+        Stmt::Output { stream, byte } => format!("output {}, {}", o(stream), o(byte)),
+        Stmt::Grow { addr, cells, fill } => format!("grow {}, {}, {}", o(addr), o(cells), o(fill)),
     }
 }
 

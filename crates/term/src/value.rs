@@ -117,6 +117,15 @@ impl Value {
         }
     }
 
+    /// An integer, or a bit-vector read as unsigned (sizes and counts).
+    pub fn as_int(&self) -> Option<i128> {
+        match self {
+            Value::Int(k) => Some(*k),
+            Value::Bv { bits, .. } => Some(*bits as i128),
+            _ => None,
+        }
+    }
+
     pub fn bv(width: u8, bits: u64) -> Value {
         Value::Bv {
             width,

@@ -154,6 +154,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let mut defined: Vec<u32> = Vec::new();
     let mut table_size = 0u32;
     let mut pages = 0u64;
+    let mut max_pages = 0u64;
     let mut globals: Vec<Global> = Vec::new();
     let mut exports: Vec<(String, u32)> = Vec::new();
     let mut start = None;
@@ -229,6 +230,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                         ));
                     }
                     pages = m.initial;
+                    max_pages = m.maximum.unwrap_or(MAX_PAGES).min(MAX_PAGES);
                 }
             }
             Payload::GlobalSection(r) => {
@@ -309,12 +311,22 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         let first = types.iter().position(|u| u == t).unwrap_or(i);
         sig_ids.push(first as u32 + 1);
     }
+    // The globals cells: globals, the return area of functions with several
+    // results, then the memory size in pages.
+    let return_area = types
+        .iter()
+        .map(|t| t.results.len())
+        .filter(|n| *n > 1)
+        .max()
+        .unwrap_or(0);
+    let pages_cell = layout::global((globals.len() + return_area) as u32);
     let info = ModuleInfo {
         types: types.clone(),
         funcs: funcs.clone(),
         globals: globals.iter().map(|g| g.ty).collect(),
         table_size,
-        pages: pages as u32,
+        max_pages: max_pages as u32,
+        pages_cell,
         sig_ids,
         helpers: vec![fill_id, copy_id],
         imports: imports.iter().map(|(m, n, _, _)| (m.clone(), n.clone())).collect(),
@@ -376,14 +388,12 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let cell = b.var("$cell");
     let size = |n: u64| Operand::Const(Value::Int(n as i128));
     b.assign(cell, Rhs::Alloc(size(pages * 65536), Some(bv(8, 0))));
-    // The globals, then the return area of functions with several results.
-    let return_area = types
-        .iter()
-        .map(|t| t.results.len())
-        .filter(|n| *n > 1)
-        .max()
-        .unwrap_or(0);
-    b.assign(cell, Rhs::Alloc(size((globals.len() + return_area) as u64), None));
+    b.assign(cell, Rhs::Alloc(size((globals.len() + return_area + 1) as u64), None));
+    b.emit(Stmt::Store {
+        addr: Operand::Const(pages_cell),
+        value: bv(32, pages),
+        width: None,
+    });
     b.assign(cell, Rhs::Alloc(size(table_size as u64), None));
     b.assign(cell, Rhs::Alloc(size(table_size as u64), Some(bv(32, 0))));
     for (i, g) in globals.iter().enumerate() {

@@ -18,8 +18,10 @@ pub struct ModuleInfo {
     /// Per global: its type.
     pub globals: Vec<ValType>,
     pub table_size: u32,
-    /// Memory size in pages.
-    pub pages: u32,
+    /// The most pages memory can grow to.
+    pub max_pages: u32,
+    /// The cell holding the current memory size in pages (bv32).
+    pub pages_cell: Value,
     /// The signature id (index + 1) of each type, equal for equal types.
     pub sig_ids: Vec<u32>,
     /// The IR functions of `memory.fill` and `memory.copy`.
@@ -108,6 +110,56 @@ impl<'a> Lowerer<'a> {
     /// The variable of stack slot `h` holding a `t`.
     fn slot(&mut self, h: usize, t: ValType) -> VarId {
         self.b.var(&format!("s{h}_{}", type_name(t)))
+    }
+
+    /// `memory.grow delta`: the old size in pages, or -1 (and no growth)
+    /// past the memory's maximum.
+    fn memory_grow(&mut self) {
+        let delta = self.pop();
+        let dst = self.push(ValType::I32);
+        let b = &mut self.b;
+        let pages = Operand::Const(self.info.pages_cell);
+        let old = b.temp();
+        b.assign(
+            old,
+            Rhs::Load {
+                addr: pages.clone(),
+                width: None,
+            },
+        );
+        let room = b.binary(Op::Sub, bv(32, self.info.max_pages as u64), var(old));
+        let too_big = b.binary(Op::UGt, var(delta), var(room));
+        let fail = b.label("grow_fail");
+        let end = b.label("grow_end");
+        b.branch(too_big, fail);
+        // A page at a time, so that a symbolic delta forks into concrete
+        // sizes (at most `max_pages` of them).
+        let i = b.temp();
+        b.assign(i, Rhs::Copy(bv(32, 0)));
+        let head = b.label("grow_page");
+        let grown = b.label("grown");
+        b.place(head);
+        let done = b.binary(Op::UGe, var(i), var(delta));
+        b.branch(done, grown);
+        b.emit(Stmt::Grow {
+            addr: Operand::Const(layout::MEMORY),
+            cells: int(65536),
+            fill: bv(8, 0),
+        });
+        b.assign(i, Rhs::Binary(Op::Add, var(i), bv(32, 1)));
+        b.goto(head);
+        b.place(grown);
+        let new = b.binary(Op::Add, var(old), var(delta));
+        b.emit(Stmt::Store {
+            addr: pages,
+            value: var(new),
+            width: None,
+        });
+        b.assign(dst, Rhs::Copy(var(old)));
+        b.goto(end);
+        b.place(fail);
+        b.assign(dst, Rhs::Copy(bv(32, u32::MAX as u64)));
+        b.place(end);
     }
 
     fn push(&mut self, t: ValType) -> VarId {
@@ -561,15 +613,15 @@ impl<'a> Lowerer<'a> {
             O::I64Store32 { memarg } => self.store(memarg, 32)?,
             O::MemorySize { .. } => {
                 let dst = self.push(ValType::I32);
-                self.b.assign(dst, Rhs::Copy(bv(32, self.info.pages as u64)));
+                self.b.assign(
+                    dst,
+                    Rhs::Load {
+                        addr: Operand::Const(self.info.pages_cell),
+                        width: None,
+                    },
+                );
             }
-            O::MemoryGrow { .. } => {
-                // Memory is one allocation of its initial size; growing is
-                // refused (a run may always refuse): -1.
-                self.pop();
-                let dst = self.push(ValType::I32);
-                self.b.assign(dst, Rhs::Copy(bv(32, u32::MAX as u64)));
-            }
+            O::MemoryGrow { .. } => self.memory_grow(),
             O::MemoryFill { .. } => self.bulk("memory.fill")?,
             O::MemoryCopy { .. } => self.bulk("memory.copy")?,
             O::I32Const { value } => {

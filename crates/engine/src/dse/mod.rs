@@ -593,9 +593,22 @@ impl<'m> Dse<'m> {
                 self.finish(&st, Ending::Bug(kind.clone()));
                 Step::Done
             }
-            Stmt::Halt => {
-                self.finish(&st, Ending::End(None));
+            Stmt::Halt(code) => {
+                let code = code.as_ref().map(|o| self.operand(&st, o));
+                self.finish(&st, Ending::End(code));
                 Step::Done
+            }
+            Stmt::Output { .. } => {
+                st.top_mut().at += 1;
+                Step::Continue(st)
+            }
+            Stmt::Grow { addr, cells, fill } => {
+                let (p, n, v) = (
+                    self.operand(&st, addr),
+                    self.operand(&st, cells),
+                    self.operand(&st, fill),
+                );
+                self.grow(st, p, n, v)
             }
         }
     }
@@ -779,12 +792,12 @@ impl<'m> Dse<'m> {
         }
     }
 
-    fn alloc(&mut self, mut st: State, dst: VarId, n: TermId, fill: TermId) -> Step {
+    /// The cell count `n` as a number: a symbolic count is fixed to the
+    /// model's value (§3.3-style concretisation), which drops the others.
+    fn cell_count(&mut self, st: &mut State, n: TermId) -> Option<usize> {
         let size = match self.store.as_const(n) {
             Some(v) => v,
             None if matches!(self.store.sort(n), Sort::Int | Sort::Bv(_)) => {
-                // A symbolic size is fixed to the model's value (§3.3-style
-                // concretisation), which drops the other sizes.
                 let v = self.store.eval(n, &st.model).unwrap_or(Value::Int(0));
                 let c = self.store.constant(v);
                 let fixed = self.store.eq(n, c);
@@ -793,12 +806,18 @@ impl<'m> Dse<'m> {
                 self.incomplete("symbolic allocation size concretised".into());
                 v
             }
-            None => return self.fail(&st, BugKind::BadAllocation),
+            None => return None,
         };
-        let cells = match size {
-            Value::Int(k) if (0..=MAX_ALLOC as i128).contains(&k) => k as usize,
-            Value::Bv { bits, .. } if bits <= MAX_ALLOC => bits as usize,
-            _ => return self.fail(&st, BugKind::BadAllocation),
+        match size {
+            Value::Int(k) if (0..=MAX_ALLOC as i128).contains(&k) => Some(k as usize),
+            Value::Bv { bits, .. } if bits <= MAX_ALLOC => Some(bits as usize),
+            _ => None,
+        }
+    }
+
+    fn alloc(&mut self, mut st: State, dst: VarId, n: TermId, fill: TermId) -> Step {
+        let Some(cells) = self.cell_count(&mut st, n) else {
+            return self.fail(&st, BugKind::BadAllocation);
         };
         st.memory.push(Rc::new(vec![fill; cells]));
         let a = self.store.constant(Value::Addr {
@@ -806,6 +825,26 @@ impl<'m> Dse<'m> {
             offset: 0,
         });
         st.set(dst, a);
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+
+    /// `grow p, n, v`: `n` more cells holding `v` for `p`'s allocation.
+    fn grow(&mut self, mut st: State, p: TermId, n: TermId, fill: TermId) -> Step {
+        let Some((alloc, _)) = self.store.addr_parts(p) else {
+            return self.fail(&st, BugKind::InvalidAddress);
+        };
+        let Some(cells) = self.cell_count(&mut st, n) else {
+            return self.fail(&st, BugKind::BadAllocation);
+        };
+        let Some(a) = st.memory.get_mut(alloc as usize) else {
+            return self.fail(&st, BugKind::InvalidAddress);
+        };
+        if a.len() + cells > MAX_ALLOC as usize {
+            return self.fail(&st, BugKind::BadAllocation);
+        }
+        let len = a.len();
+        Rc::make_mut(a).resize(len + cells, fill);
         st.top_mut().at += 1;
         Step::Continue(st)
     }

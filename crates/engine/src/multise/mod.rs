@@ -649,15 +649,22 @@ impl<'m> Multise<'m> {
                 next(self, frame, ok);
             }
             Stmt::Error(kind) => self.bug(e.guard, &e.model, kind, func, at),
-            Stmt::Halt => {
+            Stmt::Output { .. } => next(self, frame, e.guard),
+            Stmt::Grow { addr, cells, fill } => {
+                let (p, n, v) = (
+                    self.operand(frame, addr),
+                    self.operand(frame, cells),
+                    self.operand(frame, fill),
+                );
+                let go_on = self.grow(&ctx, &p, &n, &v);
+                next(self, frame, go_on);
+            }
+            Stmt::Halt(code) => {
                 let vars = (func != self.entry).then(|| frame.vars.clone());
+                let returned = code.as_ref().map(|o| self.operand(frame, o));
                 self.events.push(Event {
                     guard: e.guard,
-                    kind: EventKind::End {
-                        func,
-                        vars,
-                        returned: None,
-                    },
+                    kind: EventKind::End { func, vars, returned },
                 });
                 self.result.paths += e.mult;
                 match frame.halted.iter_mut().find(|h| h.at == e.at) {
@@ -924,6 +931,60 @@ impl Multise<'_> {
             self.counters.insert(ALLOCS.into(), updated);
         }
         (out, go)
+    }
+
+    /// `grow p, n, v`: on each path, `p`'s allocation gets `n` more cells
+    /// holding `v`. The guard of the paths that go on.
+    fn grow(&mut self, ctx: &StepCtx, p: &ValueSummary, n: &ValueSummary, fill: &ValueSummary) -> Guard {
+        let mut go = ctx.phi;
+        let stop = |me: &mut Self, go: &mut Guard, g: Guard| {
+            let not_g = me.guards.not(g);
+            *go = me.guards.and(*go, not_g);
+        };
+        for (gp, a) in self.restrict(p, ctx.phi) {
+            let k = match self.store.addr_parts(a) {
+                Some((k, _)) if (k as usize) < self.memory.len() => k as usize,
+                _ => {
+                    self.bug(gp, &ctx.model, BugKind::InvalidAddress.name(), ctx.func, ctx.at);
+                    stop(self, &mut go, gp);
+                    continue;
+                }
+            };
+            for (gn, count) in self.restrict(n, gp) {
+                let Some(count) = self.store.as_const(count).and_then(|v| v.as_int()) else {
+                    self.incomplete("symbolic memory growth".into());
+                    stop(self, &mut go, gn);
+                    continue;
+                };
+                let sizes = self.memory[k].size.clone();
+                for (gs, size) in self.restrict(&sizes, gn) {
+                    let old = self.store.as_const(size).and_then(|v| v.as_int()).unwrap_or(0);
+                    let new = old + count;
+                    if count < 0 || new > MAX_ALLOC as i128 {
+                        self.bug(gs, &ctx.model, BugKind::BadAllocation.name(), ctx.func, ctx.at);
+                        stop(self, &mut go, gs);
+                        continue;
+                    }
+                    let t = self.store.constant(Value::Int(new));
+                    let a = &mut self.memory[k];
+                    a.size = guarded_update(
+                        &mut self.guards,
+                        &a.size,
+                        gs,
+                        &ValueSummary::single(Guard::TRUE, t),
+                        self.opts.coalesce,
+                    );
+                    if a.cells.len() < new as usize {
+                        a.cells.resize(new as usize, ValueSummary::default());
+                    }
+                    for c in old as usize..new as usize {
+                        let a = &mut self.memory[k];
+                        a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gs, fill, self.opts.coalesce);
+                    }
+                }
+            }
+        }
+        go
     }
 
     /// The cells an access of `cells` cells through the address summary `p`
