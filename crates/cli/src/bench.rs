@@ -11,6 +11,7 @@ use braid_engine::qce::QceParams;
 use braid_engine::replay::replay;
 use braid_engine::results::Branch;
 use braid_engine::{Config, Limits, RunResult, SearchKind};
+use braid_wasm::wasi::Config as WasiConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -196,16 +197,18 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
 
 /// The `--entry` of a wasm example's `// braid-args:` line (in the C
 /// source next to it), if any.
-fn example_entry(path: &Path) -> Option<String> {
-    let src = std::fs::read_to_string(path.with_extension("c")).ok()?;
-    let args = src.lines().find_map(|l| l.strip_prefix("// braid-args:"))?;
-    let mut words = args.split_whitespace();
-    while let Some(w) = words.next() {
-        if w == "--entry" {
-            return words.next().map(String::from);
-        }
-    }
-    None
+/// The `--entry` and WASI settings of a suite program, from the first
+/// `// braid-args:` line of the C source beside it.
+fn example_args(path: &Path) -> Result<(Option<String>, WasiConfig)> {
+    let Ok(src) = std::fs::read_to_string(path.with_extension("c")) else {
+        return Ok((None, WasiConfig::default()));
+    };
+    let words: Vec<String> = src
+        .lines()
+        .find_map(|l| l.strip_prefix("// braid-args:"))
+        .map(|a| a.split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    crate::program_args(&words)
 }
 
 /// Runs one engine on one program.
@@ -214,7 +217,10 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         module,
         entry,
         incomplete,
-    } = crate::load_program(path, example_entry(path).as_deref(), false, true)?;
+    } = {
+        let (entry, wasi) = example_args(path)?;
+        crate::load_program(path, entry.as_deref(), false, true, &wasi)?
+    };
     let program = path.display().to_string();
     let config = Config {
         search: args.search,

@@ -15,6 +15,7 @@ use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{Config, Limits, Progress, SearchKind, TestCase};
 use braid_ir::{FuncId, Module};
+use braid_wasm::wasi::Config as WasiConfig;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -127,6 +128,13 @@ struct RunArgs {
     /// value on each call (the run is then incomplete) instead of being an error.
     #[arg(long)]
     allow_unknown_imports: bool,
+    /// WASI: up to N symbolic command-line arguments of up to L bytes each
+    /// after argv[0] (KLEE's meaning).
+    #[arg(long, num_args = 2, value_names = ["N", "L"])]
+    sym_args: Option<Vec<u32>>,
+    /// WASI: a stdin of N symbolic bytes.
+    #[arg(long, value_name = "N")]
+    sym_stdin: Option<u32>,
     /// multise: keep equal values apart in value summaries (runs as DSE).
     #[arg(long)]
     no_coalesce: bool,
@@ -167,7 +175,7 @@ pub fn main() -> i32 {
     let outcome = match cli.command {
         Command::Run(args) => run(*args),
         Command::Replay { program, tests } => replay_tests(&program, &tests),
-        Command::Show { program } => load(&program).map(|m| {
+        Command::Show { program } => load(&program, &WasiConfig::default()).map(|m| {
             print!("{}", braid_ir::print(&m));
             0
         }),
@@ -207,6 +215,7 @@ pub(crate) fn load_program(
     entry: Option<&str>,
     allow_unknown_imports: bool,
     need_entry: bool,
+    wasi: &WasiConfig,
 ) -> Result<Loaded> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let src = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -221,6 +230,7 @@ pub(crate) fn load_program(
         let opts = braid_wasm::Options {
             entry: entry.map(String::from),
             allow_unknown_imports,
+            wasi: *wasi,
         };
         let p = braid_wasm::load(&bytes, &opts).map_err(|e| anyhow!("{shown}: {e}"))?;
         let entry = match p.entry {
@@ -254,9 +264,61 @@ pub(crate) fn load_program(
 
 /// A program's IR (WebAssembly: with every unknown import made symbolic,
 /// as replay and `show` need; every export has its entry `$f`).
-fn load(path: &Path) -> Result<Module> {
-    let is_wasm = matches!(path.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"));
-    Ok(load_program(path, None, is_wasm, false)?.module)
+fn load(path: &Path, wasi: &WasiConfig) -> Result<Module> {
+    let is_wasm = is_wasm(path);
+    Ok(load_program(path, None, is_wasm, false, wasi)?.module)
+}
+
+fn is_wasm(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"))
+}
+
+/// The WASI settings as `braid run` arguments (tests record them).
+fn wasi_args(c: &WasiConfig) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((n, l)) = c.sym_args {
+        out.extend(["--sym-args".to_string(), n.to_string(), l.to_string()]);
+    }
+    if c.sym_stdin > 0 {
+        out.extend(["--sym-stdin".to_string(), c.sym_stdin.to_string()]);
+    }
+    out
+}
+
+/// The WASI settings and `--entry` among `braid run` arguments (a test's
+/// `run_args`, an example's `// braid-args:` line); others are ignored.
+pub(crate) fn program_args(args: &[String]) -> Result<(Option<String>, WasiConfig)> {
+    let mut c = WasiConfig::default();
+    let mut entry = None;
+    let mut words = args.iter();
+    let number = |words: &mut std::slice::Iter<String>, flag: &str| -> Result<u32> {
+        words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .ok_or_else(|| anyhow!("{flag} needs a number"))
+    };
+    while let Some(w) = words.next() {
+        match w.as_str() {
+            "--sym-args" => c.sym_args = Some((number(&mut words, w)?, number(&mut words, w)?)),
+            "--sym-stdin" => c.sym_stdin = number(&mut words, w)?,
+            "--entry" => entry = words.next().cloned(),
+            _ => {}
+        }
+    }
+    Ok((entry, c))
+}
+
+/// Records what each test of a WebAssembly program prints, as braid's
+/// interpreter runs it, and the arguments that shaped the program.
+fn record_output(module: &Module, tests: &mut [TestCase], run_args: &[String]) {
+    for t in tests {
+        t.run_args = run_args.to_vec();
+        if let Ok(run) = replay(module, t) {
+            let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
+            t.stdout = text(&run.stdout);
+            t.stderr = text(&run.stderr);
+        }
+    }
 }
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
@@ -276,7 +338,13 @@ fn run(args: RunArgs) -> Result<i32> {
         module,
         entry,
         incomplete,
-    } = load_program(&args.program, args.entry.as_deref(), args.allow_unknown_imports, true)?;
+    } = load_program(
+        &args.program,
+        args.entry.as_deref(),
+        args.allow_unknown_imports,
+        true,
+        &wasi_of(&args)?,
+    )?;
     let search_name = args.search.as_deref().unwrap_or("dfs");
     let search = SearchKind::parse(search_name)
         .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
@@ -369,6 +437,9 @@ fn run(args: RunArgs) -> Result<i32> {
     };
     let mut result = result;
     result.incomplete_reasons.extend(incomplete);
+    if is_wasm(&args.program) {
+        record_output(&module, &mut result.tests, &wasi_args(&wasi_of(&args)?));
+    }
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {
         report.write_dir(dir)?;
@@ -405,6 +476,25 @@ fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64
         max_time: Some(Duration::from_secs_f64(max_time)),
         search,
     })
+}
+
+/// `--sym-args` and `--sym-stdin`, for WebAssembly programs only.
+fn wasi_of(args: &RunArgs) -> Result<WasiConfig> {
+    let sym_args = match args.sym_args.as_deref() {
+        Some([n, l]) => Some((*n, *l)),
+        _ => None,
+    };
+    let c = WasiConfig {
+        sym_args,
+        sym_stdin: args.sym_stdin.unwrap_or(0),
+    };
+    if c != WasiConfig::default() && !is_wasm(&args.program) {
+        bail!("--sym-args and --sym-stdin apply to WebAssembly programs only");
+    }
+    if sym_args.is_some_and(|(n, l)| n > 64 || l > 1024) || c.sym_stdin > 65536 {
+        bail!("--sym-args takes at most 64 arguments of 1024 bytes, --sym-stdin at most 65536 bytes");
+    }
+    Ok(c)
 }
 
 /// The state-merging settings of `ssm` and `dsm` (`None` for other engines,
@@ -461,7 +551,7 @@ fn check_qce_params(params: &QceParams) -> Result<()> {
 
 fn qce(program: &Path, params: QceParams) -> Result<i32> {
     check_qce_params(&params)?;
-    let m = load(program)?;
+    let m = load(program, &WasiConfig::default())?;
     let q = Qce::new(&m, params);
     println!(
         "QCE with alpha = {}, beta = {}, kappa = {}",
@@ -521,21 +611,27 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
 }
 
 fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
-    let module = load(program)?;
     // WebAssembly tests also run in wasmi, an independent runtime.
     let wasm = match program.extension().and_then(|e| e.to_str()) {
         Some("wasm") => Some(std::fs::read(program)?),
         Some("wat") => Some(braid_wasm::from_text(&std::fs::read_to_string(program)?)?),
         _ => None,
     };
+    // The program as each test's run arguments lower it.
+    let mut modules: std::collections::BTreeMap<Vec<String>, Module> = Default::default();
     let mut failed = 0;
     for path in tests {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let test: TestCase =
             serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
-        let mut verdict = replay(&module, &test).map(|_| ());
+        let (_, wasi) = program_args(&test.run_args).with_context(|| format!("{}: run_args", path.display()))?;
+        if !modules.contains_key(&test.run_args) {
+            modules.insert(test.run_args.clone(), load(program, &wasi)?);
+        }
+        let module = &modules[&test.run_args];
+        let mut verdict = replay(module, &test).and_then(|run| same_output("braid", &test, &run.stdout, &run.stderr));
         if let (Ok(()), Some(bytes)) = (&verdict, &wasm) {
-            verdict = wasmi_agrees(&module, bytes, &test);
+            verdict = wasmi_agrees(module, bytes, &test, &wasi);
         }
         match verdict {
             Ok(()) => println!("ok {}", path.display()),
@@ -549,8 +645,23 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
-/// Whether wasmi, fed the test's inputs, ends the way the test recorded.
-fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase) -> Result<(), String> {
+/// Whether a run printed what the test recorded.
+fn same_output(runtime: &str, test: &TestCase, stdout: &[u8], stderr: &[u8]) -> Result<(), String> {
+    for (name, recorded, actual) in [("stdout", &test.stdout, stdout), ("stderr", &test.stderr, stderr)] {
+        let actual = String::from_utf8_lossy(actual);
+        if recorded.as_deref().unwrap_or("") != actual {
+            return Err(format!(
+                "{runtime}: recorded {name} {:?}, the run printed {actual:?}",
+                recorded.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether wasmi, fed the test's inputs, ends the way the test recorded
+/// and prints the same.
+fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase, wasi: &WasiConfig) -> Result<(), String> {
     use braid_engine::Outcome;
     use braid_wasm::wasmi_replay::{run, Ending};
     let inputs: Vec<(String, braid_term::Value)> = test
@@ -559,16 +670,20 @@ fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase) -> Result<(), St
         .filter_map(|i| i.parsed().map(|v| (i.name.clone(), v)))
         .collect();
     let export = test.entry.trim_start_matches('$');
-    let ending = run(bytes, export, &inputs)?;
-    let agrees = match (&test.outcome, &ending) {
+    let run = run(bytes, export, &inputs, wasi)?;
+    let agrees = match (&test.outcome, &run.ending) {
         (Outcome::Bug { bug, .. }, Ending::Bug(kind)) => bug == kind,
         (Outcome::End { returned, .. }, Ending::Returned(v)) => *returned == v.as_ref().map(|v| module.render_value(v)),
+        // `proc_exit(code)` is `halt code`: the outcome's value.
+        (Outcome::End { returned, .. }, Ending::Exited(code)) => {
+            *returned == Some(module.render_value(&braid_term::Value::bv(32, *code as u32 as u64)))
+        }
         _ => false,
     };
     if agrees {
-        Ok(())
+        same_output("wasmi", test, &run.stdout, &run.stderr)
     } else {
         let recorded = serde_json::to_string(&test.outcome).unwrap_or_default();
-        Err(format!("wasmi: recorded {recorded}, wasmi gave {ending:?}"))
+        Err(format!("wasmi: recorded {recorded}, wasmi gave {:?}", run.ending))
     }
 }

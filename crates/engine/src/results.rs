@@ -98,6 +98,16 @@ pub struct TestCase {
     /// The path condition the inputs satisfy (informational).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path_condition: Vec<String>,
+    /// The `braid run` arguments that shape the program (WASI's
+    /// `--sym-args N L`, `--sym-stdin N`): replay lowers it the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_args: Vec<String>,
+    /// What the test's run writes to stdout and stderr (WASI programs), as
+    /// braid's interpreter ran it; replay compares both runtimes with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
 }
 
 /// A distinct bug: kind and location, with the first test reproducing it.

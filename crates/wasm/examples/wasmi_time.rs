@@ -6,6 +6,8 @@ fn main() {
     let export = args.next().unwrap_or_else(|| "main".into());
     let bytes = std::fs::read(&path).expect("a readable module");
     let start = std::time::Instant::now();
-    let ending = braid_wasm::wasmi_replay::run(&bytes, &export, &[]).expect("runs");
+    let ending = braid_wasm::wasmi_replay::run(&bytes, &export, &[], &Default::default())
+        .expect("runs")
+        .ending;
     println!("{ending:?} {} ms", start.elapsed().as_millis());
 }

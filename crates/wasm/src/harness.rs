@@ -21,7 +21,10 @@ pub enum Exit {
 
 /// The IR function implementing import `module.name`, or `None` if braid
 /// does not know it (for calls through the table).
-pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig) -> Option<Function> {
+pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig, wasi: &crate::wasi::Config) -> Option<Function> {
+    if module == crate::wasi::MODULE {
+        return crate::wasi::function(id, name, sig, wasi);
+    }
     let mut b = FnBuilder::new(id, name);
     let params: Vec<VarId> = sig
         .params
@@ -221,7 +224,7 @@ fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>) -> bool {
 }
 
 /// The address of byte `p + i` of linear memory (`p`, `i`: i32).
-fn byte_at(b: &mut FnBuilder, p: VarId, i: VarId) -> VarId {
+pub(crate) fn byte_at(b: &mut FnBuilder, p: VarId, i: VarId) -> VarId {
     let sum = b.binary(Op::Add, var(p), var(i));
     let wide = b.unary(Op::ZExt(64), var(sum));
     let off = b.unary(Op::ToInt, var(wide));
@@ -229,8 +232,8 @@ fn byte_at(b: &mut FnBuilder, p: VarId, i: VarId) -> VarId {
 }
 
 /// A loop `for (i = 0; i < n; i++) body(i)` over an i32 count.
-fn counted(b: &mut FnBuilder, n: VarId, mut body: impl FnMut(&mut FnBuilder, VarId)) {
-    let i = b.var("i");
+pub(crate) fn counted(b: &mut FnBuilder, n: VarId, mut body: impl FnMut(&mut FnBuilder, VarId)) {
+    let i = b.temp();
     b.assign(i, Rhs::Copy(bv(32, 0)));
     let head = b.label("loop");
     let done = b.label("done");

@@ -13,6 +13,7 @@
 pub mod builder;
 pub mod harness;
 mod lower;
+pub mod wasi;
 pub mod wasmi_replay;
 
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt};
@@ -110,6 +111,8 @@ pub struct Options {
     pub entry: Option<String>,
     /// Unknown imports return fresh symbolic values instead of being an error.
     pub allow_unknown_imports: bool,
+    /// WASI's symbolic arguments and stdin.
+    pub wasi: wasi::Config,
 }
 
 /// A lowered module.
@@ -347,7 +350,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     for (i, (m, n, t, _)) in imports.iter().enumerate() {
         let sig = &types[*t as usize];
         let name = unique(&names, n.clone());
-        let f = match harness::stub(FuncId(i as u32), m, n, sig) {
+        let f = match harness::stub(FuncId(i as u32), m, n, sig, &opts.wasi) {
             Some(f) => f,
             None => {
                 unknown.push(format!("{m}.{n}"));
@@ -435,6 +438,9 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         }
     }
     b.offset = 0;
+    if imports.iter().any(|(m, ..)| m == wasi::MODULE) {
+        wasi::init(&mut b, &opts.wasi);
+    }
     if let Some(s) = start {
         let (_, id) = &funcs[s as usize];
         b.emit(Stmt::Call {

@@ -3,8 +3,10 @@
 //! imports (the k-th call of `f` reads input `f`, then `f#1`, …), and the
 //! way it ends (a value returned, a trap, a harness failure) is compared
 //! with the recorded outcome. Host functions that touch memory
-//! (`klee_make_symbolic`, `mem*`) reach it through the `memory` export, as
-//! C toolchains emit it.
+//! (`klee_make_symbolic`, `mem*`, WASI) reach it through the `memory`
+//! export, as C toolchains emit it. WASI is implemented as braid lowers it
+//! ([`crate::wasi`]): symbolic arguments and stdin from the inputs, output
+//! captured, `proc_exit` ending the run with its code.
 
 use braid_term::Value;
 use std::collections::HashMap;
@@ -19,6 +21,16 @@ pub enum Ending {
     Bug(String),
     /// An `assume` did not hold: the inputs left the recorded path.
     AssumeViolated,
+    /// WASI `proc_exit` with this code.
+    Exited(i32),
+}
+
+/// A run's ending and what it wrote to stdout and stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub ending: Ending,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
 }
 
 /// A harness failure raised by a host function.
@@ -36,7 +48,23 @@ impl wasmi::errors::HostError for HostBug {}
 struct Host {
     inputs: HashMap<String, Value>,
     reads: HashMap<String, u32>,
+    wasi: crate::wasi::Config,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    stdin_pos: usize,
 }
+
+/// `proc_exit`'s code, raised as a host error to end the run.
+#[derive(Debug)]
+struct Exit(i32);
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "exit {}", self.0)
+    }
+}
+
+impl wasmi::errors::HostError for Exit {}
 
 impl Host {
     /// The next recorded input read under `name` (its sort's zero if the
@@ -50,6 +78,23 @@ impl Host {
         };
         *k += 1;
         self.inputs.get(&key).copied()
+    }
+
+    /// The `k`-th byte (from 0) of input `name`, 0 if the test leaves it out.
+    fn byte(&self, name: &str, k: usize) -> u8 {
+        let key = crate::wasi::input_name(name, k);
+        match self.inputs.get(&key) {
+            Some(Value::Bv { bits, .. }) => *bits as u8,
+            _ => 0,
+        }
+    }
+
+    /// The number of symbolic arguments.
+    fn nargs(&self) -> u32 {
+        match self.inputs.get("nargs") {
+            Some(Value::Bv { bits, .. }) if self.wasi.sym_args.is_some() => *bits as u32,
+            _ => 0,
+        }
     }
 }
 
@@ -103,12 +148,16 @@ fn range(mem_len: usize, p: i32, n: i32) -> Result<std::ops::Range<usize>, wasmi
 /// Runs export `export` of the module with `inputs` (name, value): its
 /// parameters are inputs `arg0`, `arg1`, … (C's `main(argc, argv)` gets
 /// zeros, as braid runs it).
-pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<Ending, String> {
+pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)], wasi: &crate::wasi::Config) -> Result<Run, String> {
     let engine = Engine::default();
     let module = Module::new(&engine, bytes).map_err(|e| format!("wasmi: {e}"))?;
     let host = Host {
         inputs: inputs.iter().cloned().collect(),
         reads: HashMap::new(),
+        wasi: *wasi,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdin_pos: 0,
     };
     let mut store = Store::new(&engine, host);
     let mut linker = Linker::<Host>::new(&engine);
@@ -129,6 +178,9 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
             // harness name with another signature (missing ones read as 0).
             let arg = |i: usize| params.get(i).map_or(0, i32_of);
             let first = params.first().cloned();
+            if m == crate::wasi::MODULE {
+                return wasi_call(&mut caller, &name, params, out);
+            }
             match (m.as_str(), name.as_str()) {
                 ("symbolic", "assume") | (_, "__VERIFIER_assume") | (_, "klee_assume") => {
                     if arg(0) == 0 {
@@ -206,7 +258,7 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
     }
     let instance = match linker.instantiate_and_start(&mut store, &module) {
         Ok(i) => i,
-        Err(e) => return Ok(ending_of(&e)),
+        Err(e) => return Ok(finish(store, ending_of(&e))),
     };
     let func = instance
         .get_func(&store, export)
@@ -227,19 +279,175 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)]) -> Result<End
         })
         .collect();
     let mut out: Vec<Val> = ty.results().iter().map(|t| Val::default_for_ty(*t)).collect();
-    match func.call(&mut store, &args, &mut out) {
-        Ok(()) => Ok(Ending::Returned(out.first().map(|v| match v {
+    let ending = match func.call(&mut store, &args, &mut out) {
+        Ok(()) => Ending::Returned(out.first().map(|v| match v {
             Val::I32(x) => Value::bv(32, *x as u32 as u64),
             Val::I64(x) => Value::bv(64, *x as u64),
             Val::F32(x) => Value::F32(x.to_bits()),
             Val::F64(x) => Value::F64(x.to_bits()),
             _ => Value::Undef,
-        }))),
-        Err(e) => Ok(ending_of(&e)),
+        })),
+        Err(e) => ending_of(&e),
+    };
+    Ok(finish(store, ending))
+}
+
+fn finish(store: Store<Host>, ending: Ending) -> Run {
+    let host = store.into_data();
+    Run {
+        ending,
+        stdout: host.stdout,
+        stderr: host.stderr,
     }
 }
 
+fn put(mem: &mut [u8], at: u32, bytes: &[u8]) -> Result<(), wasmi::Error> {
+    let r = range(mem.len(), at as i32, bytes.len() as i32)?;
+    mem[r].copy_from_slice(bytes);
+    Ok(())
+}
+
+fn get_u32(mem: &[u8], at: u32) -> Result<u32, wasmi::Error> {
+    let r = range(mem.len(), at as i32, 4)?;
+    Ok(u32::from_le_bytes(mem[r].try_into().expect("four bytes")))
+}
+
+/// WASI function `name`, as [`crate::wasi`] lowers it.
+fn wasi_call(caller: &mut Caller<'_, Host>, name: &str, params: &[Val], out: &mut [Val]) -> Result<(), wasmi::Error> {
+    use crate::wasi::{ARGV0, ERRNO_BADF, ERRNO_NOSYS, ERRNO_SPIPE};
+    let arg = |i: usize| params.get(i).map_or(0, i32_of) as u32;
+    if name == "proc_exit" {
+        return Err(wasmi::Error::host(Exit(arg(0) as i32)));
+    }
+    let errno: u64 = match name {
+        "args_sizes_get" => {
+            let (argc, size) = (1 + caller.data().nargs(), caller.data().wasi.args_buffer());
+            let mem = memory_bytes(caller)?;
+            put(mem, arg(0), &argc.to_le_bytes())?;
+            put(mem, arg(1), &size.to_le_bytes())?;
+            0
+        }
+        "args_get" => {
+            let host = caller.data();
+            let (count, len) = host.wasi.sym_args.unwrap_or((0, 0));
+            let nargs = host.nargs();
+            let args: Vec<Vec<u8>> = (0..count)
+                .map(|i| {
+                    (0..len as usize)
+                        .map(|j| host.byte(&format!("arg{}", i + 1), j))
+                        .collect()
+                })
+                .collect();
+            let (argv, buf) = (arg(0), arg(1));
+            let mem = memory_bytes(caller)?;
+            put(mem, buf, ARGV0.as_bytes())?;
+            put(mem, buf + ARGV0.len() as u32, &[0])?;
+            put(mem, argv, &buf.to_le_bytes())?;
+            for (i, bytes) in args.iter().enumerate() {
+                let start = buf + ARGV0.len() as u32 + 1 + i as u32 * (len + 1);
+                put(mem, start, bytes)?;
+                put(mem, start + len, &[0])?;
+                if (i as u32) < nargs {
+                    put(mem, argv + 4 * (1 + i as u32), &start.to_le_bytes())?;
+                }
+            }
+            0
+        }
+        "environ_sizes_get" => {
+            let mem = memory_bytes(caller)?;
+            put(mem, arg(0), &[0; 4])?;
+            put(mem, arg(1), &[0; 4])?;
+            0
+        }
+        "environ_get" | "fd_close" | "sched_yield" | "fd_fdstat_set_flags" => 0,
+        "fd_write" => {
+            let (fd, iovs, n, written) = (arg(0), arg(1), arg(2), arg(3));
+            if fd != 1 && fd != 2 {
+                ERRNO_BADF
+            } else {
+                let mem = memory_bytes(caller)?;
+                let mut bytes = Vec::new();
+                for k in 0..n {
+                    let base = get_u32(mem, iovs.wrapping_add(8 * k))?;
+                    let len = get_u32(mem, iovs.wrapping_add(8 * k + 4))?;
+                    let r = range(mem.len(), base as i32, len as i32)?;
+                    bytes.extend_from_slice(&mem[r]);
+                }
+                put(mem, written, &(bytes.len() as u32).to_le_bytes())?;
+                let host = caller.data_mut();
+                if fd == 1 { &mut host.stdout } else { &mut host.stderr }.extend(bytes);
+                0
+            }
+        }
+        "fd_read" => {
+            let (fd, iovs, n, read) = (arg(0), arg(1), arg(2), arg(3));
+            if fd != 0 {
+                ERRNO_BADF
+            } else {
+                let host = caller.data();
+                let stdin: Vec<u8> = (0..host.wasi.sym_stdin as usize)
+                    .map(|k| host.byte("stdin", k))
+                    .collect();
+                let mut pos = host.stdin_pos;
+                let mem = memory_bytes(caller)?;
+                let mut total = 0u32;
+                'iovs: for k in 0..n {
+                    let base = get_u32(mem, iovs.wrapping_add(8 * k))?;
+                    let len = get_u32(mem, iovs.wrapping_add(8 * k + 4))?;
+                    for j in 0..len {
+                        if pos >= stdin.len() {
+                            break 'iovs;
+                        }
+                        put(mem, base.wrapping_add(j), &[stdin[pos]])?;
+                        pos += 1;
+                        total += 1;
+                    }
+                }
+                put(mem, read, &total.to_le_bytes())?;
+                caller.data_mut().stdin_pos = pos;
+                0
+            }
+        }
+        "fd_fdstat_get" => {
+            if arg(0) > 2 {
+                ERRNO_BADF
+            } else {
+                let mut stat = [0u8; 24];
+                stat[0] = 2;
+                stat[8] = 0x42;
+                stat[16] = 0x42;
+                put(memory_bytes(caller)?, arg(1), &stat)?;
+                0
+            }
+        }
+        "fd_seek" | "fd_tell" => ERRNO_SPIPE,
+        "fd_prestat_get" | "fd_prestat_dir_name" => ERRNO_BADF,
+        "clock_time_get" => {
+            put(memory_bytes(caller)?, arg(2), &[0; 8])?;
+            0
+        }
+        "clock_res_get" => {
+            put(memory_bytes(caller)?, arg(1), &1u64.to_le_bytes())?;
+            0
+        }
+        "random_get" => {
+            let mem = memory_bytes(caller)?;
+            let r = range(mem.len(), arg(0) as i32, arg(1) as i32)?;
+            mem[r].fill(0);
+            0
+        }
+        _ => ERRNO_NOSYS,
+    };
+    if let Some(o) = out.first_mut() {
+        *o = Val::I32(errno as i32);
+    }
+    Ok(())
+}
+
 fn ending_of(e: &wasmi::Error) -> Ending {
+    if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
+        return Ending::Exited(*code);
+    }
     if let Some(HostBug(kind)) = e.downcast_ref::<HostBug>() {
         if kind == "assume-violated" {
             return Ending::AssumeViolated;

@@ -4,6 +4,11 @@
 use braid_term::Value;
 use braid_wasm::wasmi_replay::{run, Ending};
 
+/// How a run with no WASI settings ends.
+fn ending(bytes: &[u8], export: &str, inputs: &[(String, braid_term::Value)]) -> Result<Ending, String> {
+    run(bytes, export, inputs, &Default::default()).map(|r| r.ending)
+}
+
 fn example(name: &str) -> Vec<u8> {
     std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/c/").to_string() + name).expect("example")
 }
@@ -19,37 +24,40 @@ fn inputs_feed_the_harness_and_traps_are_read_off_wasmi() {
         input("__VERIFIER_nondet_int", 32, 671),
         input("__VERIFIER_nondet_uchar", 8, 90),
     ];
-    assert_eq!(run(&svcomp, "main", &reach), Ok(Ending::Bug("reach_error".into())));
+    assert_eq!(ending(&svcomp, "main", &reach), Ok(Ending::Bug("reach_error".into())));
     let miss = [
         input("__VERIFIER_nondet_int", 32, 670),
         input("__VERIFIER_nondet_uchar", 8, 90),
     ];
     assert_eq!(
-        run(&svcomp, "main", &miss),
+        ending(&svcomp, "main", &miss),
         Ok(Ending::Returned(Some(Value::bv(32, 0))))
     );
     // x = 0 leaves the path: the harness's assume fails.
     let outside = [input("__VERIFIER_nondet_int", 32, 0)];
-    assert_eq!(run(&svcomp, "main", &outside), Ok(Ending::AssumeViolated));
+    assert_eq!(ending(&svcomp, "main", &outside), Ok(Ending::AssumeViolated));
 
     let div = example("div.wasm");
     let zero = [
         input("__VERIFIER_nondet_int", 32, 6),
         input("__VERIFIER_nondet_int#1", 32, 6),
     ];
-    assert_eq!(run(&div, "main", &zero), Ok(Ending::Bug("division-by-zero".into())));
+    assert_eq!(ending(&div, "main", &zero), Ok(Ending::Bug("division-by-zero".into())));
 
     let overflow = example("overflow.wasm");
     let min = [
         input("__VERIFIER_nondet_int", 32, 0x8000_0000),
         input("__VERIFIER_nondet_int#1", 32, u32::MAX as u64),
     ];
-    assert_eq!(run(&overflow, "main", &min), Ok(Ending::Bug("integer-overflow".into())));
+    assert_eq!(
+        ending(&overflow, "main", &min),
+        Ok(Ending::Bug("integer-overflow".into()))
+    );
 
     let params = example("params.wasm");
     let args = [input("arg0", 32, 500), input("arg1", 32, 7)];
     assert_eq!(
-        run(&params, "classify", &args),
+        ending(&params, "classify", &args),
         Ok(Ending::Returned(Some(Value::bv(32, 2))))
     );
 }
@@ -61,5 +69,5 @@ fn harness_names_with_other_signatures_do_not_break_replay() {
     let text = "(module (import \"symbolic\" \"assume\" (func $a)) (import \"env\" \"memset\" (func $m (param i32)))\n\
                 (memory (export \"memory\") 1) (func (export \"main\") (call $m (i32.const 0)) (call $a)))";
     let bytes = braid_wasm::from_text(text).expect("valid text");
-    assert_eq!(run(&bytes, "main", &[]), Ok(Ending::AssumeViolated));
+    assert_eq!(ending(&bytes, "main", &[]), Ok(Ending::AssumeViolated));
 }

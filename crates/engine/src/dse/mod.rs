@@ -449,6 +449,9 @@ impl<'m> Dse<'m> {
             outcome,
             expressions,
             path_condition: st.path.iter().chain(&cond).map(|c| self.store.display(*c)).collect(),
+            run_args: Vec::new(),
+            stdout: None,
+            stderr: None,
         };
         self.result.add_test(test);
     }

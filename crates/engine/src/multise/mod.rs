@@ -1219,6 +1219,8 @@ impl Multise<'_> {
                 let returned = returned
                     .as_ref()
                     .and_then(|r| self.value_under(r, m))
+                    // A `ret` without a value returns nothing.
+                    .filter(|(_, v)| *v != Value::Undef)
                     .map(|(_, v)| self.module.render_value(&v));
                 let outcome = Outcome::End {
                     function: f.name.clone(),
@@ -1263,6 +1265,9 @@ impl Multise<'_> {
                 outcome,
                 expressions,
                 path_condition: vec![pc],
+                run_args: Vec::new(),
+                stdout: None,
+                stderr: None,
             };
             self.result.add_test(test);
         }
