@@ -125,6 +125,15 @@ pub struct Program {
     pub exports: Vec<String>,
     /// Why runs of it are incomplete (unknown imports made symbolic).
     pub incomplete: Option<String>,
+    /// The instance as a WebAssembly embedder sees it (the spec tests):
+    /// `$init`, which makes it, then each exported function (the lowered
+    /// function itself, without `$init`) and the cell of each exported
+    /// global.
+    pub init: FuncId,
+    pub functions: Vec<(String, FuncId, Sig)>,
+    pub globals: Vec<(String, Value)>,
+    /// Where a function with several results leaves them (cell by cell).
+    pub return_area: Value,
 }
 
 /// The wasm features braid accepts: the MVP with mutable globals,
@@ -160,6 +169,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let mut max_pages = 0u64;
     let mut globals: Vec<Global> = Vec::new();
     let mut exports: Vec<(String, u32)> = Vec::new();
+    let mut global_exports: Vec<(String, u32)> = Vec::new();
     let mut start = None;
     let mut elements: Vec<(u32, Vec<u32>, usize)> = Vec::new();
     let mut data: Vec<(u32, Vec<u8>, usize)> = Vec::new();
@@ -250,8 +260,10 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             Payload::ExportSection(r) => {
                 for e in r {
                     let e = e?;
-                    if matches!(e.kind, ExternalKind::Func) {
-                        exports.push((e.name.to_string(), e.index));
+                    match e.kind {
+                        ExternalKind::Func => exports.push((e.name.to_string(), e.index)),
+                        ExternalKind::Global => global_exports.push((e.name.to_string(), e.index)),
+                        _ => {}
                     }
                 }
             }
@@ -406,6 +418,22 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             width: None,
         });
     }
+    // A segment that does not fit traps instantiation before any is
+    // written.
+    let misfit = elements
+        .iter()
+        .filter(|(at, fs, _)| *at as u64 + fs.len() as u64 > table_size as u64)
+        .map(|(_, _, offset)| *offset)
+        .chain(
+            data.iter()
+                .filter(|(at, bytes, _)| *at as u64 + bytes.len() as u64 > pages * 65536)
+                .map(|(_, _, offset)| *offset),
+        )
+        .next();
+    if let Some(offset) = misfit {
+        b.offset = offset as u32;
+        b.emit(Stmt::Error("out-of-bounds".into()));
+    }
     for (at, funcs_in, offset) in &elements {
         b.offset = *offset as u32;
         for (j, f) in funcs_in.iter().enumerate() {
@@ -522,7 +550,20 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     Ok(Program {
         module,
         entry,
+        init: init_id,
+        functions: exports
+            .iter()
+            .map(|(e, i)| {
+                let (sig, id) = funcs[*i as usize].clone();
+                (e.clone(), id, sig)
+            })
+            .collect(),
+        globals: global_exports
+            .into_iter()
+            .map(|(e, i)| (e, layout::global(i)))
+            .collect(),
         exports: exports.into_iter().map(|(e, _)| e).collect(),
+        return_area: layout::global(globals.len() as u32),
         incomplete: (!unknown.is_empty()).then(|| format!("unknown imports made symbolic: {}", unknown.join(", "))),
     })
 }

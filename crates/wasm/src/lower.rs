@@ -409,6 +409,16 @@ impl<'a> Lowerer<'a> {
             }
             O::End => {
                 let c = self.ctrl.pop().expect("validated: a block to end");
+                if c.dead {
+                    // Unreachable here, but the result slots must be
+                    // assigned somewhere for a block no branch leaves.
+                    for (i, t) in c.results.iter().enumerate() {
+                        if let Some(zero) = zero_of(*t) {
+                            let v = self.slot(c.height + i, *t);
+                            self.b.assign(v, Rhs::Copy(zero));
+                        }
+                    }
+                }
                 if let Some(l) = c.else_label {
                     // An `if` without `else`: its parameters pass through.
                     if !c.dead {
@@ -986,10 +996,12 @@ impl<'a> Lowerer<'a> {
         // the type, so none lies between it and lo) x >= lo; trunc(x) < hi
         // iff x < hi. No rounding to an integer: the solver pays for those.
         let (lo, hi) = braid_term::int_range(signed, w);
-        let exact = match t {
-            ValType::F32 => ((lo - 1.0) as f32) as f64 == lo - 1.0,
-            _ => (lo - 1.0) != lo,
-        };
+        // (`lo - 1.0` itself rounds to `lo` in f64 when lo = -2^63.)
+        let exact = (lo - 1.0) != lo
+            && match t {
+                ValType::F32 => ((lo - 1.0) as f32) as f64 == lo - 1.0,
+                _ => true,
+            };
         let below = if exact {
             self.b.binary(Op::Le, var(x), float(lo - 1.0))
         } else {

@@ -20,6 +20,10 @@ fn lower(bytes: &[u8]) {
     let opts = braid_wasm::Options {
         entry: None,
         allow_unknown_imports: true,
+        wasi: braid_wasm::wasi::Config {
+            sym_args: Some((1, 2)),
+            sym_stdin: 2,
+        },
     };
     match braid_wasm::load(bytes, &opts) {
         Ok(p) => assert!(braid_ir::check::check(&p.module).is_ok()),
