@@ -71,11 +71,7 @@ impl Host {
     /// test leaves it out: the solver left it free).
     fn next(&mut self, name: &str) -> Option<Value> {
         let k = self.reads.entry(name.to_string()).or_insert(0);
-        let key = if *k == 0 {
-            name.to_string()
-        } else {
-            format!("{name}#{k}")
-        };
+        let key = crate::wasi::input_name(name, *k as usize);
         *k += 1;
         self.inputs.get(&key).copied()
     }
