@@ -239,10 +239,14 @@ pub(crate) fn load_program(
             None if !need_entry => p.module.func_index("$init").unwrap_or(FuncId(0)),
             None => bail!(
                 "{shown}: no `_start` or `main` export: choose one with --entry (exported functions: {})",
-                if p.exports.is_empty() {
+                if p.functions.is_empty() {
                     "none".to_string()
                 } else {
-                    p.exports.join(", ")
+                    p.functions
+                        .iter()
+                        .map(|(n, ..)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             ),
         };
@@ -306,19 +310,6 @@ pub(crate) fn program_args(args: &[String]) -> Result<(Option<String>, WasiConfi
         }
     }
     Ok((entry, c))
-}
-
-/// Records what each test of a WebAssembly program prints, as braid's
-/// interpreter runs it, and the arguments that shaped the program.
-fn record_output(module: &Module, tests: &mut [TestCase], run_args: &[String]) {
-    for t in tests {
-        t.run_args = run_args.to_vec();
-        if let Ok(run) = replay(module, t) {
-            let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
-            t.stdout = text(&run.stdout);
-            t.stderr = text(&run.stderr);
-        }
-    }
 }
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
@@ -437,8 +428,11 @@ fn run(args: RunArgs) -> Result<i32> {
     };
     let mut result = result;
     result.incomplete_reasons.extend(incomplete);
-    if is_wasm(&args.program) {
-        record_output(&module, &mut result.tests, &wasi_args(&wasi_of(&args)?));
+    // The arguments that shaped the program (what each test prints is
+    // recorded as the report measures coverage).
+    let run_args = wasi_args(&wasi_of(&args)?);
+    for t in &mut result.tests {
+        t.run_args = run_args.clone();
     }
     let report = output::Report::new(&module, &program, order, result);
     if let Some(dir) = &args.out {

@@ -2,7 +2,7 @@
 //! directory (`tests/NNNNNN.json`, `summary.json`).
 
 use anyhow::{Context, Result};
-use braid_engine::replay::coverage;
+use braid_engine::replay::coverage_recording_output;
 use braid_engine::RunResult;
 use braid_ir::Module;
 use serde_json::{json, Value};
@@ -25,7 +25,7 @@ pub fn test_file(i: usize) -> String {
 
 impl Report {
     pub fn new(module: &Module, program: &str, search: &str, mut result: RunResult) -> Report {
-        let covered = coverage(module, &result.tests).len();
+        let covered = coverage_recording_output(module, &mut result.tests).len();
         for b in &mut result.bugs {
             b.test = test_file(b.test_index);
         }

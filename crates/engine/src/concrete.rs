@@ -39,16 +39,7 @@ struct Machine<'m> {
     ended_with: Option<Value>,
 }
 
-/// The name of the `k`-th read (from 0) of input `name` on a path: `name`,
-/// then `name#1`, `name#2`, …. Every engine names its symbols this way, so
-/// a test's inputs are found by name whatever order a path reads them in.
-pub fn input_name(name: &str, k: u32) -> String {
-    if k == 0 {
-        name.to_string()
-    } else {
-        format!("{name}#{k}")
-    }
-}
+pub use braid_ir::input_name;
 
 enum Flow {
     Next,

@@ -40,9 +40,29 @@ pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
 pub fn coverage(module: &Module, tests: &[TestCase]) -> BTreeSet<Branch> {
     let mut covered = BTreeSet::new();
     for t in tests {
-        if let Some(entry) = module.func_index(&t.entry) {
-            covered.extend(run_concrete(module, entry, &t.inputs, MAX_REPLAY_STEPS).covered);
+        if let Some(run) = run_test(module, t) {
+            covered.extend(run.covered);
         }
     }
     covered
+}
+
+/// [`coverage`], recording in each test what its run prints (when it
+/// prints anything): one concrete run per test serves both.
+pub fn coverage_recording_output(module: &Module, tests: &mut [TestCase]) -> BTreeSet<Branch> {
+    let mut covered = BTreeSet::new();
+    for t in tests {
+        if let Some(run) = run_test(module, t) {
+            let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
+            t.stdout = text(&run.stdout);
+            t.stderr = text(&run.stderr);
+            covered.extend(run.covered);
+        }
+    }
+    covered
+}
+
+fn run_test(module: &Module, t: &TestCase) -> Option<ConcreteRun> {
+    let entry = module.func_index(&t.entry)?;
+    Some(run_concrete(module, entry, &t.inputs, MAX_REPLAY_STEPS))
 }

@@ -110,6 +110,31 @@ pub struct TestCase {
     pub stderr: Option<String>,
 }
 
+impl TestCase {
+    /// A test as an engine finds it: the run arguments and the output a
+    /// concrete run prints are recorded later, by the command line.
+    pub fn new(
+        program: String,
+        entry: String,
+        inputs: Vec<TestInput>,
+        outcome: Outcome,
+        expressions: BTreeMap<String, String>,
+        path_condition: Vec<String>,
+    ) -> TestCase {
+        TestCase {
+            program,
+            entry,
+            inputs,
+            outcome,
+            expressions,
+            path_condition,
+            run_args: Vec::new(),
+            stdout: None,
+            stderr: None,
+        }
+    }
+}
+
 /// A distinct bug: kind and location, with the first test reproducing it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BugReport {

@@ -69,6 +69,18 @@ pub enum Rhs {
     Alloc(Operand, Option<Operand>),
 }
 
+/// The name of the `k`-th read (from 0) of input `name` on a path: `name`,
+/// then `name#1`, `name#2`, …. Every engine and both replay runtimes name
+/// inputs this way, so a test's inputs are found by name whatever order a
+/// path reads them in.
+pub fn input_name(name: &str, k: u32) -> String {
+    if k == 0 {
+        name.to_string()
+    } else {
+        format!("{name}#{k}")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Assign {

@@ -224,8 +224,8 @@ fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>) -> bool {
 }
 
 /// The address of byte `p + i` of linear memory (`p`, `i`: i32).
-pub(crate) fn byte_at(b: &mut FnBuilder, p: VarId, i: VarId) -> VarId {
-    let sum = b.binary(Op::Add, var(p), var(i));
+pub(crate) fn byte_at(b: &mut FnBuilder, p: VarId, i: Operand) -> VarId {
+    let sum = b.binary(Op::Add, var(p), i);
     let wide = b.unary(Op::ZExt(64), var(sum));
     let off = b.unary(Op::ToInt, var(wide));
     b.binary(Op::Add, Operand::Const(layout::MEMORY), var(off))
@@ -260,7 +260,7 @@ fn make_symbolic(b: &mut Out, params: &[VarId]) -> bool {
                 name: "klee_make_symbolic".into(),
             },
         );
-        let at = byte_at(b, p, i);
+        let at = byte_at(b, p, var(i));
         b.emit(Stmt::Store {
             addr: var(at),
             value: var(byte),
@@ -285,7 +285,7 @@ fn mem_loop(b: &mut Out, params: &[VarId], kind: Bulk, result: Option<ValType>) 
     let [d, s, n] = params else { return false };
     let (d, s, n) = (*d, *s, *n);
     let copy_byte = |b: &mut FnBuilder, from: VarId, to: VarId| {
-        let src = byte_at(b, s, from);
+        let src = byte_at(b, s, var(from));
         let byte = b.temp();
         b.assign(
             byte,
@@ -294,7 +294,7 @@ fn mem_loop(b: &mut Out, params: &[VarId], kind: Bulk, result: Option<ValType>) 
                 width: Some(8),
             },
         );
-        let dst = byte_at(b, d, to);
+        let dst = byte_at(b, d, var(to));
         b.emit(Stmt::Store {
             addr: var(dst),
             value: var(byte),
@@ -305,7 +305,7 @@ fn mem_loop(b: &mut Out, params: &[VarId], kind: Bulk, result: Option<ValType>) 
         Bulk::Set => {
             let low = b.unary(Op::Trunc(8), var(s));
             counted(b, n, |b, i| {
-                let at = byte_at(b, d, i);
+                let at = byte_at(b, d, var(i));
                 b.emit(Stmt::Store {
                     addr: var(at),
                     value: var(low),

@@ -121,14 +121,12 @@ pub struct Program {
     /// `$f` for the chosen export `f` (default: `_start`, else `main`;
     /// `None` when the module has neither).
     pub entry: Option<FuncId>,
-    /// The exported functions.
-    pub exports: Vec<String>,
     /// Why runs of it are incomplete (unknown imports made symbolic).
     pub incomplete: Option<String>,
     /// The instance as a WebAssembly embedder sees it (the spec tests):
-    /// `$init`, which makes it, then each exported function (the lowered
-    /// function itself, without `$init`) and the cell of each exported
-    /// global.
+    /// `$init`, which makes it, then each exported function by name (the
+    /// lowered function itself, without `$init`) and the cell of each
+    /// exported global.
     pub init: FuncId,
     pub functions: Vec<(String, FuncId, Sig)>,
     pub globals: Vec<(String, Value)>,
@@ -562,7 +560,6 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             .into_iter()
             .map(|(e, i)| (e, layout::global(i)))
             .collect(),
-        exports: exports.into_iter().map(|(e, _)| e).collect(),
         return_area: layout::global(globals.len() as u32),
         incomplete: (!unknown.is_empty()).then(|| format!("unknown imports made symbolic: {}", unknown.join(", "))),
     })

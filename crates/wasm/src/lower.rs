@@ -897,22 +897,27 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Shift counts are taken modulo the width.
-    fn shift(&mut self, op: Op) -> Result<(), WasmError> {
+    /// Pops a shift or rotate count and its operand: the count modulo the
+    /// width, the operand and its type.
+    fn shift_operands(&mut self) -> (VarId, VarId, ValType) {
         let k = self.pop();
         let (a, t) = self.pop_typed();
         let w = width(t);
         let m = self.b.binary(Op::And, var(k), bv(w, w as u64 - 1));
+        (m, a, t)
+    }
+
+    /// Shift counts are taken modulo the width.
+    fn shift(&mut self, op: Op) -> Result<(), WasmError> {
+        let (m, a, t) = self.shift_operands();
         let dst = self.push(t);
         self.b.assign(dst, Rhs::Binary(op, var(a), var(m)));
         Ok(())
     }
 
     fn rotate(&mut self, left: bool) -> Result<(), WasmError> {
-        let k = self.pop();
-        let (a, t) = self.pop_typed();
+        let (m, a, t) = self.shift_operands();
         let w = width(t);
-        let m = self.b.binary(Op::And, var(k), bv(w, w as u64 - 1));
         let back = self.b.binary(Op::Sub, bv(w, w as u64), var(m));
         let back = self.b.binary(Op::And, var(back), bv(w, w as u64 - 1));
         let (first, second) = if left { (Op::Shl, Op::LShr) } else { (Op::LShr, Op::Shl) };

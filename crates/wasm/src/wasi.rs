@@ -47,10 +47,10 @@ impl Config {
         state_cell(2 + (i * self.args().1 + j) as i128)
     }
 
-    /// The cell of stdin byte 0.
-    fn stdin_base(&self) -> Value {
+    /// The cell of stdin byte `k`.
+    fn stdin_cell(&self, k: u32) -> Value {
         let (n, l) = self.args();
-        state_cell(2 + (n * l) as i128)
+        state_cell(2 + (n * l + k) as i128)
     }
 
     fn state_cells(&self) -> u64 {
@@ -62,16 +62,6 @@ impl Config {
     pub fn args_buffer(&self) -> u32 {
         let (n, l) = self.args();
         ARGV0.len() as u32 + 1 + n * (l + 1)
-    }
-}
-
-/// The name of the `k`-th read (from 0) of input `name`, as engines name
-/// repeated reads.
-pub fn input_name(name: &str, k: usize) -> String {
-    if k == 0 {
-        name.to_string()
-    } else {
-        format!("{name}#{k}")
     }
 }
 
@@ -112,37 +102,24 @@ pub fn init(b: &mut FnBuilder, config: &Config) {
         store(b, NARGS, bv(32, 0), None);
     }
     store(b, STDIN_POS, bv(32, 0), None);
-    for i in 0..n {
-        for j in 0..l {
-            let byte = b.temp();
-            b.assign(
-                byte,
-                Rhs::Input {
-                    sort: Sort::Bv(8),
-                    name: format!("arg{}", i + 1),
-                },
-            );
-            store(b, config.arg_cell(i, j), var(byte), Some(8));
-        }
-    }
-    let base = config.stdin_base();
-    for k in 0..config.sym_stdin {
+    let input_byte = |b: &mut FnBuilder, name: String, at: Value| {
         let byte = b.temp();
         b.assign(
             byte,
             Rhs::Input {
                 sort: Sort::Bv(8),
-                name: "stdin".into(),
+                name,
             },
         );
-        let Value::Addr { alloc, offset } = base else {
-            unreachable!("an address")
-        };
-        let at = Value::Addr {
-            alloc,
-            offset: offset + k as i128,
-        };
         store(b, at, var(byte), Some(8));
+    };
+    for i in 0..n {
+        for j in 0..l {
+            input_byte(b, format!("arg{}", i + 1), config.arg_cell(i, j));
+        }
+    }
+    for k in 0..config.sym_stdin {
+        input_byte(b, "stdin".into(), config.stdin_cell(k));
     }
 }
 
@@ -156,10 +133,7 @@ fn store(b: &mut FnBuilder, at: Value, value: Operand, width: Option<u8>) {
 
 /// `*(p + k)` in linear memory, `width` bits wide.
 fn load_mem(b: &mut FnBuilder, p: VarId, k: u64, width: u8) -> VarId {
-    let off = b.binary(Op::Add, var(p), bv(32, k));
-    let zero = b.temp();
-    b.assign(zero, Rhs::Copy(bv(32, 0)));
-    let at = byte_at(b, off, zero);
+    let at = byte_at(b, p, bv(32, k));
     let v = b.temp();
     b.assign(
         v,
@@ -173,10 +147,7 @@ fn load_mem(b: &mut FnBuilder, p: VarId, k: u64, width: u8) -> VarId {
 
 /// `*(p + k) = value` in linear memory, `width` bits wide.
 fn store_mem(b: &mut FnBuilder, p: VarId, k: u64, value: Operand, width: u8) {
-    let off = b.binary(Op::Add, var(p), bv(32, k));
-    let zero = b.temp();
-    b.assign(zero, Rhs::Copy(bv(32, 0)));
-    let at = byte_at(b, off, zero);
+    let at = byte_at(b, p, bv(32, k));
     b.emit(Stmt::Store {
         addr: var(at),
         value,
@@ -250,7 +221,7 @@ pub fn function(id: FuncId, name: &str, sig: &crate::Sig, config: &Config) -> Op
         "random_get" => {
             let (buf, len) = (arg(0)?, arg(1)?);
             counted(&mut b, len, |b, j| {
-                let at = byte_at(b, buf, j);
+                let at = byte_at(b, buf, var(j));
                 b.emit(Stmt::Store {
                     addr: var(at),
                     value: bv(8, 0),
@@ -331,7 +302,7 @@ fn fd_write(b: &mut FnBuilder, [fd, iovs, n, written]: [VarId; 4]) {
     counted(b, n, |b, k| {
         let (base, len) = iovec(b, iovs, k);
         counted(b, len, |b, j| {
-            let at = byte_at(b, base, j);
+            let at = byte_at(b, base, var(j));
             let byte = b.temp();
             b.assign(
                 byte,
@@ -362,7 +333,7 @@ fn fd_read(b: &mut FnBuilder, [fd, iovs, n, read]: [VarId; 4], config: &Config) 
     let total = b.temp();
     b.assign(total, Rhs::Copy(bv(32, 0)));
     let eof = b.label("eof");
-    let base_cell = Operand::Const(config.stdin_base());
+    let base_cell = Operand::Const(config.stdin_cell(0));
     let size = config.sym_stdin as u64;
     counted(b, n, |b, k| {
         let (buf, len) = iovec(b, iovs, k);
@@ -388,7 +359,7 @@ fn fd_read(b: &mut FnBuilder, [fd, iovs, n, read]: [VarId; 4], config: &Config) 
                     width: Some(8),
                 },
             );
-            let to = byte_at(b, buf, j);
+            let to = byte_at(b, buf, var(j));
             b.emit(Stmt::Store {
                 addr: var(to),
                 value: var(byte),

@@ -71,14 +71,14 @@ impl Host {
     /// test leaves it out: the solver left it free).
     fn next(&mut self, name: &str) -> Option<Value> {
         let k = self.reads.entry(name.to_string()).or_insert(0);
-        let key = crate::wasi::input_name(name, *k as usize);
+        let key = braid_ir::input_name(name, *k);
         *k += 1;
         self.inputs.get(&key).copied()
     }
 
     /// The `k`-th byte (from 0) of input `name`, 0 if the test leaves it out.
     fn byte(&self, name: &str, k: usize) -> u8 {
-        let key = crate::wasi::input_name(name, k);
+        let key = braid_ir::input_name(name, k as u32);
         match self.inputs.get(&key) {
             Some(Value::Bv { bits, .. }) => *bits as u8,
             _ => 0,

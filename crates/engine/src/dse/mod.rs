@@ -442,17 +442,14 @@ impl<'m> Dse<'m> {
                 }
             }
         }
-        let test = TestCase {
-            program: self.program.clone(),
-            entry: self.module.func(self.entry).name.clone(),
+        let test = TestCase::new(
+            self.program.clone(),
+            self.module.func(self.entry).name.clone(),
             inputs,
             outcome,
             expressions,
-            path_condition: st.path.iter().chain(&cond).map(|c| self.store.display(*c)).collect(),
-            run_args: Vec::new(),
-            stdout: None,
-            stderr: None,
-        };
+            st.path.iter().chain(&cond).map(|c| self.store.display(*c)).collect(),
+        );
         self.result.add_test(test);
     }
 

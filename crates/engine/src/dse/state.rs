@@ -103,11 +103,7 @@ impl State {
     /// share its symbols.
     pub fn fresh_input(&mut self, store: &mut TermStore, name: &str, sort: Sort) -> TermId {
         let k = self.input_counts.entry(name.to_string()).or_insert(0);
-        let sym = if *k == 0 {
-            name.to_string()
-        } else {
-            format!("{name}#{k}")
-        };
+        let sym = braid_ir::input_name(name, *k);
         *k += 1;
         let t = store.symbol_term(&sym, sort);
         self.inputs.push((sym, t));

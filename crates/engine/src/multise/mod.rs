@@ -903,22 +903,7 @@ impl Multise<'_> {
                         cells: Vec::new(),
                     });
                 }
-                let size_t = self.store.constant(Value::Int(cells as i128));
-                let a = &mut self.memory[k];
-                a.size = guarded_update(
-                    &mut self.guards,
-                    &a.size,
-                    gc,
-                    &ValueSummary::single(Guard::TRUE, size_t),
-                    self.opts.coalesce,
-                );
-                if a.cells.len() < cells {
-                    a.cells.resize(cells, ValueSummary::default());
-                }
-                for c in 0..cells {
-                    let a = &mut self.memory[k];
-                    a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gc, &fill, self.opts.coalesce);
-                }
+                self.resize(k, gc, 0, cells, &fill);
                 let addr = self.store.constant(Value::Addr {
                     alloc: k as u32,
                     offset: 0,
@@ -931,6 +916,27 @@ impl Multise<'_> {
             self.counters.insert(ALLOCS.into(), updated);
         }
         (out, go)
+    }
+
+    /// On the paths of `g`, allocation `k` has `size` cells, and cells
+    /// `from..size` hold `fill` (a new allocation, or a grown one).
+    fn resize(&mut self, k: usize, g: Guard, from: usize, size: usize, fill: &ValueSummary) {
+        let size_t = self.store.constant(Value::Int(size as i128));
+        let a = &mut self.memory[k];
+        a.size = guarded_update(
+            &mut self.guards,
+            &a.size,
+            g,
+            &ValueSummary::single(Guard::TRUE, size_t),
+            self.opts.coalesce,
+        );
+        if a.cells.len() < size {
+            a.cells.resize(size, ValueSummary::default());
+        }
+        for c in from..size {
+            let a = &mut self.memory[k];
+            a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], g, fill, self.opts.coalesce);
+        }
     }
 
     /// `grow p, n, v`: on each path, `p`'s allocation gets `n` more cells
@@ -965,22 +971,7 @@ impl Multise<'_> {
                         stop(self, &mut go, gs);
                         continue;
                     }
-                    let t = self.store.constant(Value::Int(new));
-                    let a = &mut self.memory[k];
-                    a.size = guarded_update(
-                        &mut self.guards,
-                        &a.size,
-                        gs,
-                        &ValueSummary::single(Guard::TRUE, t),
-                        self.opts.coalesce,
-                    );
-                    if a.cells.len() < new as usize {
-                        a.cells.resize(new as usize, ValueSummary::default());
-                    }
-                    for c in old as usize..new as usize {
-                        let a = &mut self.memory[k];
-                        a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gs, fill, self.opts.coalesce);
-                    }
+                    self.resize(k, gs, old as usize, new as usize, fill);
                 }
             }
         }
@@ -1258,17 +1249,14 @@ impl Multise<'_> {
                 .collect();
             let guard = e.guard;
             let pc = self.guards.display(&mut self.store, guard);
-            let test = TestCase {
-                program: self.program.clone(),
-                entry: self.module.func(self.entry).name.clone(),
+            let test = TestCase::new(
+                self.program.clone(),
+                self.module.func(self.entry).name.clone(),
                 inputs,
                 outcome,
                 expressions,
-                path_condition: vec![pc],
-                run_args: Vec::new(),
-                stdout: None,
-                stderr: None,
-            };
+                vec![pc],
+            );
             self.result.add_test(test);
         }
     }
