@@ -106,7 +106,7 @@ impl Machine<'_> {
         Outcome::End {
             function: func.name.clone(),
             values,
-            memory: render_memory(self.module, self.memory.iter().map(|a| a.as_slice())),
+            memory: render_memory(self.module, self.memory.iter().map(|a| a.as_slice()), |v| *v),
             returned: returned.map(|v| self.module.render_value(&v)),
         }
     }
@@ -295,12 +295,17 @@ impl Machine<'_> {
     }
 }
 
-/// Renders allocations as `a0: [cells]`; large ones are left out.
-pub fn render_memory<'a>(module: &Module, allocs: impl Iterator<Item = &'a [Value]>) -> BTreeMap<String, Vec<String>> {
+/// Renders allocations as `a0: [cells]`, reading each cell with `value`;
+/// large ones are left out (and not read).
+pub fn render_memory<'a, T: 'a>(
+    module: &Module,
+    allocs: impl Iterator<Item = &'a [T]>,
+    mut value: impl FnMut(&T) -> Value,
+) -> BTreeMap<String, Vec<String>> {
     allocs
         .enumerate()
         .filter(|(_, cells)| cells.len() <= crate::semantics::MAX_RENDERED_CELLS)
-        .map(|(i, cells)| (format!("a{i}"), cells.iter().map(|v| module.render_value(v)).collect()))
+        .map(|(i, cells)| (format!("a{i}"), cells.iter().map(|c| module.render_value(&value(c))).collect()))
         .collect()
 }
 

@@ -495,11 +495,10 @@ impl<'m> Dse<'m> {
             .filter(|(_, v)| *v != Value::Undef)
             .map(|(n, v)| (n.clone(), self.module.render_value(&v)))
             .collect();
-        let cells: Vec<Vec<Value>> = st.memory.iter().map(|a| a.iter().map(eval).collect()).collect();
         Outcome::End {
             function: f.name.clone(),
             values,
-            memory: crate::concrete::render_memory(self.module, cells.iter().map(|c| c.as_slice())),
+            memory: crate::concrete::render_memory(self.module, st.memory.iter().map(|a| a.as_slice()), eval),
             returned: returned.map(|t| self.module.render_value(&eval(&t))),
         }
     }

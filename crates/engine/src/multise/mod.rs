@@ -1194,19 +1194,16 @@ impl Multise<'_> {
                     Some((_, Value::Int(n))) => n as usize,
                     _ => 0,
                 };
-                let cells: Vec<Vec<Value>> = self.memory[..count.min(self.memory.len())]
-                    .iter()
-                    .map(|a| {
-                        let size = match self.value_under(&a.size, m) {
-                            Some((_, Value::Int(n))) => n as usize,
-                            _ => 0,
-                        };
-                        a.cells[..size]
-                            .iter()
-                            .map(|c| self.value_under(c, m).map_or(Value::Undef, |x| x.1))
-                            .collect()
-                    })
-                    .collect();
+                let cells = self.memory[..count.min(self.memory.len())].iter().map(|a| {
+                    let size = match self.value_under(&a.size, m) {
+                        Some((_, Value::Int(n))) => n as usize,
+                        _ => 0,
+                    };
+                    &a.cells[..size.min(a.cells.len())]
+                });
+                let memory = render_memory(self.module, cells, |c| {
+                    self.value_under(c, m).map_or(Value::Undef, |x| x.1)
+                });
                 let returned = returned
                     .as_ref()
                     .and_then(|r| self.value_under(r, m))
@@ -1216,7 +1213,7 @@ impl Multise<'_> {
                 let outcome = Outcome::End {
                     function: f.name.clone(),
                     values,
-                    memory: render_memory(self.module, cells.iter().map(|c| c.as_slice())),
+                    memory,
                     returned,
                 };
                 (outcome, expressions)
