@@ -1,8 +1,9 @@
 // braid-args:
 // Table 1, Linked List: N symbolic operations on a singly linked list
 // (nodes from a static free list): push a symbolic value at the front, or
-// remove the first node holding a symbolic value; then the list's sum.
-#define N 7
+// remove the first node holding a symbolic value; then the list's length
+// and its first value.
+#define N 8
 extern int __VERIFIER_nondet_int(void);
 
 struct node {
@@ -48,8 +49,8 @@ int main(void) {
         else
             removed += remove_value(&list, __VERIFIER_nondet_int());
     }
-    int sum = 0;
+    int length = 0;
     for (struct node *n = list; n != 0; n = n->next)
-        sum += n->value;
-    return sum + removed;
+        length++;
+    return (list ? list->value : 0) + length + removed;
 }

@@ -1,10 +1,11 @@
 // braid-args:
 // Table 1, Queue: N symbolic operations on a bounded circular queue
-// (enqueue a symbolic value, or dequeue when not empty), then the sum of
-// what is left.
-#define N 9
+// (enqueue a symbolic value, or dequeue when not empty); every step checks
+// the ring's indices, and the result is the front and the size.
+#define N 13
 #define CAP 8
 extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
 
 struct queue {
     int items[CAP];
@@ -31,15 +32,14 @@ int dequeue(struct queue *q) {
 int main(void) {
     struct queue q;
     q.head = q.tail = q.size = 0;
-    int taken = 0;
     for (int k = 0; k < N; k++) {
         if (__VERIFIER_nondet_int() > 0)
             enqueue(&q, __VERIFIER_nondet_int());
         else
-            taken += dequeue(&q);
+            dequeue(&q);
+        if ((q.head + q.size) % CAP != q.tail)
+            reach_error();
     }
-    int sum = 0;
-    while (q.size > 0)
-        sum += dequeue(&q);
-    return sum - taken;
+    int front = q.size > 0 ? q.items[q.head] : 0;
+    return front + q.size;
 }

@@ -1,9 +1,11 @@
 // braid-args:
 // Table 1, Stack: N symbolic operations on a bounded stack (push a symbolic
-// value, or pop when not empty), then the sum of what is left.
-#define N 9
+// value, or pop when not empty); every pop checks the stack's size, and the
+// result is the top and the size.
+#define N 13
 #define CAP 16
 extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
 
 struct stack {
     int items[CAP];
@@ -24,15 +26,17 @@ int pop(struct stack *s) {
 int main(void) {
     struct stack s;
     s.size = 0;
-    int popped = 0;
+    int pushes = 0;
     for (int k = 0; k < N; k++) {
-        if (__VERIFIER_nondet_int() > 0)
+        if (__VERIFIER_nondet_int() > 0) {
             push(&s, __VERIFIER_nondet_int());
-        else
-            popped += pop(&s);
+            pushes++;
+        } else {
+            pop(&s);
+        }
+        if (s.size > pushes)
+            reach_error();
     }
-    int sum = 0;
-    while (s.size > 0)
-        sum += pop(&s);
-    return sum - popped;
+    int top = s.size > 0 ? s.items[s.size - 1] : 0;
+    return top + s.size;
 }

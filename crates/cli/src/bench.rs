@@ -337,9 +337,9 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
     let limit = args.max_time.map(|t| t.as_secs_f64());
     let _ = writeln!(
         s,
-        "| program | engine | time ms | paths | paths/s | tests | queries | Z3 calls | solver % | BDD % | operations | merged | covered | explored | bugs |"
+        "| program | engine | time ms | paths | paths/s | tests | queries | Z3 calls | solver % | BDD % | VS size | sharing | operations | merged | covered | explored | bugs |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         let exact = row.exact_paths();
         for e in &row.engines {
@@ -361,7 +361,7 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
             let pct = |x: u64| format!("{:.0}", 100.0 * x as f64 / st.wall_ms.max(1) as f64);
             let _ = writeln!(
                 s,
-                "| {} | {} | {time} | {paths} | {rate} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {time} | {paths} | {rate} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {} |",
                 row.program,
                 e.engine,
                 r.tests.len(),
@@ -369,6 +369,8 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 st.solver_calls,
                 pct(st.solver_ms),
                 pct(st.bdd_ms),
+                st.avg_value_summary_size,
+                st.sharing_factor,
                 st.operations,
                 st.states_merged,
                 e.covered.len(),

@@ -7,7 +7,7 @@
 //! caches for `and`, `or` and `not`, and turns a guard back into a term for
 //! the solver.
 
-use braid_term::{Model, TermId, TermStore, Value};
+use braid_term::{EvalMemo, Model, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
@@ -261,6 +261,11 @@ impl Guards {
 
     /// Whether `g` holds under `model` (`None` if an atom does not evaluate).
     pub fn eval(&self, store: &TermStore, g: Guard, model: &Model) -> Option<bool> {
+        self.eval_with(store, g, model, &mut EvalMemo::default())
+    }
+
+    /// [`Guards::eval`] sharing `memo` (evaluations under `model`).
+    pub fn eval_with(&self, store: &TermStore, g: Guard, model: &Model, memo: &mut EvalMemo) -> Option<bool> {
         let mut g = g;
         loop {
             match g {
@@ -268,7 +273,7 @@ impl Guards {
                 Guard::TRUE => return Some(true),
                 _ => {
                     let n = self.nodes[g.0 as usize];
-                    g = match store.eval(self.atoms[n.var as usize], model).ok()? {
+                    g = match store.eval_with(self.atoms[n.var as usize], model, memo).ok()? {
                         Value::Bool(true) => n.hi,
                         Value::Bool(false) => n.lo,
                         _ => return None,

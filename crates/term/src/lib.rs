@@ -11,5 +11,5 @@ mod store;
 mod value;
 
 pub use op::{eval_op, int_range, EvalError, Op};
-pub use store::{Model, Node, SymId, Symbol, TermId, TermStore};
+pub use store::{EvalMemo, Model, Node, SymId, Symbol, TermId, TermStore};
 pub use value::{Sort, Value};

@@ -30,6 +30,9 @@ pub enum Node {
 /// sort's default value.
 pub type Model = FxHashMap<SymId, Value>;
 
+/// Evaluations of terms under one model, shared by [`TermStore::eval_with`] calls.
+pub type EvalMemo = FxHashMap<TermId, Result<Value, EvalError>>;
+
 #[derive(Default)]
 pub struct TermStore {
     nodes: Vec<Node>,
@@ -359,31 +362,43 @@ impl TermStore {
         order
     }
 
+    fn sym_value(&self, s: SymId, model: &Model) -> Value {
+        model
+            .get(&s)
+            .copied()
+            .unwrap_or_else(|| Value::default_of(self.symbol(s).sort))
+    }
+
     /// Evaluates `t` under `model`; symbols the model leaves out take their
     /// sort's default value.
     pub fn eval(&self, t: TermId, model: &Model) -> Result<Value, EvalError> {
-        self.eval_in(t, model, &mut FxHashMap::default())
+        self.eval_with(t, model, &mut EvalMemo::default())
     }
 
     /// Whether `model` makes every one of `constraints` true (sharing the
     /// evaluation of common subterms).
     pub fn satisfies(&self, constraints: &[TermId], model: &Model) -> bool {
-        let mut memo = FxHashMap::default();
+        let mut memo = EvalMemo::default();
         constraints
             .iter()
-            .all(|c| self.eval_in(*c, model, &mut memo) == Ok(Value::Bool(true)))
+            .all(|c| self.eval_with(*c, model, &mut memo) == Ok(Value::Bool(true)))
     }
 
     /// [`TermStore::eval`] with a memo of evaluated subterms. An `ite`
     /// evaluates only the branch it takes, so errors stay with their branch
     /// (the other may divide by zero on this model) and merged values cost
     /// one path, not all.
-    fn eval_in(
-        &self,
-        t: TermId,
-        model: &Model,
-        memo: &mut FxHashMap<TermId, Result<Value, EvalError>>,
-    ) -> Result<Value, EvalError> {
+    /// `memo` must only hold evaluations under this `model`; evaluations of
+    /// terms that share subterms then share their work.
+    pub fn eval_with(&self, t: TermId, model: &Model, memo: &mut EvalMemo) -> Result<Value, EvalError> {
+        match self.node(t) {
+            Node::Const(v) => return Ok(*v),
+            Node::Sym(s) => return Ok(self.sym_value(*s, model)),
+            Node::App(..) => {}
+        }
+        if let Some(v) = memo.get(&t) {
+            return v.clone();
+        }
         let mut stack: Vec<(TermId, bool)> = vec![(t, false)];
         while let Some((u, expanded)) = stack.pop() {
             if memo.contains_key(&u) {
@@ -391,10 +406,7 @@ impl TermStore {
             }
             let v = match self.node(u) {
                 Node::Const(v) => Ok(*v),
-                Node::Sym(s) => Ok(model
-                    .get(s)
-                    .copied()
-                    .unwrap_or_else(|| Value::default_of(self.symbol(*s).sort))),
+                Node::Sym(s) => Ok(self.sym_value(*s, model)),
                 // Checked when built; a `choice` may mix sorts.
                 Node::App(Op::Ite, args) => {
                     let Some(cond) = memo.get(&args[0]) else {

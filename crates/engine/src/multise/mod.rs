@@ -27,7 +27,7 @@ use crate::{EngineError, Progress};
 use braid_guard::{Guard, Guards};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
-use braid_term::{Model, Node, Op, Sort, TermId, TermStore, Value};
+use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -257,7 +257,7 @@ impl<'m> Multise<'m> {
                     returned: Some(returned),
                 },
             });
-            self.result.paths += x.mult;
+            self.result.paths = self.result.paths.saturating_add(x.mult);
         }
         let state = dump.then(|| self.render_state(&frame));
         self.write_tests(&frame);
@@ -348,7 +348,7 @@ impl<'m> Multise<'m> {
         if self.opts.coalesce {
             if let Some(o) = frame.pc.iter_mut().find(|o| o.at == e.at && o.visits == e.visits) {
                 o.guard = self.guards.or(o.guard, e.guard);
-                o.mult += e.mult;
+                o.mult = o.mult.saturating_add(e.mult);
                 self.result.stats.states_merged += 1;
                 return;
             }
@@ -666,7 +666,7 @@ impl<'m> Multise<'m> {
                     guard: e.guard,
                     kind: EventKind::End { func, vars, returned },
                 });
-                self.result.paths += e.mult;
+                self.result.paths = self.result.paths.saturating_add(e.mult);
                 match frame.halted.iter_mut().find(|h| h.at == e.at) {
                     Some(h) if self.opts.coalesce => h.guard = self.guards.or(h.guard, e.guard),
                     _ => frame.halted.push(e),
@@ -745,7 +745,7 @@ impl<'m> Multise<'m> {
         match frame.exits.first_mut() {
             Some(x) if self.opts.coalesce => {
                 x.guard = self.guards.or(x.guard, e.guard);
-                x.mult += e.mult;
+                x.mult = x.mult.saturating_add(e.mult);
             }
             _ => frame.exits.push(Exit {
                 guard: e.guard,
@@ -1167,14 +1167,15 @@ impl Multise<'_> {
     // ---- results -----------------------------------------------------------
 
     /// The value a summary has under `model` (the entry whose guard holds).
-    fn value_under(&self, s: &ValueSummary, model: &Model) -> Option<(TermId, Value)> {
+    fn value_under(&self, s: &ValueSummary, model: &Model, memo: &mut EvalMemo) -> Option<(TermId, Value)> {
         let (_, t) = s
             .iter()
-            .find(|(g, _)| self.guards.eval(&self.store, *g, model) == Some(true))?;
-        Some((*t, self.store.eval(*t, model).ok()?))
+            .find(|(g, _)| self.guards.eval_with(&self.store, *g, model, memo) == Some(true))?;
+        Some((*t, self.store.eval_with(*t, model, memo).ok()?))
     }
 
     fn outcome_under(&self, frame: &Frame, e: &Event, m: &Model) -> (Outcome, BTreeMap<String, String>) {
+        let memo = &mut EvalMemo::default();
         let mut expressions = BTreeMap::new();
         match &e.kind {
             EventKind::Bug { kind, func, stmt } => (Outcome::bug(self.module, kind, *func, *stmt), expressions),
@@ -1183,30 +1184,31 @@ impl Multise<'_> {
                 let vars = vars.as_ref().unwrap_or(&frame.vars);
                 let mut values = BTreeMap::new();
                 for (name, s) in f.vars.iter().zip(vars) {
-                    if let Some((t, v)) = self.value_under(s, m) {
+                    if let Some((t, v)) = self.value_under(s, m, memo) {
                         if v != Value::Undef {
                             values.insert(name.clone(), self.module.render_value(&v));
                             expressions.insert(name.clone(), self.store.display(t));
                         }
                     }
                 }
-                let count = match self.value_under(&self.counters[ALLOCS], m) {
+                let count = match self.value_under(&self.counters[ALLOCS], m, memo) {
                     Some((_, Value::Int(n))) => n as usize,
                     _ => 0,
                 };
                 let cells = self.memory[..count.min(self.memory.len())].iter().map(|a| {
-                    let size = match self.value_under(&a.size, m) {
+                    let size = match self.value_under(&a.size, m, memo) {
                         Some((_, Value::Int(n))) => n as usize,
                         _ => 0,
                     };
                     &a.cells[..size.min(a.cells.len())]
                 });
-                let memory = render_memory(self.module, cells, |c| {
-                    self.value_under(c, m).map_or(Value::Undef, |x| x.1)
+                let cells: Vec<&[ValueSummary]> = cells.collect();
+                let memory = render_memory(self.module, cells.into_iter(), |c| {
+                    self.value_under(c, m, memo).map_or(Value::Undef, |x| x.1)
                 });
                 let returned = returned
                     .as_ref()
-                    .and_then(|r| self.value_under(r, m))
+                    .and_then(|r| self.value_under(r, m, memo))
                     // A `ret` without a value returns nothing.
                     .filter(|(_, v)| *v != Value::Undef)
                     .map(|(_, v)| self.module.render_value(&v));
