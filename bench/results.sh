@@ -51,5 +51,54 @@ out=bench/RESULTS.md
         "$braid" bench bench/merging/timed --engines dse,ssm-qce,dsm --search "$search" --max-time 10 || true
         echo
     done
+    echo "## MultiSE Table 1 (bench/multise)"
+    echo
+    echo "The 15 harnesses of seed 000's Table 1, written in C in the paper's style (call a library's"
+    echo "operations in sequence on symbolic inputs) and compiled to wasm (bench/multise/build.sh). Sizes,"
+    echo "chosen so that dse needs 1-60 s on this machine:"
+    echo
+    echo "| program | Table 1 row | size |"
+    echo "|---|---|---|"
+    for src in bench/multise/*.c; do
+        row=$(sed -n 's|^// Table 1, \([^:]*\):.*|\1|p' "$src")
+        size=$(sed -n 's|^#define \([A-Z]*\) \([0-9]*\)$|\1 = \2|p' "$src" | paste -sd, - | sed 's/,/, /g')
+        echo "| $(basename "${src%.c}").wasm | $row | $size |"
+    done
+    echo
+    echo "\`VS size\` is the average number of entries of the value summaries multise's statements read"
+    echo "(the paper's \"average value summary size\"); \`sharing\` divides the paths multise stands for by"
+    echo "the average size of the final value summaries. \`operations\` counts statements for dse and"
+    echo "summary entries processed for multise (the paper's measure). Ratios are dse over multise."
+    echo
+    echo '```'
+    echo "braid bench bench/multise --engines dse,multise --max-time 120"
+    echo '```'
+    echo
+    "$braid" bench bench/multise --engines dse,multise --max-time 120 || true
+    echo
+    echo "For comparison, the paper's ratios (seed 000, Table 1, JavaScript on a 2.3 GHz Core i7):"
+    echo
+    echo "| Table 1 row | time ratio | operations ratio |"
+    echo "|---|---|---|"
+    while IFS='|' read -r row time ops; do
+        echo "| $row | $time | $ops |"
+    done <<'PAPER'
+Find Max|10.0|28.7
+Kadane Subarray|2.7|6.9
+Array Index|3.7|3.3
+Calc Parser|1.6|2.8
+Stack|26.2|9.1
+Queue|6.7|4.2
+Heap Sort|2.5|8.5
+Quick Sort|2.6|3.7
+PL/0 Parser|1.3|2.7
+Linked List|11.1|5.1
+Priority Queue|87.7|47.5
+Binary Search Tree|7.3|5.6
+Symbolic Arithmetic|49.3|34.0
+BDD|7.5|5.4
+Red Black|6.5|8.8
+PAPER
+    echo
 } > "$out"
 echo "wrote $out"

@@ -2,7 +2,7 @@
 // Table 1, Calc Parser: a recursive-descent parser and evaluator for
 // arithmetic over N symbolic characters (digits, + - * / and parentheses);
 // returns the value, or -1 on a syntax error or a division by zero.
-#define N 6
+#define N 7
 extern char __VERIFIER_nondet_char(void);
 
 static char input[N + 1];

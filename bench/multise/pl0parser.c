@@ -3,7 +3,7 @@
 // procedures, assignment, call, begin/end, if, while, odd and relational
 // conditions, expressions) parsed by recursive descent from N symbolic
 // tokens; returns the number of statements, or -1 on a syntax error.
-#define N 6
+#define N 5
 extern int __VERIFIER_nondet_int(void);
 
 enum {

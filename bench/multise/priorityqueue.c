@@ -2,7 +2,7 @@
 // Table 1, Priority Queue: N symbolic operations on a binary min-heap:
 // insert a symbolic value (sift up), or extract the minimum when not empty
 // (sift down); then the minimum and the size.
-#define N 8
+#define N 7
 #define CAP 16
 extern int __VERIFIER_nondet_int(void);
 

@@ -349,7 +349,9 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 (true, Some(t)) => format!(">{t}s"),
                 _ => st.wall_ms.to_string(),
             };
-            let paths = if r.paths_exact {
+            let paths = if r.paths == u64::MAX {
+                "~2^64+".to_string()
+            } else if r.paths_exact {
                 r.paths.to_string()
             } else {
                 format!("~{}", r.paths)
@@ -359,9 +361,16 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 _ => "-".into(),
             };
             let pct = |x: u64| format!("{:.0}", 100.0 * x as f64 / st.wall_ms.max(1) as f64);
+            // The sharing factor divides the path count; a saturated
+            // estimate says nothing.
+            let sharing = match (r.paths_exact, r.paths) {
+                (_, u64::MAX) => "-".to_string(),
+                (true, _) => format!("{:.1}", st.sharing_factor),
+                (false, _) => format!("~{:.1}", st.sharing_factor),
+            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {time} | {paths} | {rate} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {time} | {paths} | {rate} | {} | {} | {} | {} | {} | {:.1} | {sharing} | {} | {} | {} | {} | {} |",
                 row.program,
                 e.engine,
                 r.tests.len(),
@@ -370,7 +379,6 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 pct(st.solver_ms),
                 pct(st.bdd_ms),
                 st.avg_value_summary_size,
-                st.sharing_factor,
                 st.operations,
                 st.states_merged,
                 e.covered.len(),

@@ -139,11 +139,44 @@ impl Guards {
     }
 
     pub fn and(&mut self, a: Guard, b: Guard) -> Guard {
-        self.timed(|g| g.apply(Connective::And, a, b))
+        self.connect(Connective::And, a, b)
     }
 
     pub fn or(&mut self, a: Guard, b: Guard) -> Guard {
-        self.timed(|g| g.apply(Connective::Or, a, b))
+        self.connect(Connective::Or, a, b)
+    }
+
+    /// Terminal cases and cache hits are answered before the clock starts:
+    /// they cost less than reading it, and timing them would make the BDD
+    /// share of a run mostly clock reads.
+    fn connect(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
+        match self.shortcut(op, a, b) {
+            Some(r) => r,
+            None => self.timed(|g| g.apply(op, a, b)),
+        }
+    }
+
+    /// `a op b` without recursion, when a terminal case or the cache has it.
+    fn shortcut(&self, op: Connective, a: Guard, b: Guard) -> Option<Guard> {
+        let (absorbing, identity) = match op {
+            Connective::And => (Guard::FALSE, Guard::TRUE),
+            Connective::Or => (Guard::TRUE, Guard::FALSE),
+        };
+        if a == absorbing || b == absorbing {
+            return Some(absorbing);
+        }
+        if a == identity || a == b {
+            return Some(b);
+        }
+        if b == identity {
+            return Some(a);
+        }
+        let key = (a.min(b), a.max(b));
+        match op {
+            Connective::And => self.and_cache.get(&key),
+            Connective::Or => self.or_cache.get(&key),
+        }
+        .copied()
     }
 
     fn timed(&mut self, f: impl FnOnce(&mut Guards) -> Guard) -> Guard {
@@ -155,27 +188,10 @@ impl Guards {
 
     /// `a ∧ b` or `a ∨ b` by Shannon expansion on the smaller variable.
     fn apply(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
-        let (absorbing, identity) = match op {
-            Connective::And => (Guard::FALSE, Guard::TRUE),
-            Connective::Or => (Guard::TRUE, Guard::FALSE),
-        };
-        if a == absorbing || b == absorbing {
-            return absorbing;
-        }
-        if a == identity || a == b {
-            return b;
-        }
-        if b == identity {
-            return a;
-        }
-        let key = (a.min(b), a.max(b));
-        let cached = match op {
-            Connective::And => self.and_cache.get(&key),
-            Connective::Or => self.or_cache.get(&key),
-        };
-        if let Some(&r) = cached {
+        if let Some(r) = self.shortcut(op, a, b) {
             return r;
         }
+        let key = (a.min(b), a.max(b));
         let v = self.var(a).min(self.var(b));
         let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
         let lo = self.apply(op, a0, b0);
@@ -189,6 +205,9 @@ impl Guards {
     }
 
     pub fn not(&mut self, a: Guard) -> Guard {
+        if a.is_false() || a.is_true() || self.not_cache.contains_key(&a) {
+            return self.not_rec(a);
+        }
         self.timed(|g| g.not_rec(a))
     }
 
