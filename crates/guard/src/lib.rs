@@ -302,6 +302,48 @@ impl Guards {
         }
     }
 
+    /// Up to `limit` cubes of `g` (paths of its BDD to `true`, as atoms
+    /// with their polarity), each a conjunction of literals that implies
+    /// `g`. At every node the edge `model` takes comes first, so the first
+    /// cube agrees with `model` as far as `g` lets it: the query a forking
+    /// engine would send. Fewer than `limit` cubes: these are all of them.
+    pub fn cubes(&self, store: &TermStore, g: Guard, model: &Model, limit: usize) -> Vec<Vec<(TermId, bool)>> {
+        let mut out = Vec::new();
+        let mut memo = EvalMemo::default();
+        let mut path = Vec::new();
+        self.cubes_rec(store, g, model, &mut memo, &mut path, &mut out, limit);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cubes_rec(
+        &self,
+        store: &TermStore,
+        g: Guard,
+        model: &Model,
+        memo: &mut EvalMemo,
+        path: &mut Vec<(TermId, bool)>,
+        out: &mut Vec<Vec<(TermId, bool)>>,
+        limit: usize,
+    ) {
+        if out.len() >= limit || g.is_false() {
+            return;
+        }
+        if g.is_true() {
+            out.push(path.clone());
+            return;
+        }
+        let n = self.nodes[g.0 as usize];
+        let atom = self.atoms[n.var as usize];
+        let first = !matches!(store.eval_with(atom, model, memo), Ok(Value::Bool(false)));
+        for polarity in [first, !first] {
+            path.push((atom, polarity));
+            let child = if polarity { n.hi } else { n.lo };
+            self.cubes_rec(store, child, model, memo, path, out, limit);
+            path.pop();
+        }
+    }
+
     /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.
     pub fn display(&mut self, store: &mut TermStore, g: Guard) -> String {
         match g {
@@ -318,7 +360,7 @@ impl Guards {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use braid_term::{Op, Sort};
+    use braid_term::{Op, Sort, SymId};
 
     fn setup() -> (TermStore, Guards, TermId, TermId) {
         let mut s = TermStore::new();
@@ -369,6 +411,27 @@ mod tests {
         let either = g.or(a, b);
         assert_eq!(g.conjuncts(&mut s, either).len(), 1);
         assert!(g.conjuncts(&mut s, Guard::TRUE).is_empty());
+    }
+
+    #[test]
+    fn cubes_imply_the_guard_and_follow_the_model_first() {
+        let (mut s, mut g, p, q) = setup();
+        let (a, b) = (g.atom(&mut s, p), g.atom(&mut s, q));
+        // a ∨ b: two cubes, a (then anything) and ¬a ∧ b.
+        let either = g.or(a, b);
+        let x = SymId(0);
+        let mut negative = Model::default();
+        negative.insert(x, Value::Int(-1));
+        let cubes = g.cubes(&s, either, &negative, 4);
+        assert_eq!(cubes, vec![vec![(p, false), (q, true)], vec![(p, true)]]);
+        // Under x = 1 the model's own edge (x > 0) comes first.
+        let mut positive = Model::default();
+        positive.insert(x, Value::Int(1));
+        assert_eq!(g.cubes(&s, either, &positive, 4)[0], vec![(p, true)]);
+        // The limit cuts the enumeration; false has none, true one empty cube.
+        assert_eq!(g.cubes(&s, either, &positive, 1).len(), 1);
+        assert!(g.cubes(&s, Guard::FALSE, &positive, 4).is_empty());
+        assert_eq!(g.cubes(&s, Guard::TRUE, &positive, 4), vec![Vec::new()]);
     }
 
     #[test]

@@ -85,6 +85,10 @@ impl Default for Options {
 /// Symbolic offsets into allocations up to this size are split per offset.
 const MAX_OFFSET_SPLIT: i128 = 64;
 
+/// How many cubes of a guard the feasibility check tries before it sends
+/// the whole guard to the solver.
+const CUBES_TRIED: usize = 4;
+
 /// A `pc` entry: the paths in `guard` are at statement `at`.
 #[derive(Clone)]
 struct PcEntry {
@@ -375,6 +379,34 @@ impl<'m> Multise<'m> {
             self.solver.stats.queries += 1;
             self.solver.stats.cex_hits += 1;
             return Some(Rc::new(hint.clone()));
+        }
+        // A few of the guard's cubes first, the one nearest the hint first:
+        // conjunctions of branch predicates, which the solver layer slices
+        // and caches as it does a forking engine's path conditions.
+        let cubes = self.guards.cubes(&self.store, g, hint, CUBES_TRIED);
+        let mut all = cubes.len() < CUBES_TRIED;
+        for cube in cubes {
+            let literals: Vec<TermId> = cube
+                .into_iter()
+                .map(|(atom, holds)| if holds { atom } else { self.store.not(atom) })
+                .collect();
+            match self.solver.model(&self.store, &literals) {
+                SatResult::Sat(m) => {
+                    let mut full = hint.clone();
+                    full.extend(m);
+                    return Some(Rc::new(full));
+                }
+                SatResult::Unsat => {}
+                SatResult::Unknown(_) => {
+                    // Undecided: the whole guard goes to the solver below.
+                    all = false;
+                    break;
+                }
+            }
+        }
+        if all {
+            // Every cube is infeasible: so is the guard.
+            return None;
         }
         let parts = self.guards.conjuncts(&mut self.store, g);
         match self.solver.model(&self.store, &parts) {
