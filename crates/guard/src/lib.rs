@@ -7,7 +7,7 @@
 //! caches for `and`, `or` and `not`, and turns a guard back into a term for
 //! the solver.
 
-use braid_term::{EvalMemo, Model, TermId, TermStore, Value};
+use braid_term::{EvalMemo, Model, Node as TermNode, Op, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
@@ -118,6 +118,16 @@ impl Guards {
         }
         if let Some(&v) = self.atom_of.get(&c) {
             return self.mk(v, Guard::FALSE, Guard::TRUE);
+        }
+        // Connectives become BDD operations over their operands' atoms, so
+        // `p ∧ q` and a later branch on `p` share the variable of `p`.
+        if let TermNode::App(op @ (Op::And | Op::Or | Op::Not), args) = store.node(c).clone() {
+            let parts: Vec<Guard> = args.iter().map(|a| self.atom(store, *a)).collect();
+            return match op {
+                Op::And => self.and(parts[0], parts[1]),
+                Op::Or => self.or(parts[0], parts[1]),
+                _ => self.not(parts[0]),
+            };
         }
         let neg = store.not(c);
         if let Some(&v) = self.atom_of.get(&neg) {
@@ -360,7 +370,7 @@ impl Guards {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use braid_term::{Op, Sort, SymId};
+    use braid_term::{Sort, SymId};
 
     fn setup() -> (TermStore, Guards, TermId, TermId) {
         let mut s = TermStore::new();

@@ -256,6 +256,15 @@ impl TermStore {
 
     /// Local rewrites, kept apart from construction proper.
     fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
+        // One form per comparison: constants on the right, else the older
+        // term first (`3 >= x` is `x <= 3`), so equal predicates are one term.
+        if let Some(flipped) = swap_comparison(op) {
+            let (a, b) = (args[0], args[1]);
+            let (ca, cb) = (self.as_const(a).is_some(), self.as_const(b).is_some());
+            if (ca && !cb) || (ca == cb && a > b) {
+                return self.app(flipped, &[b, a]).ok();
+            }
+        }
         if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
             return self.rewrite_address(op, args, sort);
         }
@@ -317,6 +326,51 @@ impl TermStore {
                 None
             }
             Op::Eq | Op::Ne if args[0] == args[1] && !self.sort(args[0]).is_float() => Some(self.bool(op == Op::Eq)),
+            // `tobv(b) != 0` is `b`, `tobv(b) == 0` is `¬b` (C's truth
+            // values, as WebAssembly's `i32` comparisons produce them).
+            Op::Eq | Op::Ne => {
+                let (b, k) = match (self.bool_of(args[0]), self.bool_of(args[1])) {
+                    (Some(b), None) => (b, c(self, 1)),
+                    (None, Some(b)) => (b, c(self, 0)),
+                    _ => return None,
+                };
+                k?;
+                let holds = match (zero(k), one(k)) {
+                    (true, _) => op == Op::Ne,
+                    (_, true) => op == Op::Eq,
+                    _ => return Some(self.bool(op == Op::Ne)),
+                };
+                Some(if holds { b } else { self.not(b) })
+            }
+            Op::Shl | Op::LShr | Op::AShr if zero(c(self, 1)) => Some(args[0]),
+            Op::Or | Op::Xor if matches!(sort, Sort::Bv(_)) && zero(c(self, 0)) => Some(args[1]),
+            Op::Or | Op::Xor if matches!(sort, Sort::Bv(_)) && zero(c(self, 1)) => Some(args[0]),
+            Op::And if matches!(sort, Sort::Bv(_)) && zero(c(self, 0)) => Some(args[0]),
+            Op::And if matches!(sort, Sort::Bv(_)) && zero(c(self, 1)) => Some(args[1]),
+            // Connectives of C truth values stay truth values of the Bool
+            // connective, so branch predicates reach the guards as formulas.
+            Op::And | Op::Or if matches!(sort, Sort::Bv(_)) => {
+                let Sort::Bv(w) = sort else { return None };
+                if let (Some(a), Some(b)) = (self.bool_of(args[0]), self.bool_of(args[1])) {
+                    let both = self.app(op, &[a, b]).ok()?;
+                    return self.app(Op::ToBv(w), &[both]).ok();
+                }
+                // `tobv(b) & 1` is `tobv(b)`.
+                for (i, j) in [(0, 1), (1, 0)] {
+                    if op == Op::And && self.bool_of(args[i]).is_some() && one(c(self, j)) {
+                        return Some(args[i]);
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// `b` when `t` is `tobv(b)` of a Bool term.
+    fn bool_of(&self, t: TermId) -> Option<TermId> {
+        match self.node(t) {
+            Node::App(Op::ToBv(_), a) if self.sort(a[0]) == Sort::Bool => Some(a[0]),
             _ => None,
         }
     }
@@ -501,6 +555,22 @@ impl TermStore {
 
 /// `¬(a op b)` as a comparison, where one exists. For floats only `==`/`!=`
 /// negate into each other: `¬(a < b)` is not `a >= b` when a NaN is involved.
+/// The comparison that holds of `(b, a)` when `op` holds of `(a, b)`.
+fn swap_comparison(op: Op) -> Option<Op> {
+    Some(match op {
+        Op::Eq | Op::Ne => op,
+        Op::Lt => Op::Gt,
+        Op::Le => Op::Ge,
+        Op::Gt => Op::Lt,
+        Op::Ge => Op::Le,
+        Op::ULt => Op::UGt,
+        Op::ULe => Op::UGe,
+        Op::UGt => Op::ULt,
+        Op::UGe => Op::ULe,
+        _ => return None,
+    })
+}
+
 fn negate_comparison(op: Op, float: bool) -> Option<Op> {
     Some(match op {
         Op::Eq => Op::Ne,
@@ -577,6 +647,37 @@ mod tests {
         let other = s.constant(Value::Addr { alloc: 3, offset: 0 });
         let eq = s.app(Op::Eq, &[q, other]).unwrap();
         assert!(s.is_false(eq));
+    }
+
+    #[test]
+    fn comparisons_have_one_form_and_c_truth_values_become_predicates() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let three = s.constant(Value::bv(32, 3));
+        // `3 >= x` is `x <= 3`; `y == x` is `x == y`.
+        let a = s.app(Op::Ge, &[three, x]).unwrap();
+        assert_eq!(a, s.app(Op::Le, &[x, three]).unwrap());
+        assert_eq!(s.app(Op::Eq, &[y, x]).unwrap(), s.app(Op::Eq, &[x, y]).unwrap());
+        // `tobv(p) & tobv(q)` compared with 0, as C's `&&` of two comparisons
+        // lowers to, is the Bool `¬(p ∧ q)`.
+        let p = s.app(Op::Lt, &[x, three]).unwrap();
+        let q = s.app(Op::Ne, &[y, three]).unwrap();
+        let (bp, bq) = (s.app(Op::ToBv(32), &[p]).unwrap(), s.app(Op::ToBv(32), &[q]).unwrap());
+        let both = s.app(Op::And, &[bp, bq]).unwrap();
+        let zero = s.constant(Value::bv(32, 0));
+        let one = s.constant(Value::bv(32, 1));
+        let pq = s.and(p, q);
+        let not_pq = s.not(pq);
+        assert_eq!(s.app(Op::Eq, &[both, zero]).unwrap(), not_pq);
+        assert_eq!(s.app(Op::Ne, &[both, zero]).unwrap(), pq);
+        // `tobv(p) & 1` is `tobv(p)`; a truth value is never 3.
+        assert_eq!(s.app(Op::And, &[bp, one]).unwrap(), bp);
+        let never = s.app(Op::Eq, &[bp, three]).unwrap();
+        assert!(s.is_false(never));
+        // A comparison with a non-constant stays.
+        let kept = s.app(Op::Eq, &[bp, x]).unwrap();
+        assert!(s.as_const(kept).is_none());
     }
 
     #[test]
