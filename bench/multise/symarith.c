@@ -4,7 +4,7 @@
 // constants and simplify 0 + e, 1 * e and 0 * e. The harness folds N
 // symbolic steps (an operator and either x or a symbolic constant) into
 // one expression, then evaluates it at a symbolic x.
-#define N 4
+#define N 5
 #define NODES (2 * N + 2)
 extern int __VERIFIER_nondet_int(void);
 

@@ -339,7 +339,10 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
         s,
         "| program | engine | time ms | paths | paths/s | tests | queries | Z3 calls | solver % | BDD % | VS size | sharing | operations | merged | covered | explored | bugs |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     for row in rows {
         let exact = row.exact_paths();
         for e in &row.engines {

@@ -115,7 +115,10 @@ fn solver_cache(c: &mut Criterion) {
     c.bench_function("solver cache lookup (6 constraints)", |bench| {
         bench.iter(|| black_box(solver.check(&store, &pc, query, None)))
     });
-    assert_eq!(solver.stats.solver_calls, 1, "every repeated check was answered by the cache");
+    assert_eq!(
+        solver.stats.solver_calls, 1,
+        "every repeated check was answered by the cache"
+    );
 }
 
 criterion_group!(benches, bdd, update, hash_consing, solver_cache);

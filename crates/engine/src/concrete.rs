@@ -305,7 +305,12 @@ pub fn render_memory<'a, T: 'a>(
     allocs
         .enumerate()
         .filter(|(_, cells)| cells.len() <= crate::semantics::MAX_RENDERED_CELLS)
-        .map(|(i, cells)| (format!("a{i}"), cells.iter().map(|c| module.render_value(&value(c))).collect()))
+        .map(|(i, cells)| {
+            (
+                format!("a{i}"),
+                cells.iter().map(|c| module.render_value(&value(c))).collect(),
+            )
+        })
         .collect()
 }
 
