@@ -67,11 +67,11 @@ fn update(c: &mut Criterion) {
     // A summary of four values under disjoint guards (a cell after two
     // branches), updated under a third branch with a new value.
     let mut old = ValueSummary::default();
-    for k in 0..4 {
+    for (k, &x) in xs.iter().take(4).enumerate() {
         let g0 = if k & 1 == 0 { guards.not(gs[0]) } else { gs[0] };
         let g1 = if k & 2 == 0 { guards.not(gs[1]) } else { gs[1] };
         let g = guards.and(g0, g1);
-        old.push(&mut guards, g, xs[k], true);
+        old.push(&mut guards, g, x, true);
     }
     let new = ValueSummary::single(Guard::TRUE, xs[4]);
     let phi = guards.and(gs[2], gs[3]);

@@ -80,23 +80,6 @@ pub fn split_bytes(width: u8, v: Value) -> Option<Vec<Value>> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wide_values_round_trip_through_bytes() {
-        let v = Value::bv(32, 0xdead_beef);
-        let bytes = split_bytes(32, v).unwrap();
-        assert_eq!(bytes[0], Value::bv(8, 0xef));
-        assert_eq!(compose_bytes(32, &bytes), Some(v));
-        assert_eq!(
-            compose_bytes(16, &[Value::Undef, Value::bv(8, 1)]),
-            Some(Value::bv(16, 0x100))
-        );
-    }
-}
-
 /// The feasible values of a symbolic offset, when they span at most `span`
 /// cells: its least and greatest values, by binary search from `k`, a
 /// feasible one, within `[0, last]`. `feasible(op, v)` says whether
@@ -138,4 +121,21 @@ pub fn offset_range(
         }
     }
     (a - lo < span).then_some((lo, a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_values_round_trip_through_bytes() {
+        let v = Value::bv(32, 0xdead_beef);
+        let bytes = split_bytes(32, v).unwrap();
+        assert_eq!(bytes[0], Value::bv(8, 0xef));
+        assert_eq!(compose_bytes(32, &bytes), Some(v));
+        assert_eq!(
+            compose_bytes(16, &[Value::Undef, Value::bv(8, 1)]),
+            Some(Value::bv(16, 0x100))
+        );
+    }
 }
