@@ -1,15 +1,16 @@
 // braid-args:
 // Table 1, PL/0 Parser: Wirth's PL/0 grammar (const and var declarations,
-// procedures, assignment, call, begin/end, if, while, odd and relational
-// conditions, expressions) parsed by recursive descent from N symbolic
-// tokens; returns the number of statements, or -1 on a syntax error.
+// procedures, assignment, call, read (?) and write (!), begin/end, if,
+// while, odd and relational conditions, expressions) parsed by recursive
+// descent from N symbolic tokens; returns the number of statements, or -1
+// on a syntax error.
 #define N 5
 extern int __VERIFIER_nondet_int(void);
 
 enum {
     END, IDENT, NUMBER, PLUS, MINUS, TIMES, SLASH, LPAREN, RPAREN, EQL, NEQ, LSS, LEQ, GTR, GEQ,
     COMMA, SEMICOLON, PERIOD, BECOMES, BEGIN, ENDSYM, IF, THEN, WHILE, DO, CALL, CONST, VAR, PROC, ODD,
-    TOKENS
+    QUESTION, BANG, TOKENS
 };
 
 static int tokens[N + 1];
@@ -82,9 +83,12 @@ void statement(void) {
         expect(BECOMES);
         if (!error)
             expression();
-    } else if (sym == CALL) {
+    } else if (sym == CALL || sym == QUESTION) {
         next();
         expect(IDENT);
+    } else if (sym == BANG) {
+        next();
+        expression();
     } else if (sym == BEGIN) {
         next();
         statement();
