@@ -195,8 +195,6 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
     key
 }
 
-/// The `--entry` of a wasm example's `// braid-args:` line (in the C
-/// source next to it), if any.
 /// The `--entry` and WASI settings of a suite program, from the first
 /// `// braid-args:` line of the C source beside it.
 fn example_args(path: &Path) -> Result<(Option<String>, WasiConfig)> {

@@ -162,7 +162,7 @@ impl Guards {
     fn connect(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
         match self.shortcut(op, a, b) {
             Some(r) => r,
-            None => self.timed(|g| g.apply(op, a, b)),
+            None => self.timed(|g| g.expand(op, a, b)),
         }
     }
 
@@ -198,9 +198,14 @@ impl Guards {
 
     /// `a ∧ b` or `a ∨ b` by Shannon expansion on the smaller variable.
     fn apply(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
-        if let Some(r) = self.shortcut(op, a, b) {
-            return r;
+        match self.shortcut(op, a, b) {
+            Some(r) => r,
+            None => self.expand(op, a, b),
         }
+    }
+
+    /// [`Guards::apply`] past its shortcuts: one Shannon step, cached.
+    fn expand(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
         let key = (a.min(b), a.max(b));
         let v = self.var(a).min(self.var(b));
         let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
@@ -215,10 +220,14 @@ impl Guards {
     }
 
     pub fn not(&mut self, a: Guard) -> Guard {
-        if a.is_false() || a.is_true() || self.not_cache.contains_key(&a) {
-            return self.not_rec(a);
+        match a {
+            Guard::FALSE => Guard::TRUE,
+            Guard::TRUE => Guard::FALSE,
+            _ => match self.not_cache.get(&a) {
+                Some(&r) => r,
+                None => self.timed(|g| g.not_rec(a)),
+            },
         }
-        self.timed(|g| g.not_rec(a))
     }
 
     fn not_rec(&mut self, a: Guard) -> Guard {
@@ -321,37 +330,27 @@ impl Guards {
         let mut out = Vec::new();
         let mut memo = EvalMemo::default();
         let mut path = Vec::new();
-        self.cubes_rec(store, g, model, &mut memo, &mut path, &mut out, limit);
+        // Depth-first: (node, length of the path above it, its edge literal).
+        let mut stack = vec![(g, 0, None)];
+        while let Some((g, depth, literal)) = stack.pop() {
+            if out.len() >= limit {
+                break;
+            }
+            path.truncate(depth);
+            path.extend(literal);
+            if g.is_true() {
+                out.push(path.clone());
+            } else if !g.is_false() {
+                let n = self.nodes[g.0 as usize];
+                let atom = self.atoms[n.var as usize];
+                let first = !matches!(store.eval_with(atom, model, &mut memo), Ok(Value::Bool(false)));
+                for holds in [!first, first] {
+                    let child = if holds { n.hi } else { n.lo };
+                    stack.push((child, path.len(), Some((atom, holds))));
+                }
+            }
+        }
         out
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn cubes_rec(
-        &self,
-        store: &TermStore,
-        g: Guard,
-        model: &Model,
-        memo: &mut EvalMemo,
-        path: &mut Vec<(TermId, bool)>,
-        out: &mut Vec<Vec<(TermId, bool)>>,
-        limit: usize,
-    ) {
-        if out.len() >= limit || g.is_false() {
-            return;
-        }
-        if g.is_true() {
-            out.push(path.clone());
-            return;
-        }
-        let n = self.nodes[g.0 as usize];
-        let atom = self.atoms[n.var as usize];
-        let first = !matches!(store.eval_with(atom, model, memo), Ok(Value::Bool(false)));
-        for polarity in [first, !first] {
-            path.push((atom, polarity));
-            let child = if polarity { n.hi } else { n.lo };
-            self.cubes_rec(store, child, model, memo, path, out, limit);
-            path.pop();
-        }
     }
 
     /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.

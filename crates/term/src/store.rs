@@ -328,12 +328,9 @@ impl TermStore {
             Op::Eq | Op::Ne if args[0] == args[1] && !self.sort(args[0]).is_float() => Some(self.bool(op == Op::Eq)),
             // `tobv(b) != 0` is `b`, `tobv(b) == 0` is `¬b` (C's truth
             // values, as WebAssembly's `i32` comparisons produce them).
+            // (Constants are on the right, above.)
             Op::Eq | Op::Ne => {
-                let (b, k) = match (self.bool_of(args[0]), self.bool_of(args[1])) {
-                    (Some(b), None) => (b, c(self, 1)),
-                    (None, Some(b)) => (b, c(self, 0)),
-                    _ => return None,
-                };
+                let (b, k) = (self.bool_of(args[0])?, c(self, 1));
                 k?;
                 let holds = match (zero(k), one(k)) {
                     (true, _) => op == Op::Ne,
@@ -356,12 +353,11 @@ impl TermStore {
                     return self.app(Op::ToBv(w), &[both]).ok();
                 }
                 // `tobv(b) & 1` is `tobv(b)`.
-                for (i, j) in [(0, 1), (1, 0)] {
-                    if op == Op::And && self.bool_of(args[i]).is_some() && one(c(self, j)) {
-                        return Some(args[i]);
-                    }
+                let truth = |i: usize| self.bool_of(args[i]).is_some() && one(c(self, 1 - i));
+                if op != Op::And {
+                    return None;
                 }
-                None
+                [0, 1].into_iter().find(|&i| truth(i)).map(|i| args[i])
             }
             _ => None,
         }

@@ -103,6 +103,18 @@ impl FnBuilder {
         t
     }
 
+    /// `t = load addr` (of `width` bits, or a whole cell) into a new temporary.
+    pub fn load(&mut self, addr: Operand, width: Option<u8>) -> VarId {
+        let t = self.temp();
+        self.assign(t, Rhs::Load { addr, width });
+        t
+    }
+
+    /// `store addr, value` (of `width` bits, or a whole cell).
+    pub fn store(&mut self, addr: Operand, value: Operand, width: Option<u8>) {
+        self.emit(Stmt::Store { addr, value, width });
+    }
+
     /// `t = a op b` into a new temporary.
     pub fn binary(&mut self, op: Op, a: Operand, b: Operand) -> VarId {
         let t = self.temp();

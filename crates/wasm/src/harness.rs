@@ -261,11 +261,7 @@ fn make_symbolic(b: &mut Out, params: &[VarId]) -> bool {
             },
         );
         let at = byte_at(b, p, var(i));
-        b.emit(Stmt::Store {
-            addr: var(at),
-            value: var(byte),
-            width: Some(8),
-        });
+        b.store(var(at), var(byte), Some(8));
     });
     b.done(None);
     true
@@ -286,31 +282,16 @@ fn mem_loop(b: &mut Out, params: &[VarId], kind: Bulk, result: Option<ValType>) 
     let (d, s, n) = (*d, *s, *n);
     let copy_byte = |b: &mut FnBuilder, from: VarId, to: VarId| {
         let src = byte_at(b, s, var(from));
-        let byte = b.temp();
-        b.assign(
-            byte,
-            Rhs::Load {
-                addr: var(src),
-                width: Some(8),
-            },
-        );
+        let byte = b.load(var(src), Some(8));
         let dst = byte_at(b, d, var(to));
-        b.emit(Stmt::Store {
-            addr: var(dst),
-            value: var(byte),
-            width: Some(8),
-        });
+        b.store(var(dst), var(byte), Some(8));
     };
     match kind {
         Bulk::Set => {
             let low = b.unary(Op::Trunc(8), var(s));
             counted(b, n, |b, i| {
                 let at = byte_at(b, d, var(i));
-                b.emit(Stmt::Store {
-                    addr: var(at),
-                    value: var(low),
-                    width: Some(8),
-                });
+                b.store(var(at), var(low), Some(8));
             });
         }
         Bulk::Copy => counted(b, n, |b, i| copy_byte(b, i, i)),

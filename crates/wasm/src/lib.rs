@@ -402,19 +402,11 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let size = |n: u64| Operand::Const(Value::Int(n as i128));
     b.assign(cell, Rhs::Alloc(size(pages * 65536), Some(bv(8, 0))));
     b.assign(cell, Rhs::Alloc(size((globals.len() + return_area + 1) as u64), None));
-    b.emit(Stmt::Store {
-        addr: Operand::Const(pages_cell),
-        value: bv(32, pages),
-        width: None,
-    });
+    b.store(Operand::Const(pages_cell), bv(32, pages), None);
     b.assign(cell, Rhs::Alloc(size(table_size as u64), None));
     b.assign(cell, Rhs::Alloc(size(table_size as u64), Some(bv(32, 0))));
     for (i, g) in globals.iter().enumerate() {
-        b.emit(Stmt::Store {
-            addr: Operand::Const(layout::global(i as u32)),
-            value: Operand::Const(g.init),
-            width: None,
-        });
+        b.store(Operand::Const(layout::global(i as u32)), Operand::Const(g.init), None);
     }
     // A segment that does not fit traps instantiation before any is
     // written.
@@ -438,16 +430,16 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             let k = *at as i128 + j as i128;
             let (sig, id) = &funcs[*f as usize];
             let sig_id = types.iter().position(|t| t == sig).map_or(0, |p| p as u64 + 1);
-            b.emit(Stmt::Store {
-                addr: Operand::Const(Value::Addr { alloc: 2, offset: k }),
-                value: Operand::Const(Value::Func(id.0)),
-                width: None,
-            });
-            b.emit(Stmt::Store {
-                addr: Operand::Const(Value::Addr { alloc: 3, offset: k }),
-                value: bv(32, sig_id),
-                width: None,
-            });
+            b.store(
+                Operand::Const(Value::Addr { alloc: 2, offset: k }),
+                Operand::Const(Value::Func(id.0)),
+                None,
+            );
+            b.store(
+                Operand::Const(Value::Addr { alloc: 3, offset: k }),
+                bv(32, sig_id),
+                None,
+            );
         }
     }
     for (at, bytes_in, offset) in &data {

@@ -119,14 +119,7 @@ impl<'a> Lowerer<'a> {
         let dst = self.push(ValType::I32);
         let b = &mut self.b;
         let pages = Operand::Const(self.info.pages_cell);
-        let old = b.temp();
-        b.assign(
-            old,
-            Rhs::Load {
-                addr: pages.clone(),
-                width: None,
-            },
-        );
+        let old = b.load(pages.clone(), None);
         let room = b.binary(Op::Sub, bv(32, self.info.max_pages as u64), var(old));
         let too_big = b.binary(Op::UGt, var(delta), var(room));
         let fail = b.label("grow_fail");
@@ -134,27 +127,15 @@ impl<'a> Lowerer<'a> {
         b.branch(too_big, fail);
         // A page at a time, so that a symbolic delta forks into concrete
         // sizes (at most `max_pages` of them).
-        let i = b.temp();
-        b.assign(i, Rhs::Copy(bv(32, 0)));
-        let head = b.label("grow_page");
-        let grown = b.label("grown");
-        b.place(head);
-        let done = b.binary(Op::UGe, var(i), var(delta));
-        b.branch(done, grown);
-        b.emit(Stmt::Grow {
-            addr: Operand::Const(layout::MEMORY),
-            cells: int(65536),
-            fill: bv(8, 0),
+        crate::harness::counted(b, delta, |b, _| {
+            b.emit(Stmt::Grow {
+                addr: Operand::Const(layout::MEMORY),
+                cells: int(65536),
+                fill: bv(8, 0),
+            })
         });
-        b.assign(i, Rhs::Binary(Op::Add, var(i), bv(32, 1)));
-        b.goto(head);
-        b.place(grown);
         let new = b.binary(Op::Add, var(old), var(delta));
-        b.emit(Stmt::Store {
-            addr: pages,
-            value: var(new),
-            width: None,
-        });
+        b.store(pages, var(new), None);
         b.assign(dst, Rhs::Copy(var(old)));
         b.goto(end);
         b.place(fail);
@@ -302,11 +283,11 @@ impl<'a> Lowerer<'a> {
                 let h = self.stack.len() - n;
                 for (i, t) in self.results.clone().into_iter().enumerate() {
                     let v = self.slot(h + i, t);
-                    self.b.emit(Stmt::Store {
-                        addr: Operand::Const(layout::global(self.info.globals.len() as u32 + i as u32)),
-                        value: var(v),
-                        width: None,
-                    });
+                    self.b.store(
+                        Operand::Const(layout::global(self.info.globals.len() as u32 + i as u32)),
+                        var(v),
+                        None,
+                    );
                 }
                 self.b.emit(Stmt::Ret(None));
             }
@@ -596,11 +577,7 @@ impl<'a> Lowerer<'a> {
             }
             O::GlobalSet { global_index } => {
                 let v = self.pop();
-                self.b.emit(Stmt::Store {
-                    addr: Operand::Const(layout::global(global_index)),
-                    value: var(v),
-                    width: None,
-                });
+                self.b.store(Operand::Const(layout::global(global_index)), var(v), None);
             }
             O::I32Load { memarg } => self.load(memarg, 32, ValType::I32, None)?,
             O::I64Load { memarg } => self.load(memarg, 64, ValType::I64, None)?,

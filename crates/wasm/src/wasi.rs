@@ -124,35 +124,19 @@ pub fn init(b: &mut FnBuilder, config: &Config) {
 }
 
 fn store(b: &mut FnBuilder, at: Value, value: Operand, width: Option<u8>) {
-    b.emit(Stmt::Store {
-        addr: Operand::Const(at),
-        value,
-        width,
-    });
+    b.store(Operand::Const(at), value, width);
 }
 
 /// `*(p + k)` in linear memory, `width` bits wide.
 fn load_mem(b: &mut FnBuilder, p: VarId, k: u64, width: u8) -> VarId {
     let at = byte_at(b, p, bv(32, k));
-    let v = b.temp();
-    b.assign(
-        v,
-        Rhs::Load {
-            addr: var(at),
-            width: Some(width),
-        },
-    );
-    v
+    b.load(var(at), Some(width))
 }
 
 /// `*(p + k) = value` in linear memory, `width` bits wide.
 fn store_mem(b: &mut FnBuilder, p: VarId, k: u64, value: Operand, width: u8) {
     let at = byte_at(b, p, bv(32, k));
-    b.emit(Stmt::Store {
-        addr: var(at),
-        value,
-        width: Some(width),
-    });
+    b.store(var(at), value, Some(width));
 }
 
 /// The IR function of WASI function `name` with `params` (its wasm
@@ -222,11 +206,7 @@ pub fn function(id: FuncId, name: &str, sig: &crate::Sig, config: &Config) -> Op
             let (buf, len) = (arg(0)?, arg(1)?);
             counted(&mut b, len, |b, j| {
                 let at = byte_at(b, buf, var(j));
-                b.emit(Stmt::Store {
-                    addr: var(at),
-                    value: bv(8, 0),
-                    width: Some(8),
-                });
+                b.store(var(at), bv(8, 0), Some(8));
             });
             ret(&mut b, 0);
         }
@@ -237,15 +217,7 @@ pub fn function(id: FuncId, name: &str, sig: &crate::Sig, config: &Config) -> Op
 
 /// The number of symbolic arguments (cell 0 of the state).
 fn nargs(b: &mut FnBuilder) -> VarId {
-    let n = b.temp();
-    b.assign(
-        n,
-        Rhs::Load {
-            addr: Operand::Const(NARGS),
-            width: None,
-        },
-    );
-    n
+    b.load(Operand::Const(NARGS), None)
 }
 
 /// `args_get(argv, buf)`: `argv[0]` is [`ARGV0`]; symbolic argument `i`
@@ -261,14 +233,7 @@ fn args_get(b: &mut FnBuilder, argv: VarId, buf: VarId, config: &Config) {
     for i in 0..count {
         let start = (ARGV0.len() as u32 + 1 + i * (len + 1)) as u64;
         for j in 0..len {
-            let byte = b.temp();
-            b.assign(
-                byte,
-                Rhs::Load {
-                    addr: Operand::Const(config.arg_cell(i, j)),
-                    width: Some(8),
-                },
-            );
+            let byte = b.load(Operand::Const(config.arg_cell(i, j)), Some(8));
             store_mem(b, buf, start + j as u64, var(byte), 8);
         }
         store_mem(b, buf, start + len as u64, bv(8, 0), 8);
@@ -303,14 +268,7 @@ fn fd_write(b: &mut FnBuilder, [fd, iovs, n, written]: [VarId; 4]) {
         let (base, len) = iovec(b, iovs, k);
         counted(b, len, |b, j| {
             let at = byte_at(b, base, var(j));
-            let byte = b.temp();
-            b.assign(
-                byte,
-                Rhs::Load {
-                    addr: var(at),
-                    width: Some(8),
-                },
-            );
+            let byte = b.load(var(at), Some(8));
             b.emit(Stmt::Output {
                 stream: var(fd),
                 byte: var(byte),
@@ -338,39 +296,17 @@ fn fd_read(b: &mut FnBuilder, [fd, iovs, n, read]: [VarId; 4], config: &Config) 
     counted(b, n, |b, k| {
         let (buf, len) = iovec(b, iovs, k);
         counted(b, len, |b, j| {
-            let pos = b.temp();
-            b.assign(
-                pos,
-                Rhs::Load {
-                    addr: Operand::Const(STDIN_POS),
-                    width: None,
-                },
-            );
+            let pos = b.load(Operand::Const(STDIN_POS), None);
             let at_end = b.binary(Op::UGe, var(pos), bv(32, size));
             b.branch(at_end, eof);
             let wide = b.unary(Op::ZExt(64), var(pos));
             let off = b.unary(Op::ToInt, var(wide));
             let cell = b.binary(Op::Add, base_cell.clone(), var(off));
-            let byte = b.temp();
-            b.assign(
-                byte,
-                Rhs::Load {
-                    addr: var(cell),
-                    width: Some(8),
-                },
-            );
+            let byte = b.load(var(cell), Some(8));
             let to = byte_at(b, buf, var(j));
-            b.emit(Stmt::Store {
-                addr: var(to),
-                value: var(byte),
-                width: Some(8),
-            });
+            b.store(var(to), var(byte), Some(8));
             let next = b.binary(Op::Add, var(pos), bv(32, 1));
-            b.emit(Stmt::Store {
-                addr: Operand::Const(STDIN_POS),
-                value: var(next),
-                width: None,
-            });
+            b.store(Operand::Const(STDIN_POS), var(next), None);
             b.assign(total, Rhs::Binary(Op::Add, var(total), bv(32, 1)));
         });
     });
