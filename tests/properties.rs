@@ -3,10 +3,9 @@
 //! multise, multise --no-coalesce and dse agree on bugs and covered branches.
 
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::dse::Dse;
-use braid_engine::multise::{self, Multise, Pick};
+use braid_engine::multise::Pick;
 use braid_engine::replay::{coverage, replay};
-use braid_engine::{Config, RunResult, SearchKind};
+use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec, RunResult, SearchKind};
 use braid_ir::{parse, random_program};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -32,43 +31,37 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
     };
     // A guard only: generated programs are linear but for divisions.
     config.limits.solver_timeout_ms = Some(10_000);
-    let (name, result) = match engine {
+    let spec = match engine {
         Engine::Dse(search) => {
             config.search = *search;
-            (
-                search.name().to_string(),
-                Dse::new(&module, entry, "random.bir", config)
-                    .run(&mut |_| {})
-                    .expect("runs"),
-            )
+            EngineSpec::new(EngineKind::Dse)
         }
         Engine::Merging(strategy, similarity, search) => {
             config.search = *search;
-            let merging = Merging {
+            let mut spec = EngineSpec::new(match strategy {
+                Strategy::Static => EngineKind::Ssm,
+                Strategy::Dynamic { .. } => EngineKind::Dsm,
+            });
+            spec.merging = Some(Merging {
                 strategy: *strategy,
                 similarity: *similarity,
                 qce: Default::default(),
-            };
-            let r = Dse::new(&module, entry, "random.bir", config)
-                .with_merging(merging)
-                .run(&mut |_| {})
-                .expect("runs");
-            (format!("{} {similarity:?} {}", r.engine, search.name()), r)
+            });
+            spec
         }
         Engine::Multise { coalesce, pick } => {
-            let opts = multise::Options {
-                coalesce: *coalesce,
-                pick: *pick,
-                ..multise::Options::default()
-            };
-            let (r, _) = Multise::new(&module, entry, "random.bir", config, opts)
-                .run(&mut |_| {}, false)
-                .expect("runs");
-            (format!("{} {pick:?}", r.engine), r)
+            let mut spec = EngineSpec::new(EngineKind::Multise);
+            spec.multise.coalesce = *coalesce;
+            spec.multise.pick = *pick;
+            spec
         }
     };
+    let (result, tests) =
+        explore_collect(&module, entry, "random.bir", config, &spec, &Budget::unlimited()).expect("runs");
+    let name = format!("{} {:?}", result.engine, engine_label(engine));
     assert!(result.complete(), "{name}: {:?}\n{src}", result.incomplete_reasons);
-    for t in &result.tests {
+    assert_eq!(result.stats.tests_not_reproduced, 0, "{name}\n{src}");
+    for t in &tests {
         if let Err(why) = replay(&module, t) {
             panic!("{name} test does not replay: {why}\n{src}");
         }
@@ -78,8 +71,16 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
         .iter()
         .map(|b| (b.kind.clone(), b.location.clone()))
         .collect();
-    let covered = coverage(&module, &result.tests);
+    let covered = coverage(&module, &tests);
     (result, bugs, covered)
+}
+
+fn engine_label(engine: &Engine) -> String {
+    match engine {
+        Engine::Dse(search) => search.name().to_string(),
+        Engine::Merging(_, similarity, search) => format!("{similarity:?} {}", search.name()),
+        Engine::Multise { coalesce, pick } => format!("coalesce {coalesce} {pick:?}"),
+    }
 }
 
 proptest! {
@@ -91,7 +92,7 @@ proptest! {
     fn every_test_replays_and_searchers_agree(seed in any::<u64>()) {
         let src = random_program(seed);
         let (r, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
-        prop_assert_eq!(r.paths as usize, r.tests.len());
+        prop_assert_eq!(r.paths as usize, r.tests);
         for search in [SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew] {
             let (o, obugs, ocovered) = explore(&src, &Engine::Dse(search));
             prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "dfs vs {}\n{}", search.name(), src);
@@ -209,15 +210,16 @@ proptest! {
         let entry = module.func_index("main").expect("a main function");
         let mut config = Config::default();
         config.limits.loop_bound = Some(3);
-        config.limits.max_time = Some(std::time::Duration::from_secs(2));
         config.limits.solver_timeout_ms = Some(2000);
-        let dse = Dse::new(&module, entry, "mutated.bir", config.clone()).run(&mut |_| {}).expect("runs");
-        let (ms, _) = Multise::new(&module, entry, "mutated.bir", config, multise::Options::default())
-            .run(&mut |_| {}, true)
-            .expect("runs");
-        for t in dse.tests.iter().chain(&ms.tests) {
-            if let Err(why) = replay(&module, t) {
-                panic!("test does not replay: {why}\n{src}");
+        for kind in [EngineKind::Dse, EngineKind::Multise] {
+            let budget = Budget::start(braid_budget::Limits { time: Some(std::time::Duration::from_secs(2)), memory_mb: None });
+            let mut spec = EngineSpec::new(kind);
+            spec.multise.dump_state = true;
+            let (_, tests) = explore_collect(&module, entry, "mutated.bir", config.clone(), &spec, &budget).expect("runs");
+            for t in &tests {
+                if let Err(why) = replay(&module, t) {
+                    panic!("test does not replay: {why}\n{src}");
+                }
             }
         }
     }

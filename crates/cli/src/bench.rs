@@ -1,16 +1,15 @@
 //! `braid bench SUITE --engines a,b,...`: every program of a suite under
-//! every engine, in one run, side by side. Each run's tests are replayed:
-//! the engines must agree on the branches their tests cover and on the bugs
-//! they find. Markdown tables by default, one JSON object with `--json`.
+//! every engine, in one run, side by side. Each engine runs as its own
+//! `braid run` process (so one run's memory or crash cannot touch the
+//! others, and its peak memory and overrun of the time limit are measured);
+//! its tests are then replayed here: the engines must agree on the branches
+//! their tests cover and on the bugs they find. Markdown tables by default,
+//! one JSON object with `--json`.
 
 use anyhow::{anyhow, bail, Context, Result};
-use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::dse::Dse;
-use braid_engine::multise::{self, Multise};
-use braid_engine::qce::QceParams;
 use braid_engine::replay::replay;
 use braid_engine::results::Branch;
-use braid_engine::{Config, Limits, RunResult, SearchKind};
+use braid_engine::{EngineKind, EngineSpec, SearchKind, TestCase};
 use braid_wasm::wasi::Config as WasiConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
@@ -18,19 +17,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-/// The engines `braid bench` knows, by the name `--engines` uses.
-const ENGINES: [&str; 8] = [
-    "dse",
-    "ssm-none",
-    "ssm-all",
-    "ssm-qce",
-    "dsm",
-    "dsm-all",
-    "multise",
-    "multise-no-coalesce",
-];
+use std::time::{Duration, Instant};
 
 pub struct BenchArgs {
     pub suite: PathBuf,
@@ -40,20 +27,83 @@ pub struct BenchArgs {
     pub search: SearchKind,
 }
 
+/// The statistics the tables show, read off a run's `--json` object.
+#[derive(Default)]
+struct RunStats {
+    wall_ms: u64,
+    complete: bool,
+    timed_out: bool,
+    paths: u64,
+    paths_exact: bool,
+    tests: u64,
+    frontier_tests: u64,
+    solver_queries: u64,
+    solver_calls: u64,
+    solver_ms: u64,
+    bdd_ms: u64,
+    operations: u64,
+    statements: u64,
+    states_merged: u64,
+    merge_attempts: u64,
+    fast_forwards: u64,
+    fast_forwards_merged: u64,
+    ite_queries: u64,
+    branches_explored: Option<u64>,
+    avg_value_summary_size: f64,
+    sharing_factor: f64,
+}
+
+impl RunStats {
+    fn read(j: &Value) -> RunStats {
+        let s = &j["stats"];
+        let n = |v: &Value| v.as_u64().unwrap_or(0);
+        let reasons: Vec<&str> = j["incomplete_reasons"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        RunStats {
+            wall_ms: n(&s["wall_ms"]),
+            complete: j["complete"].as_bool().unwrap_or(false),
+            timed_out: reasons.iter().any(|r| r.starts_with("time limit")),
+            paths: n(&j["paths"]),
+            paths_exact: j["paths_exact"].as_bool().unwrap_or(false),
+            tests: n(&j["tests"]),
+            frontier_tests: n(&j["frontier_tests"]),
+            solver_queries: n(&s["solver_queries"]),
+            solver_calls: n(&s["solver_calls"]),
+            solver_ms: n(&s["solver_ms"]),
+            bdd_ms: n(&s["bdd_ms"]),
+            operations: n(&s["operations"]),
+            statements: n(&s["statements"]),
+            states_merged: n(&s["states_merged"]),
+            merge_attempts: n(&s["merge_attempts"]),
+            fast_forwards: n(&s["fast_forwards"]),
+            fast_forwards_merged: n(&s["fast_forwards_merged"]),
+            ite_queries: n(&s["ite_queries"]),
+            branches_explored: s["branches_explored"].as_u64(),
+            avg_value_summary_size: s["avg_value_summary_size"].as_f64().unwrap_or(0.0),
+            sharing_factor: s["sharing_factor"].as_f64().unwrap_or(0.0),
+        }
+    }
+}
+
 /// One engine's run of one program, as the tables show it.
 struct Summary {
     engine: String,
-    result: RunResult,
-    timed_out: bool,
+    result: RunStats,
+    /// Wall time of the whole `braid run` process, and its peak resident memory.
+    process_ms: u64,
+    peak_rss_mb: u64,
+    /// How the process ended when it did not exit normally.
+    failure: Option<String>,
     covered: BTreeSet<Branch>,
     bugs: BTreeSet<(String, String)>,
     replay_failures: usize,
 }
 
 impl Summary {
-    fn json(&self) -> Value {
-        let r = &self.result;
-        let s = &r.stats;
+    fn json(&self, limit: Option<Duration>) -> Value {
+        let s = &self.result;
         let pct = |part: u64| {
             if s.wall_ms == 0 {
                 0.0
@@ -64,11 +114,16 @@ impl Summary {
         json!({
             "engine": self.engine,
             "time_ms": s.wall_ms,
-            "complete": r.complete(),
-            "timed_out": self.timed_out,
-            "paths": r.paths,
-            "paths_exact": r.paths_exact,
-            "tests": r.tests.len(),
+            "process_ms": self.process_ms,
+            "overrun_ms": self.overrun_ms(limit),
+            "peak_rss_mb": self.peak_rss_mb,
+            "failure": self.failure,
+            "complete": s.complete,
+            "timed_out": s.timed_out,
+            "paths": s.paths,
+            "paths_exact": s.paths_exact,
+            "tests": s.tests,
+            "frontier_tests": s.frontier_tests,
             "replay_failures": self.replay_failures,
             "bugs": self.bugs.len(),
             "branches_covered": self.covered.len(),
@@ -91,9 +146,14 @@ impl Summary {
         })
     }
 
+    /// How far past the time limit the process ended (0 if it did not).
+    fn overrun_ms(&self, limit: Option<Duration>) -> u64 {
+        limit.map_or(0, |l| self.process_ms.saturating_sub(l.as_millis() as u64))
+    }
+
     /// Average time of one solver call (ms).
     fn call_ms(&self) -> f64 {
-        let s = &self.result.stats;
+        let s = &self.result;
         s.solver_ms as f64 / s.solver_calls.max(1) as f64
     }
 }
@@ -108,7 +168,7 @@ impl Row {
     /// branches and bugs; `None` when some run is incomplete (nothing to
     /// compare).
     fn agree(&self) -> Option<bool> {
-        if self.engines.iter().any(|e| !e.result.complete()) {
+        if self.engines.iter().any(|e| !e.result.complete) {
             return None;
         }
         let first = &self.engines[0];
@@ -133,16 +193,16 @@ impl Row {
     fn exact_paths(&self) -> Option<u64> {
         self.engines
             .iter()
-            .find(|e| e.result.paths_exact && e.result.complete())
+            .find(|e| e.result.paths_exact && e.result.complete)
             .map(|e| e.result.paths)
     }
 
-    fn json(&self) -> Value {
+    fn json(&self, limit: Option<Duration>) -> Value {
         let engines: serde_json::Map<String, Value> =
-            self.engines.iter().map(|e| (e.engine.clone(), e.json())).collect();
-        let ms = |e: &Summary| e.result.stats.wall_ms as f64;
-        let solver_ms = |e: &Summary| e.result.stats.solver_ms as f64;
-        let ops = |e: &Summary| e.result.stats.operations as f64;
+            self.engines.iter().map(|e| (e.engine.clone(), e.json(limit))).collect();
+        let ms = |e: &Summary| e.result.wall_ms as f64;
+        let solver_ms = |e: &Summary| e.result.solver_ms as f64;
+        let ops = |e: &Summary| e.result.operations as f64;
         json!({
             "program": self.program,
             "engines": engines,
@@ -195,105 +255,161 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
     key
 }
 
-/// The `--entry` and WASI settings of a suite program, from the first
+/// The extra `braid run` arguments of a suite program: the first
 /// `// braid-args:` line of the C source beside it.
-fn example_args(path: &Path) -> Result<(Option<String>, WasiConfig)> {
+fn example_words(path: &Path) -> Vec<String> {
     let Ok(src) = std::fs::read_to_string(path.with_extension("c")) else {
-        return Ok((None, WasiConfig::default()));
+        return Vec::new();
     };
-    let words: Vec<String> = src
-        .lines()
+    src.lines()
         .find_map(|l| l.strip_prefix("// braid-args:"))
         .map(|a| a.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    crate::program_args(&words)
+        .unwrap_or_default()
 }
 
-/// Runs one engine on one program.
+/// Runs one engine on one program in a `braid run` process of its own, and
+/// replays the tests it wrote.
 fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
-    let crate::Loaded {
-        module,
-        entry,
-        incomplete,
-    } = {
-        let (entry, wasi) = example_args(path)?;
-        crate::load_program(path, entry.as_deref(), false, true, &wasi)?
-    };
-    let program = path.display().to_string();
-    let config = Config {
-        search: args.search,
-        seed: 0,
-        limits: Limits {
-            max_time: args.max_time,
-            ..Limits::default()
-        },
-    };
-    let merging = |strategy, similarity| Merging {
-        strategy,
-        similarity,
-        qce: QceParams::default(),
-    };
-    let dse = |m: Option<Merging>| {
-        let d = Dse::new(&module, entry, &program, config.clone());
-        match m {
-            Some(m) => d.with_merging(m),
-            None => d,
+    let spec = EngineSpec::named(engine).ok_or_else(|| unknown_engine(engine))?;
+    let words = example_words(path);
+    let (entry, wasi): (Option<String>, WasiConfig) = crate::program_args(&words)?;
+    let crate::Loaded { module, .. } = crate::load_program(path, entry.as_deref(), false, true, &wasi)?;
+    let dir = scratch_dir()?;
+    let mut cmd = std::process::Command::new(std::env::current_exe().context("cannot find the braid binary")?);
+    cmd.arg("run")
+        .arg(path)
+        .args(["--json", "--progress", "never", "--out"])
+        .arg(&dir)
+        .args(spec.run_args())
+        .args(&words);
+    if matches!(spec.kind, EngineKind::Dse | EngineKind::Dsm) {
+        cmd.args(["--search", args.search.name()]);
+    }
+    if let Some(t) = args.max_time {
+        cmd.args(["--max-time", &t.as_secs_f64().to_string()]);
+    }
+    let stdout = std::fs::File::create(dir.join("stdout.json"))?;
+    let stderr = std::fs::File::create(dir.join("stderr.txt"))?;
+    cmd.stdout(stdout).stderr(stderr);
+    let start = Instant::now();
+    let child = cmd.spawn().context("cannot start braid run")?;
+    // Past its limit and a grace, the run is killed.
+    let kill_after = args.max_time.map(|t| t + (t / 5).max(Duration::from_secs(10)));
+    let (status, peak_rss_mb) = wait_measured(child.id() as libc::pid_t, start, kill_after);
+    let process_ms = start.elapsed().as_millis() as u64;
+    let text = std::fs::read_to_string(dir.join("stdout.json")).unwrap_or_default();
+    let json: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let failure = match status {
+        ExitStatus::Exited(0 | 1) if !json.is_null() => None,
+        ExitStatus::Exited(code) => {
+            let err = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
+            Some(format!("exit {code}: {}", err.trim()))
         }
-        .run(&mut |_| {})
+        ExitStatus::Signalled(sig) => Some(format!("killed by signal {sig}")),
     };
-    let dsm = Strategy::Dynamic { delta: 8 };
-    let result = match engine {
-        "dse" => dse(None)?,
-        "ssm-none" => dse(Some(merging(Strategy::Static, Similarity::None)))?,
-        "ssm-all" => dse(Some(merging(Strategy::Static, Similarity::All)))?,
-        "ssm-qce" => dse(Some(merging(Strategy::Static, Similarity::Qce)))?,
-        "dsm" => dse(Some(merging(dsm, Similarity::Qce)))?,
-        "dsm-all" => dse(Some(merging(dsm, Similarity::All)))?,
-        "multise" | "multise-no-coalesce" => {
-            let opts = multise::Options {
-                coalesce: engine == "multise",
-                ..multise::Options::default()
-            };
-            Multise::new(&module, entry, &program, config.clone(), opts)
-                .run(&mut |_| {}, false)?
-                .0
-        }
-        other => bail!("unknown engine `{other}` (known: {})", ENGINES.join(", ")),
-    };
-    let mut result = result;
-    result.incomplete_reasons.extend(incomplete);
-    let timed_out = result.incomplete_reasons.iter().any(|r| r.starts_with("time limit"));
     let mut covered = BTreeSet::new();
     let mut replay_failures = 0;
-    for t in &result.tests {
-        match replay(&module, t) {
-            Ok(run) => covered.extend(run.covered),
-            Err(_) => replay_failures += 1,
+    let mut bugs = BTreeSet::new();
+    for t in test_files(&dir) {
+        let test: Option<TestCase> = std::fs::read_to_string(&t)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        match test.map(|test| replay(&module, &test).map(|run| (test, run))) {
+            Some(Ok((test, run))) => {
+                covered.extend(run.covered);
+                if let braid_engine::Outcome::Bug { bug, location, .. } = test.outcome {
+                    bugs.insert((bug, location));
+                }
+            }
+            _ => replay_failures += 1,
         }
     }
-    let bugs = result
-        .bugs
-        .iter()
-        .map(|b| (b.kind.clone(), b.location.clone()))
-        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(Summary {
         engine: engine.to_string(),
-        result,
-        timed_out,
+        result: RunStats::read(&json),
+        process_ms,
+        peak_rss_mb,
+        failure,
         covered,
         bugs,
         replay_failures,
     })
 }
 
+fn unknown_engine(name: &str) -> anyhow::Error {
+    anyhow!(
+        "unknown engine `{name}` (known: {})",
+        EngineSpec::BENCH_NAMES.join(", ")
+    )
+}
+
+/// A fresh directory for one run's output.
+fn scratch_dir() -> Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("braid-bench-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
+fn test_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("tests"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    files
+}
+
+enum ExitStatus {
+    Exited(i32),
+    Signalled(i32),
+}
+
+/// Waits for the child `pid`, killing it at `kill_after` (from `start`):
+/// how it ended and its peak resident memory in MiB.
+fn wait_measured(pid: libc::pid_t, start: Instant, kill_after: Option<Duration>) -> (ExitStatus, u64) {
+    let mut killed = false;
+    loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 writes into the status and rusage we pass.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            let rss = usage.ru_maxrss.max(0) as u64 / 1024;
+            let how = if libc::WIFEXITED(status) {
+                ExitStatus::Exited(libc::WEXITSTATUS(status))
+            } else {
+                ExitStatus::Signalled(libc::WTERMSIG(status))
+            };
+            return (how, rss);
+        }
+        if r < 0 {
+            return (ExitStatus::Exited(-1), 0);
+        }
+        if !killed && kill_after.is_some_and(|k| start.elapsed() > k) {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// `braid bench`: exit 0 when the engines agree on every program where
 /// all runs completed, 1 otherwise.
 pub fn bench(args: BenchArgs) -> Result<i32> {
     if args.engines.is_empty() {
-        bail!("--engines needs at least one engine ({})", ENGINES.join(", "));
+        bail!(
+            "--engines needs at least one engine ({})",
+            EngineSpec::BENCH_NAMES.join(", ")
+        );
     }
-    if let Some(bad) = args.engines.iter().find(|e| !ENGINES.contains(&e.as_str())) {
-        return Err(anyhow!("unknown engine `{bad}` (known: {})", ENGINES.join(", ")));
+    if let Some(bad) = args.engines.iter().find(|e| EngineSpec::named(e).is_none()) {
+        return Err(unknown_engine(bad));
     }
     let files = programs(&args.suite)?;
     let total = (files.len() * args.engines.len()) as u64;
@@ -318,7 +434,7 @@ pub fn bench(args: BenchArgs) -> Result<i32> {
     }
     bar.finish_and_clear();
     if args.json {
-        let rows: Vec<Value> = rows.iter().map(Row::json).collect();
+        let rows: Vec<Value> = rows.iter().map(|r| r.json(args.max_time)).collect();
         println!("{}", serde_json::to_string_pretty(&json!({ "rows": rows }))?);
     } else {
         print!("{}", markdown(&rows, &args));
@@ -335,20 +451,29 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
     let limit = args.max_time.map(|t| t.as_secs_f64());
     let _ = writeln!(
         s,
-        "| program | engine | time ms | paths | paths/s | tests | queries | Z3 calls | solver % | BDD % | VS size | sharing | operations | merged | covered | explored | bugs |"
+        "| program | engine | time ms | overrun s | peak MB | paths | paths/s | tests | frontier | queries | Z3 calls | solver % | BDD % | VS size | sharing | operations | merged | covered | explored | bugs |"
     );
     let _ = writeln!(
         s,
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for row in rows {
         let exact = row.exact_paths();
         for e in &row.engines {
             let r = &e.result;
-            let st = &r.stats;
-            let time = match (e.timed_out, limit) {
+            if let Some(why) = &e.failure {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | FAILED: {} |",
+                    row.program,
+                    e.engine,
+                    why.replace('|', "/")
+                );
+                continue;
+            }
+            let time = match (r.timed_out, limit) {
                 (true, Some(t)) => format!(">{t}s"),
-                _ => st.wall_ms.to_string(),
+                _ => r.wall_ms.to_string(),
             };
             let paths = if r.paths == u64::MAX {
                 "~2^64+".to_string()
@@ -358,32 +483,40 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 format!("~{}", r.paths)
             };
             let rate = match exact {
-                Some(p) if r.complete() => format!("{:.0}", p as f64 / (st.wall_ms.max(1) as f64 / 1000.0)),
+                Some(p) if r.complete => format!("{:.0}", p as f64 / (r.wall_ms.max(1) as f64 / 1000.0)),
                 _ => "-".into(),
             };
-            let pct = |x: u64| format!("{:.0}", 100.0 * x as f64 / st.wall_ms.max(1) as f64);
+            let pct = |x: u64| format!("{:.0}", 100.0 * x as f64 / r.wall_ms.max(1) as f64);
             // The sharing factor divides the path count; a saturated
             // estimate says nothing.
             let sharing = match (r.paths_exact, r.paths) {
                 (_, u64::MAX) => "-".to_string(),
-                (true, _) => format!("{:.1}", st.sharing_factor),
-                (false, _) => format!("~{:.1}", st.sharing_factor),
+                (true, _) => format!("{:.1}", r.sharing_factor),
+                (false, _) => format!("~{:.1}", r.sharing_factor),
+            };
+            let replay = if e.replay_failures > 0 {
+                format!(" ({} FAIL replay)", e.replay_failures)
+            } else {
+                String::new()
             };
             let _ = writeln!(
                 s,
-                "| {} | {} | {time} | {paths} | {rate} | {} | {} | {} | {} | {} | {:.1} | {sharing} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {time} | {:.1} | {} | {paths} | {rate} | {}{replay} | {} | {} | {} | {} | {} | {:.1} | {sharing} | {} | {} | {} | {} | {} |",
                 row.program,
                 e.engine,
-                r.tests.len(),
-                st.solver_queries,
-                st.solver_calls,
-                pct(st.solver_ms),
-                pct(st.bdd_ms),
-                st.avg_value_summary_size,
-                st.operations,
-                st.states_merged,
+                e.overrun_ms(args.max_time) as f64 / 1000.0,
+                e.peak_rss_mb,
+                r.tests,
+                r.frontier_tests,
+                r.solver_queries,
+                r.solver_calls,
+                pct(r.solver_ms),
+                pct(r.bdd_ms),
+                r.avg_value_summary_size,
+                r.operations,
+                r.states_merged,
                 e.covered.len(),
-                st.branches_explored.map_or("-".into(), |b| b.to_string()),
+                r.branches_explored.map_or("-".into(), |b| b.to_string()),
                 e.bugs.len(),
             );
         }
@@ -399,9 +532,9 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
         let show = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}"));
         let mut logs = Vec::new();
         for row in rows {
-            let ms = |e: &Summary| e.result.stats.wall_ms as f64;
+            let ms = |e: &Summary| e.result.wall_ms as f64;
             let time = row.ratio(ms);
-            if row.engines.iter().all(|e| e.result.complete()) {
+            if row.engines.iter().all(|e| e.result.complete) {
                 logs.extend(time.map(f64::ln));
             }
             let agree = match row.agree() {
@@ -414,9 +547,9 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
                 "| {} | {} | {} | {} | {} | {agree} |",
                 row.program,
                 show(time),
-                show(row.ratio(|e| e.result.stats.solver_ms as f64)),
+                show(row.ratio(|e| e.result.solver_ms as f64)),
                 show(row.ratio(Summary::call_ms)),
-                show(row.ratio(|e| e.result.stats.operations as f64)),
+                show(row.ratio(|e| e.result.operations as f64)),
             );
         }
         if !logs.is_empty() {

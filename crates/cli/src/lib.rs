@@ -9,16 +9,14 @@ mod testcomp;
 
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::dse::Dse;
-use braid_engine::multise::{self, Multise, Pick};
+use braid_engine::multise::Pick;
 use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
-use braid_engine::{Config, Limits, Progress, SearchKind, TestCase};
+use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
 use braid_ir::{FuncId, Module};
 use braid_wasm::wasi::Config as WasiConfig;
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
+use output::{ProgressMode, Report, RunSink};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -109,9 +107,18 @@ struct RunArgs {
     /// Jumps to one label per call (and recursive calls) allowed per path.
     #[arg(long)]
     loop_bound: Option<u32>,
-    /// Stop exploring after this many seconds.
+    /// Stop after this many seconds (exploration stops a little before, to
+    /// turn the frontier into tests and write the results).
     #[arg(long)]
     max_time: Option<f64>,
+    /// Stop when resident memory reaches this many MiB (default: half the
+    /// physical memory).
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
+    /// Progress on stderr: auto (a status line on a terminal, else a line
+    /// every 5 s), always (a line every second), never.
+    #[arg(long, default_value = "auto")]
+    progress: String,
     /// At most this many live states; further forks are dropped.
     #[arg(long)]
     max_states: Option<usize>,
@@ -324,7 +331,74 @@ fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
     }
 }
 
+/// `--max-time` as a duration: a non-negative number of seconds that a
+/// clock can hold.
+fn max_time(seconds: Option<f64>) -> Result<Option<Duration>> {
+    /// A century: longer limits are a mistake, and would overflow a clock.
+    const MAX_SECONDS: f64 = 100.0 * 365.25 * 86_400.0;
+    match seconds {
+        None => Ok(None),
+        Some(t) if t.is_finite() && (0.0..=MAX_SECONDS).contains(&t) => Ok(Some(Duration::from_secs_f64(t))),
+        Some(t) => bail!("--max-time must be a number of seconds from 0 to {MAX_SECONDS:.0} (got {t})"),
+    }
+}
+
+/// `--max-memory` in MiB, or the default that protects the machine.
+fn max_memory(mb: Option<u64>) -> Result<Option<u64>> {
+    match mb {
+        Some(0) => bail!("--max-memory must be at least 1 (MiB)"),
+        Some(mb) if mb > 1 << 40 => bail!("--max-memory is in MiB: {mb} is more than any machine has"),
+        Some(mb) => Ok(Some(mb)),
+        None => Ok(braid_budget::default_memory_mb()),
+    }
+}
+
+/// The engine and its settings from `braid run`'s flags.
+fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
+    let kind = EngineKind::parse(&args.engine).ok_or_else(|| {
+        anyhow!(
+            "unknown engine `{}` ({})",
+            args.engine,
+            EngineKind::ALL.map(EngineKind::name).join(", ")
+        )
+    })?;
+    let multise_only = [
+        (args.no_coalesce, "--no-coalesce"),
+        (args.pick != "topo", "--pick"),
+        (args.linear_only, "--linear-only"),
+        (args.no_float, "--no-float"),
+        (args.dump_state, "--dump-state"),
+        (args.trace, "--trace"),
+    ];
+    if kind != EngineKind::Multise {
+        if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
+            bail!("{flag} applies to --engine multise only");
+        }
+    }
+    let mut spec = EngineSpec::new(kind);
+    spec.merging = merging_of(args)?;
+    let o = &mut spec.multise;
+    o.coalesce = !args.no_coalesce;
+    o.pick = Pick::parse(&args.pick).ok_or_else(|| anyhow!("unknown pick `{}` (topo, dfs, bfs)", args.pick))?;
+    o.linear_only = args.linear_only;
+    o.no_float = args.no_float;
+    o.trace = args.trace;
+    o.dump_state = args.dump_state;
+    Ok(spec)
+}
+
 fn run(args: RunArgs) -> Result<i32> {
+    let search_name = args.search.as_deref().unwrap_or("dfs");
+    let search = SearchKind::parse(search_name)
+        .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
+    let spec = engine_spec(&args)?;
+    let progress = ProgressMode::parse(&args.progress)
+        .ok_or_else(|| anyhow!("unknown --progress `{}` (auto, always, never)", args.progress))?;
+    let budget_limits = braid_budget::Limits {
+        time: max_time(args.max_time)?,
+        memory_mb: max_memory(args.max_memory)?,
+    };
+    let wasi = wasi_of(&args)?;
     let Loaded {
         module,
         entry,
@@ -334,113 +408,42 @@ fn run(args: RunArgs) -> Result<i32> {
         args.entry.as_deref(),
         args.allow_unknown_imports,
         true,
-        &wasi_of(&args)?,
+        &wasi,
     )?;
-    let search_name = args.search.as_deref().unwrap_or("dfs");
-    let search = SearchKind::parse(search_name)
-        .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
-    let merging = merging_of(&args)?;
-    let max_time = match args.max_time {
-        Some(t) if !(t.is_finite() && t >= 0.0) => {
-            bail!("--max-time must be a non-negative number of seconds")
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
     let config = Config {
         search,
         seed: args.seed,
         limits: Limits {
             loop_bound: args.loop_bound,
-            max_time,
             max_states: args.max_states,
             solver_timeout_ms: args.solver_timeout,
         },
     };
     let program = args.program.display().to_string();
-    let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
-        let bar = ProgressBar::hidden();
-        bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
-        bar
-    });
-    let mut on_progress = |p: &Progress| {
-        if let Some(bar) = &bar {
-            if p.elapsed > Duration::from_secs(1) {
-                if bar.is_hidden() {
-                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                }
-                bar.set_message(format!("{} paths, {} live states", p.paths, p.live_states));
-                bar.tick();
-            }
-        }
-    };
-    let multise_only = [
-        (args.no_coalesce, "--no-coalesce"),
-        (args.pick != "topo", "--pick"),
-        (args.linear_only, "--linear-only"),
-        (args.no_float, "--no-float"),
-        (args.dump_state, "--dump-state"),
-        (args.trace, "--trace"),
-    ];
-    if args.engine != "multise" {
-        if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
-            bail!("{flag} applies to --engine multise only");
-        }
+    let entry_name = module.func(entry).name.clone();
+    let engine = spec.build(&module, entry, &program, config)?;
+    let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str()));
+    let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
+    braid_budget::install_signal_handlers();
+    let budget = Budget::start(budget_limits);
+    let mut rec = Recorder::new(&module, entry, &program, wasi_args(&wasi), budget.clone(), &mut sink);
+    let result = explore(engine, &budget, &mut rec);
+    drop(rec);
+    sink.finish();
+    let mut result = result?;
+    if let Some(e) = sink.error.take() {
+        return Err(e);
     }
-    let mut dump = None;
-    let result = match args.engine.as_str() {
-        "dse" => Dse::new(&module, entry, &program, config).run(&mut on_progress)?,
-        "ssm" | "dsm" => {
-            let merging = merging.expect("set for ssm and dsm");
-            Dse::new(&module, entry, &program, config)
-                .with_merging(merging)
-                .run(&mut on_progress)?
-        }
-        "multise" => {
-            let pick =
-                Pick::parse(&args.pick).ok_or_else(|| anyhow!("unknown pick `{}` (topo, dfs, bfs)", args.pick))?;
-            let opts = multise::Options {
-                coalesce: !args.no_coalesce,
-                pick,
-                linear_only: args.linear_only,
-                no_float: args.no_float,
-                trace: args.trace,
-            };
-            let (result, state) =
-                Multise::new(&module, entry, &program, config, opts).run(&mut on_progress, args.dump_state)?;
-            dump = state;
-            result
-        }
-        "concolic" => {
-            bail!(
-                "engine `{}` is not implemented yet; available: dse, ssm, dsm, multise",
-                args.engine
-            )
-        }
-        other => bail!("unknown engine `{other}` (dse, ssm, dsm, multise, concolic)"),
-    };
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let order = match args.engine.as_str() {
-        "multise" => args.pick.as_str(),
-        "ssm" => "topological",
-        _ => search.name(),
-    };
-    let mut result = result;
     result.incomplete_reasons.extend(incomplete);
-    // The arguments that shaped the program (what each test prints is
-    // recorded as the report measures coverage).
-    let run_args = wasi_args(&wasi_of(&args)?);
-    for t in &mut result.tests {
-        t.run_args = run_args.clone();
-    }
-    let report = output::Report::new(&module, &program, order, result);
+    let order = match spec.kind {
+        EngineKind::Multise => args.pick.clone(),
+        EngineKind::Ssm => "topological".into(),
+        _ => search.name().into(),
+    };
+    let dump = result.state_dump.take();
+    let report = Report::new(&program, &order, result);
     if let Some(dir) = &args.out {
-        report.write_dir(dir)?;
-        let is_wasm = matches!(args.program.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"));
-        if is_wasm {
-            testcomp::write(dir, &args.program, &module.func(entry).name, &report.result.tests)?;
-        }
+        report.write_summary(dir)?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.json())?);
@@ -520,6 +523,9 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         },
         _ => return Ok(None),
     };
+    if args.delta.is_some_and(|d| d > 1 << 20) {
+        bail!("--delta must be at most {}", 1 << 20);
+    }
     let name = args.merge.as_deref().unwrap_or("qce");
     let similarity = Similarity::parse(name).ok_or_else(|| anyhow!("unknown --merge `{name}` (none, all, qce)"))?;
     let defaults = QceParams::default();

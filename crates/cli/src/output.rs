@@ -1,31 +1,176 @@
-//! Rendering a run: the `--json` object, the human summary and the `--out`
-//! directory (`tests/NNNNNN.json`, `summary.json`).
+//! What a run shows and leaves behind: tests written to `--out DIR` as they
+//! come (`tests/NNNNNN.json`, and Test-Comp's `test-suite/` for WebAssembly
+//! programs), progress on stderr, and at the end the `--json` object, the
+//! human summary and `summary.json`. Files are written whole and renamed
+//! into place, so a reader never sees half a file.
 
 use anyhow::{Context, Result};
-use braid_engine::replay::coverage_recording_output;
-use braid_engine::RunResult;
-use braid_ir::Module;
+use braid_engine::{Progress, RunResult, Sink, TestCase};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::fmt::Write;
-use std::path::Path;
-
-pub struct Report {
-    pub program: String,
-    /// The searcher (dse) or pick strategy (multise).
-    pub search: String,
-    pub result: RunResult,
-    pub branches_covered: usize,
-    pub branches_total: usize,
-}
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The file name of the i-th test (0-based) under `--out`.
 pub fn test_file(i: usize) -> String {
     format!("tests/{:06}.json", i + 1)
 }
 
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `--progress`: when a run reports how it is going on stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// A status line that redraws itself on a terminal; off a terminal, a
+    /// line every few seconds.
+    Auto,
+    /// A line every second, wherever stderr goes.
+    Always,
+    Never,
+}
+
+impl ProgressMode {
+    pub fn parse(s: &str) -> Option<ProgressMode> {
+        match s {
+            "auto" => Some(ProgressMode::Auto),
+            "always" => Some(ProgressMode::Always),
+            "never" => Some(ProgressMode::Never),
+            _ => None,
+        }
+    }
+}
+
+/// How progress is shown.
+enum Display {
+    Bar(ProgressBar),
+    /// A line on stderr every so often.
+    Lines {
+        every: Duration,
+        last: Instant,
+    },
+    Off,
+}
+
+/// The sink of `braid run`: each test goes to disk as it comes.
+pub struct RunSink {
+    out: Option<PathBuf>,
+    /// Whether Test-Comp test files are written too (WebAssembly programs).
+    testcomp: bool,
+    display: Display,
+    /// The first error writing a test (reported when the run ends).
+    pub error: Option<anyhow::Error>,
+}
+
+impl RunSink {
+    /// Creates `out/tests/` (and Test-Comp's `test-suite/` with its metadata
+    /// for a WebAssembly `program` run from `entry`).
+    pub fn new(out: Option<&Path>, testcomp: Option<(&Path, &str)>, progress: ProgressMode) -> Result<RunSink> {
+        if let Some(dir) = out {
+            let tests = dir.join("tests");
+            std::fs::create_dir_all(&tests).with_context(|| format!("cannot create {}", tests.display()))?;
+            if let Some((program, entry)) = testcomp {
+                crate::testcomp::start(dir, program, entry)?;
+            }
+        }
+        let lines = |secs| Display::Lines {
+            every: Duration::from_secs(secs),
+            last: Instant::now(),
+        };
+        let display = match progress {
+            ProgressMode::Never => Display::Off,
+            ProgressMode::Always => lines(1),
+            ProgressMode::Auto if std::io::stderr().is_terminal() => {
+                let bar = ProgressBar::hidden();
+                bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+                Display::Bar(bar)
+            }
+            ProgressMode::Auto => lines(5),
+        };
+        Ok(RunSink {
+            out: out.map(Path::to_path_buf),
+            testcomp: testcomp.is_some(),
+            display,
+            error: None,
+        })
+    }
+
+    /// Clears the status line before the summary is printed.
+    pub fn finish(&mut self) {
+        if let Display::Bar(bar) = &self.display {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn write(&self, index: usize, test: &TestCase) -> Result<()> {
+        let Some(dir) = &self.out else { return Ok(()) };
+        write_atomically(
+            &dir.join(test_file(index)),
+            serde_json::to_string_pretty(test)?.as_bytes(),
+        )?;
+        if self.testcomp {
+            crate::testcomp::write_test(dir, index, test)?;
+        }
+        Ok(())
+    }
+}
+
+/// One status line: `12.0s  paths 120  tests 56  coverage 78/166  states 4  memory 45 MB`.
+pub fn status_line(p: &Progress) -> String {
+    format!(
+        "{:.1}s  paths {}  tests {}  coverage {}/{}  states {}  memory {} MB",
+        p.elapsed.as_secs_f64(),
+        p.paths,
+        p.tests,
+        p.branches_covered,
+        p.branches_total,
+        p.live_states,
+        p.rss_bytes >> 20
+    )
+}
+
+impl Sink for RunSink {
+    fn test(&mut self, index: usize, test: &TestCase) {
+        if self.error.is_none() {
+            self.error = self.write(index, test).err();
+        }
+    }
+
+    fn progress(&mut self, p: &Progress) {
+        match &mut self.display {
+            Display::Bar(bar) if p.elapsed > Duration::from_secs(1) => {
+                if bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_message(status_line(p));
+                bar.tick();
+            }
+            Display::Lines { every, last } if last.elapsed() >= *every => {
+                *last = Instant::now();
+                eprintln!("braid: {}", status_line(p));
+            }
+            _ => {}
+        }
+    }
+}
+
+pub struct Report {
+    pub program: String,
+    /// The searcher (dse) or pick strategy (multise).
+    pub search: String,
+    pub result: RunResult,
+}
+
 impl Report {
-    pub fn new(module: &Module, program: &str, search: &str, mut result: RunResult) -> Report {
-        let covered = coverage_recording_output(module, &mut result.tests).len();
+    pub fn new(program: &str, search: &str, mut result: RunResult) -> Report {
         for b in &mut result.bugs {
             b.test = test_file(b.test_index);
         }
@@ -33,8 +178,6 @@ impl Report {
             program: program.to_string(),
             search: search.to_string(),
             result,
-            branches_covered: covered,
-            branches_total: 2 * module.branch_count(),
         }
     }
 
@@ -48,9 +191,10 @@ impl Report {
             "incomplete_reasons": r.incomplete_reasons,
             "paths": r.paths,
             "paths_exact": r.paths_exact,
-            "tests": r.tests.len(),
+            "tests": r.tests,
+            "frontier_tests": r.frontier_tests,
             "bugs": r.bugs,
-            "coverage": {"branches_covered": self.branches_covered, "branches_total": self.branches_total},
+            "coverage": {"branches_covered": r.branches_covered, "branches_total": r.branches_total},
             "stats": r.stats,
         })
     }
@@ -59,17 +203,18 @@ impl Report {
         let r = &self.result;
         let mut s = String::new();
         let _ = writeln!(s, "{}: engine {}, search {}", self.program, r.engine, self.search);
-        let state = if r.complete() {
-            "complete".to_string()
+        let state = if r.complete() { "complete" } else { "incomplete" };
+        let frontier = if r.frontier_tests > 0 {
+            format!(" ({} from the frontier)", r.frontier_tests)
         } else {
-            "incomplete".to_string()
+            String::new()
         };
         let _ = writeln!(
             s,
-            "paths {}{}  tests {}  bugs {}  ({state})",
+            "paths {}{}  tests {}{frontier}  bugs {}  ({state})",
             r.paths,
             if r.paths_exact { "" } else { " (estimate)" },
-            r.tests.len(),
+            r.tests,
             r.bugs.len()
         );
         for reason in &r.incomplete_reasons {
@@ -78,33 +223,29 @@ impl Report {
         for b in &r.bugs {
             let _ = writeln!(s, "  bug: {} at {} ({})", b.kind, b.location, b.test);
         }
-        let _ = writeln!(s, "coverage {}/{} branches", self.branches_covered, self.branches_total);
+        let _ = writeln!(s, "coverage {}/{} branches", r.branches_covered, r.branches_total);
         let st = &r.stats;
         let _ = writeln!(
             s,
-            "solver {} queries, {} calls, {} cache hits, {} model hits, {} ms; {} operations; {} ms total",
+            "solver {} queries, {} calls, {} cache hits, {} model hits, {} ms; {} operations; {} ms total; peak memory {} MB",
             st.solver_queries,
             st.solver_calls,
             st.solver_cache_hits,
             st.solver_cex_hits,
             st.solver_ms,
             st.operations,
-            st.wall_ms
+            st.wall_ms,
+            st.peak_rss_mb
         );
         s
     }
 
-    pub fn write_dir(&self, dir: &Path) -> Result<()> {
-        let tests = dir.join("tests");
-        std::fs::create_dir_all(&tests).with_context(|| format!("cannot create {}", tests.display()))?;
-        for (i, t) in self.result.tests.iter().enumerate() {
-            let path = dir.join(test_file(i));
-            std::fs::write(&path, serde_json::to_string_pretty(t)?)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        let summary = dir.join("summary.json");
-        std::fs::write(&summary, serde_json::to_string_pretty(&self.json())?)
-            .with_context(|| format!("cannot write {}", summary.display()))?;
-        Ok(())
+    /// `DIR/summary.json`, written whole.
+    pub fn write_summary(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write_atomically(
+            &dir.join("summary.json"),
+            serde_json::to_string_pretty(&self.json())?.as_bytes(),
+        )
     }
 }

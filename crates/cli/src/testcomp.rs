@@ -33,8 +33,8 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// Writes `dir/test-suite/` for the tests of `program`.
-pub fn write(dir: &Path, program: &Path, entry: &str, tests: &[TestCase]) -> Result<()> {
+/// Starts `dir/test-suite/` for `program`: its `metadata.xml`.
+pub fn start(dir: &Path, program: &Path, entry: &str) -> Result<()> {
     let suite = dir.join("test-suite");
     std::fs::create_dir_all(&suite).with_context(|| format!("cannot create {}", suite.display()))?;
     let bytes = std::fs::read(program).with_context(|| format!("cannot read {}", program.display()))?;
@@ -60,19 +60,20 @@ pub fn write(dir: &Path, program: &Path, entry: &str, tests: &[TestCase]) -> Res
         escape(&name),
         escape(entry)
     );
-    std::fs::write(suite.join("metadata.xml"), metadata).context("cannot write metadata.xml")?;
-    for (i, t) in tests.iter().enumerate() {
-        let mut xml = String::from(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
-             <!DOCTYPE testcase PUBLIC \"+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN\" \"https://sosy-lab.org/test-format/testcase-1.1.dtd\">\n\
-             <testcase>\n",
-        );
-        for input in &t.inputs {
-            let _ = writeln!(xml, "  <input>{}</input>", escape(&literal(input)));
-        }
-        xml.push_str("</testcase>\n");
-        let path = suite.join(format!("test{:06}.xml", i + 1));
-        std::fs::write(&path, xml).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::output::write_atomically(&suite.join("metadata.xml"), metadata.as_bytes())
+}
+
+/// Writes the `index`-th test (from 0) as `dir/test-suite/testNNNNNN.xml`.
+pub fn write_test(dir: &Path, index: usize, test: &TestCase) -> Result<()> {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
+         <!DOCTYPE testcase PUBLIC \"+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN\" \"https://sosy-lab.org/test-format/testcase-1.1.dtd\">\n\
+         <testcase>\n",
+    );
+    for input in &test.inputs {
+        let _ = writeln!(xml, "  <input>{}</input>", escape(&literal(input)));
     }
-    Ok(())
+    xml.push_str("</testcase>\n");
+    let path = dir.join("test-suite").join(format!("test{:06}.xml", index + 1));
+    crate::output::write_atomically(&path, xml.as_bytes())
 }

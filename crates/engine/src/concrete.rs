@@ -4,6 +4,7 @@
 
 use crate::results::{Branch, Outcome, TestInput};
 use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind};
+use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_term::{eval_op, Op, Value};
 use rustc_hash::FxHashMap;
@@ -315,8 +316,15 @@ pub fn render_memory<'a, T: 'a>(
 }
 
 /// Runs `entry` on `inputs` (entry parameters are inputs named after them)
-/// for at most `max_steps` statements.
-pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_steps: u64) -> ConcreteRun {
+/// to its end; `None` if `budget` is exhausted first. Without a budget the
+/// run has no limit, as the engines have none: a test of a long program
+/// replays however long it runs.
+pub fn run_concrete(
+    module: &Module,
+    entry: FuncId,
+    inputs: &[TestInput],
+    budget: Option<&Budget>,
+) -> Option<ConcreteRun> {
     let values = inputs
         .iter()
         .map(|i| (i.name.clone(), i.parsed().unwrap_or(Value::Undef)))
@@ -334,14 +342,14 @@ pub fn run_concrete(module: &Module, entry: FuncId, inputs: &[TestInput], max_st
         vars,
         ret_dst: None,
     });
-    let (outcome, steps) = m.run(max_steps);
-    ConcreteRun {
+    let (outcome, steps) = m.run(None, budget)?;
+    Some(ConcreteRun {
         outcome,
         covered: m.covered,
         steps,
         stdout: m.stdout,
         stderr: m.stderr,
-    }
+    })
 }
 
 impl<'m> Machine<'m> {
@@ -359,22 +367,26 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Runs the pushed frame to its end, for at most `max_steps` statements.
-    fn run(&mut self, max_steps: u64) -> (Outcome, u64) {
-        let mut steps = 0;
+    /// Runs the pushed frame to its end: after `max_steps` statements it
+    /// ends with a step-limit bug; `None` when `budget` is exhausted first.
+    fn run(&mut self, max_steps: Option<u64>, budget: Option<&Budget>) -> Option<(Outcome, u64)> {
+        let mut steps: u64 = 0;
         loop {
             steps += 1;
-            if steps > max_steps {
+            if steps % 4096 == 0 && budget.is_some_and(Budget::exhausted) {
+                return None;
+            }
+            if max_steps.is_some_and(|m| steps > m) {
                 let Flow::Done(outcome) = self.bug(BugKind::StepLimit.name()) else {
                     unreachable!("bug() ends the run")
                 };
-                return (outcome, steps);
+                return Some((outcome, steps));
             }
             match self.step() {
                 Flow::Next => self.frames.last_mut().expect("frame").at += 1,
                 Flow::Jump(s) => self.frames.last_mut().expect("frame").at = s,
                 Flow::Stay => {}
-                Flow::Done(outcome) => return (outcome, steps),
+                Flow::Done(outcome) => return Some((outcome, steps)),
             }
         }
     }
@@ -410,9 +422,10 @@ impl<'m> Instance<'m> {
             ret_dst: None,
         });
         m.ended_with = None;
-        match m.run(max_steps).0 {
-            Outcome::Bug { bug, .. } => Err(bug),
-            Outcome::End { .. } => Ok(m.ended_with),
+        match m.run(Some(max_steps), None).map(|r| r.0) {
+            None => Err(BugKind::StepLimit.name().to_string()),
+            Some(Outcome::Bug { bug, .. }) => Err(bug),
+            Some(Outcome::End { .. }) => Ok(m.ended_with),
         }
     }
 

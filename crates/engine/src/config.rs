@@ -1,6 +1,5 @@
-//! Exploration settings shared by the engines.
-
-use std::time::Duration;
+//! Exploration settings shared by the engines. Time and memory are the
+//! run's [`braid_budget::Budget`].
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchKind {
@@ -35,12 +34,12 @@ impl SearchKind {
     }
 }
 
+/// Limits on the exploration itself (time and memory: the budget).
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     /// Arrivals at one loop head per call (so a loop body runs at most this
     /// many times per call), and active frames per function (recursion).
     pub loop_bound: Option<u32>,
-    pub max_time: Option<Duration>,
     /// Live states at once; forks beyond it are dropped.
     pub max_states: Option<usize>,
     pub solver_timeout_ms: Option<u32>,
@@ -61,43 +60,5 @@ impl Default for Config {
             limits: Limits::default(),
             seed: 0,
         }
-    }
-}
-
-/// A run's time limit: once it has passed, the run stops.
-#[derive(Clone, Debug, Default)]
-pub struct Clock {
-    deadline: Option<std::time::Instant>,
-    limit: Option<Duration>,
-    stopped: bool,
-}
-
-impl Clock {
-    /// Starts the clock of a run with time limit `limit`.
-    pub fn start(limit: Option<Duration>) -> Clock {
-        Clock {
-            deadline: limit.map(|t| std::time::Instant::now() + t),
-            limit,
-            stopped: false,
-        }
-    }
-
-    pub fn deadline(&self) -> Option<std::time::Instant> {
-        self.deadline
-    }
-
-    pub fn stopped(&self) -> bool {
-        self.stopped
-    }
-
-    /// Whether the run must stop; the first time it must, the reason to
-    /// report it incomplete.
-    pub fn check(&mut self) -> (bool, Option<String>) {
-        if !self.stopped && self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            self.stopped = true;
-            let secs = self.limit.map_or(0.0, |t| t.as_secs_f64());
-            return (true, Some(format!("time limit of {secs}s reached")));
-        }
-        (self.stopped, None)
     }
 }

@@ -1,5 +1,6 @@
-//! Query count estimation (QCE; seed 004 §3.2), a static analysis run once
-//! before exploration.
+//! Query count estimation (QCE; seed 004 §3.2), a static analysis computed
+//! per location when merging first asks about it, and bounded by the run's
+//! budget.
 //!
 //! `q(ℓ, c)` walks the CFG from `ℓ` (equation 3): a conditional branch adds
 //! `c(ℓ', e)` and `β`-weighted counts of both successors; `halt`, `ret` and
@@ -9,8 +10,8 @@
 //! `Q_add(ℓ, v)` counts the branches whose condition may depend on `v` at
 //! `ℓ` (`(ℓ, v) ◁ (ℓ', e)`, a path-insensitive data-dependence analysis over
 //! registers, loads depending on their address). Calls add the callee's local
-//! counts at its entry, computed bottom-up over the call graph (recursion
-//! bounded). Hot variables: `H(ℓ) = {v | Q_add(ℓ, v) > α·Q_t(ℓ)}` (equation 2).
+//! counts at its entry, computed when a call first needs them (recursion
+//! cut). Hot variables: `H(ℓ) = {v | Q_add(ℓ, v) > α·Q_t(ℓ)}` (equation 2).
 //!
 //! Memory cells at constant offsets from the address a variable holds
 //! (`*(p + k)`, found by a must-analysis of `p = b + k` copies) are tracked
@@ -20,10 +21,17 @@
 //! address depends on is *address-hot* too (merging it would make the
 //! address symbolic); the paper's KLEE used array theory instead, so
 //! equation (2) alone does not cover this.
+//!
+//! One location's numbers come from one pass for all its seeds (its live
+//! variables and the tracked cells): the dependence analysis carries a set
+//! of seeds per variable, and the walk a vector of counts per statement.
 
+use braid_budget::Budget;
 use braid_ir::{natural_loops, successors, FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_term::{Op, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QceParams {
@@ -187,21 +195,100 @@ enum Seed {
     Cell(Cell),
 }
 
-/// The variables that may carry a dependence on `seed` as it is at `from`,
-/// at each statement (before it runs): a forward, path-insensitive fixpoint
-/// over the statements reachable from `from`.
-fn taint(f: &Function, facts: &[FxHashMap<VarId, Cell>], from: StmtIdx, seed: Seed) -> Taint {
+/// A set of seed indices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn one(i: usize) -> Bits {
+        let mut b = Bits(vec![0; i / 64 + 1]);
+        b.0[i / 64] |= 1 << (i % 64);
+        b
+    }
+
+    /// Adds `other`; whether anything was new.
+    fn union(&mut self, other: &Bits) -> bool {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        let mut grew = false;
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            let n = *a | *b;
+            grew |= n != *a;
+            *a = n;
+        }
+        grew
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(k, w)| (0..64).filter(move |i| w & (1 << i) != 0).map(move |i| k * 64 + i))
+    }
+}
+
+/// Per statement (before it runs), the seeds each variable may carry a
+/// dependence on: a forward, path-insensitive fixpoint over the statements
+/// reachable from the origin, for all seeds at once.
+struct Taint {
+    at: Vec<FxHashMap<VarId, Bits>>,
+    reachable: Vec<bool>,
+}
+
+impl Taint {
+    fn of(&self, s: StmtIdx, o: &Operand) -> Option<&Bits> {
+        match o {
+            Operand::Var(x) => self.at[s as usize].get(x),
+            Operand::Const(_) => None,
+        }
+    }
+}
+
+/// Statements of the taint fixpoint between two looks at the budget.
+const BUDGET_EVERY: u32 = 256;
+
+/// The analysis ran out of budget.
+#[derive(Debug)]
+pub struct OutOfBudget;
+
+fn taint(
+    f: &Function,
+    facts: &[FxHashMap<VarId, Cell>],
+    from: StmtIdx,
+    seeds: &[Seed],
+    budget: &Budget,
+) -> Result<Taint, OutOfBudget> {
     let n = f.stmts.len();
-    let mut at: Vec<FxHashSet<VarId>> = vec![FxHashSet::default(); n];
+    let mut at: Vec<FxHashMap<VarId, Bits>> = vec![FxHashMap::default(); n];
     let mut visited = vec![false; n];
     if n == 0 || from as usize >= n {
-        return Taint { at, reachable: visited };
+        return Ok(Taint { at, reachable: visited });
     }
-    if let Seed::Var(v) = seed {
-        at[from as usize].insert(v);
+    let cell_seed: FxHashMap<Cell, usize> = seeds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Seed::Cell(c) => Some((*c, i)),
+            Seed::Var(_) => None,
+        })
+        .collect();
+    for (i, s) in seeds.iter().enumerate() {
+        if let Seed::Var(v) = s {
+            at[from as usize].entry(*v).or_default().union(&Bits::one(i));
+        }
     }
     let mut work = vec![from];
+    let mut steps = 0u32;
     while let Some(i) = work.pop() {
+        steps += 1;
+        if steps % BUDGET_EVERY == 0 && budget.stopped() {
+            return Err(OutOfBudget);
+        }
         visited[i as usize] = true;
         let mut out = at[i as usize].clone();
         let s = &f.stmts[i as usize];
@@ -211,126 +298,143 @@ fn taint(f: &Function, facts: &[FxHashMap<VarId, Cell>], from: StmtIdx, seed: Se
             _ => None,
         };
         if let Some(d) = dst {
-            let loads_seed = matches!(seed, Seed::Cell(c) if matches!(s, Stmt::Assign { rhs: Rhs::Load { .. }, .. }) && accessed_cell(f, facts, i) == Some(c));
-            let tainted = loads_seed
-                || s.operands()
-                    .into_iter()
-                    .any(|o| matches!(o, Operand::Var(x) if out.contains(x)));
-            if tainted {
-                out.insert(d);
-            } else {
+            let mut carried = Bits::default();
+            for o in s.operands() {
+                if let Operand::Var(x) = o {
+                    if let Some(b) = at[i as usize].get(x) {
+                        carried.union(b);
+                    }
+                }
+            }
+            if matches!(
+                s,
+                Stmt::Assign {
+                    rhs: Rhs::Load { .. },
+                    ..
+                }
+            ) {
+                if let Some(k) = accessed_cell(f, facts, i).and_then(|c| cell_seed.get(&c)) {
+                    carried.union(&Bits::one(*k));
+                }
+            }
+            if carried.is_empty() {
                 out.remove(&d);
+            } else {
+                out.insert(d, carried);
             }
         }
         for s in successors(f, i) {
-            let before = at[s as usize].len();
-            at[s as usize].extend(out.iter().copied());
-            if at[s as usize].len() != before || !visited[s as usize] {
+            let row = &mut at[s as usize];
+            let mut grew = false;
+            for (v, b) in &out {
+                grew |= row.entry(*v).or_default().union(b);
+            }
+            if grew || !visited[s as usize] {
                 visited[s as usize] = true;
                 work.push(s);
             }
         }
     }
-    Taint { at, reachable: visited }
-}
-
-struct Taint {
-    /// Per statement, the variables carrying the dependence before it runs.
-    at: Vec<FxHashSet<VarId>>,
-    reachable: Vec<bool>,
+    Ok(Taint { at, reachable: visited })
 }
 
 /// Loop iteration counts: `(head, iterations done)`, sorted.
 type Iters = Vec<(StmtIdx, u32)>;
-/// `q` per (statement, iteration counts).
-type Memo = FxHashMap<(StmtIdx, Iters), f64>;
+/// `q` per (statement, iteration counts): `Q_t` first, then `Q_add` per seed.
+type Memo = FxHashMap<(StmtIdx, Iters), Rc<[f64]>>;
 
-/// What `q` counts at a branch.
-enum Count<'a> {
-    All,
-    /// Branches whose condition is in the taint of the statement; at calls,
-    /// also the callee's count for the seed cell when it is passed on.
-    DependsOn(&'a [FxHashSet<VarId>], Option<Cell>),
+/// A function's counts at its entry, for its callers (§3.2: a call adds the
+/// callee's local counts).
+#[derive(Default)]
+struct Summary {
+    /// Local `Q_t` at the entry.
+    total: f64,
+    /// Local `Q_add` of each parameter, and of each cell off a parameter.
+    param_add: FxHashMap<VarId, f64>,
+    cell_add: FxHashMap<Cell, f64>,
+    /// The parameters, and cells off them, that an address depends on.
+    addressed: FxHashSet<Seed>,
+}
+
+/// QCE's numbers at one location: `Q_t`, and per variable and tracked cell
+/// `Q_add` and whether a later address depends on it.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub total: f64,
+    /// Per variable of the function (dead ones: 0, not addressed).
+    pub vars: Vec<(f64, bool)>,
+    pub cells: Vec<(Cell, f64, bool)>,
 }
 
 pub struct Qce<'m> {
     module: &'m Module,
     pub params: QceParams,
+    budget: Budget,
     shapes: Vec<Shape>,
-    /// Per function: local `Q_t` at its entry.
-    entry_total: FxHashMap<FuncId, f64>,
-    /// Per function and parameter: local `Q_add` at its entry.
-    entry_add: FxHashMap<(FuncId, VarId), f64>,
-    /// Per function and cell at a constant offset from a parameter: local
-    /// `Q_add` at its entry.
-    entry_cell_add: FxHashMap<(FuncId, Cell), f64>,
-    /// Per function: the parameters, and cells off them, that an address
-    /// depends on.
-    entry_addressed: FxHashSet<(FuncId, Seed)>,
     facts: Vec<Vec<FxHashMap<VarId, Cell>>>,
     /// Per function: the cells its loads (and its callees' loads through
     /// arguments) access.
     cells: Vec<Vec<Cell>>,
+    /// Per function: live variables per statement (computed on demand).
+    live: RefCell<FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>>,
+    summaries: RefCell<FxHashMap<FuncId, Rc<Summary>>>,
+    /// Functions whose summary is being computed (recursion is cut there).
+    active: RefCell<Vec<FuncId>>,
+    counts: RefCell<FxHashMap<(FuncId, StmtIdx), Rc<Counts>>>,
 }
 
 impl<'m> Qce<'m> {
-    /// Runs the analysis: callee summaries bottom-up (recursion cut).
+    /// Prepares the analysis; counts are computed per location on demand,
+    /// and callee summaries as calls need them.
     pub fn new(module: &'m Module, params: QceParams) -> Qce<'m> {
-        let shapes = module.functions.iter().map(shape).collect();
+        Qce::with_budget(module, params, Budget::unlimited())
+    }
+
+    /// [`Qce::new`] whose work stops when `budget` does.
+    pub fn with_budget(module: &'m Module, params: QceParams, budget: Budget) -> Qce<'m> {
+        let facts: Vec<_> = module.functions.iter().map(pointer_facts).collect();
         let mut qce = Qce {
             module,
             params,
-            shapes,
-            entry_total: FxHashMap::default(),
-            entry_add: FxHashMap::default(),
-            entry_cell_add: FxHashMap::default(),
-            entry_addressed: FxHashSet::default(),
-            facts: module.functions.iter().map(pointer_facts).collect(),
+            budget,
+            shapes: module.functions.iter().map(shape).collect(),
+            facts,
             cells: vec![Vec::new(); module.functions.len()],
+            live: RefCell::default(),
+            summaries: RefCell::default(),
+            active: RefCell::default(),
+            counts: RefCell::default(),
         };
+        // Cells bottom-up over the call graph (a callee's loads through its
+        // parameters are the caller's cells too).
+        let mut done = vec![false; module.functions.len()];
         for i in 0..module.functions.len() {
-            qce.summarise(FuncId(i as u32), &mut Vec::new());
+            qce.find_cells_from(FuncId(i as u32), &mut done, &mut Vec::new());
         }
         qce
     }
 
-    fn summarise(&mut self, g: FuncId, active: &mut Vec<FuncId>) {
-        if self.entry_total.contains_key(&g) || active.contains(&g) {
+    pub fn set_budget(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
+    }
+
+    fn find_cells_from(&mut self, g: FuncId, done: &mut [bool], active: &mut Vec<FuncId>) {
+        if done[g.0 as usize] || active.contains(&g) {
             return;
         }
         active.push(g);
-        let f = self.module.func(g);
-        for s in &f.stmts {
+        for s in &self.module.func(g).stmts {
             if let Stmt::Call {
                 callee: Operand::Const(Value::Func(h)),
                 ..
             } = s
             {
-                self.summarise(FuncId(*h), active);
+                self.find_cells_from(FuncId(*h), done, active);
             }
         }
         active.pop();
         self.cells[g.0 as usize] = self.find_cells(g);
-        let total = self.q(g, 0, &Count::All);
-        self.entry_total.insert(g, total);
-        for p in &f.params {
-            let seed = Seed::Var(p.var);
-            let add = self.added_seed(g, 0, seed);
-            self.entry_add.insert((g, p.var), add);
-            if self.addressed_seed(g, 0, seed) {
-                self.entry_addressed.insert((g, seed));
-            }
-        }
-        let params: FxHashSet<VarId> = f.params.iter().map(|p| p.var).collect();
-        for c in self.cells[g.0 as usize].clone() {
-            if params.contains(&c.0) {
-                let add = self.added_seed(g, 0, Seed::Cell(c));
-                self.entry_cell_add.insert((g, c), add);
-                if self.addressed_seed(g, 0, Seed::Cell(c)) {
-                    self.entry_addressed.insert((g, Seed::Cell(c)));
-                }
-            }
-        }
+        done[g.0 as usize] = true;
     }
 
     /// The cells `g` loads, directly or through its callees' parameters.
@@ -368,62 +472,163 @@ impl<'m> Qce<'m> {
         cells
     }
 
-    fn taint_of(&self, g: FuncId, at: StmtIdx, seed: Seed) -> Taint {
-        taint(self.module.func(g), &self.facts[g.0 as usize], at, seed)
+    fn live(&self, g: FuncId) -> Rc<Vec<Vec<bool>>> {
+        self.live
+            .borrow_mut()
+            .entry(g)
+            .or_insert_with(|| Rc::new(braid_ir::live_variables(self.module.func(g))))
+            .clone()
     }
 
-    fn added_seed(&self, g: FuncId, at: StmtIdx, seed: Seed) -> f64 {
-        let t = self.taint_of(g, at, seed);
-        let cell = match seed {
-            Seed::Cell(c) => Some(c),
-            Seed::Var(_) => None,
+    /// `g`'s counts at its entry, for its callers; recursion is cut (a
+    /// recursive call counts nothing), as is a stopped analysis.
+    fn summary(&self, g: FuncId) -> Result<Rc<Summary>, OutOfBudget> {
+        if let Some(s) = self.summaries.borrow().get(&g) {
+            return Ok(s.clone());
+        }
+        if self.active.borrow().contains(&g) {
+            return Ok(Rc::default());
+        }
+        self.active.borrow_mut().push(g);
+        let f = self.module.func(g);
+        let params: FxHashSet<VarId> = f.params.iter().map(|p| p.var).collect();
+        let mut seeds: Vec<Seed> = f.params.iter().map(|p| Seed::Var(p.var)).collect();
+        seeds.extend(
+            self.cells[g.0 as usize]
+                .iter()
+                .filter(|c| params.contains(&c.0))
+                .map(|c| Seed::Cell(*c)),
+        );
+        let computed = self.analyse(g, 0, &seeds);
+        self.active.borrow_mut().retain(|h| *h != g);
+        let (q, addressed) = computed?;
+        let mut sum = Summary {
+            total: q[0],
+            ..Summary::default()
         };
-        self.q(g, at, &Count::DependsOn(&t.at, cell))
+        for (i, seed) in seeds.iter().enumerate() {
+            match seed {
+                Seed::Var(v) => {
+                    sum.param_add.insert(*v, q[i + 1]);
+                }
+                Seed::Cell(c) => {
+                    sum.cell_add.insert(*c, q[i + 1]);
+                }
+            }
+            if addressed.contains(&i) {
+                sum.addressed.insert(*seed);
+            }
+        }
+        let sum = Rc::new(sum);
+        self.summaries.borrow_mut().insert(g, sum.clone());
+        Ok(sum)
     }
 
-    /// Whether an address of a load or store reachable from `at` (in `g` or
-    /// its callees) may depend on `seed`.
-    fn addressed_seed(&self, g: FuncId, at: StmtIdx, seed: Seed) -> bool {
+    /// `q` (equation 3) for `Q_t` and every seed's `Q_add` at `at`, and the
+    /// seeds a later address depends on.
+    fn analyse(&self, g: FuncId, at: StmtIdx, seeds: &[Seed]) -> Result<(Rc<[f64]>, FxHashSet<usize>), OutOfBudget> {
         let f = self.module.func(g);
         let facts = &self.facts[g.0 as usize];
-        let t = self.taint_of(g, at, seed);
-        f.stmts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| t.reachable[*i])
-            .any(|(i, s)| {
-                let tainted = |o: &Operand| matches!(o, Operand::Var(x) if t.at[i].contains(x));
-                match s {
-                    Stmt::Assign {
-                        rhs: Rhs::Load { addr, .. },
-                        ..
-                    }
-                    | Stmt::Store { addr, .. } => tainted(addr),
-                    Stmt::Call {
-                        callee: Operand::Const(Value::Func(h)),
-                        args,
-                        ..
-                    } => {
-                        let h = FuncId(*h);
-                        let callee = self.module.func(h);
-                        callee.params.iter().zip(args).any(|(p, a)| {
-                            let by_value = tainted(a) && self.entry_addressed.contains(&(h, Seed::Var(p.var)));
-                            let by_cell = match (seed, a) {
-                                (Seed::Cell((b, k)), Operand::Var(x)) => {
-                                    let (xb, k0) = facts[i].get(x).copied().unwrap_or((*x, 0));
-                                    xb == b
-                                        && k.checked_sub(k0).is_some_and(|k| {
-                                            self.entry_addressed.contains(&(h, Seed::Cell((p.var, k))))
-                                        })
-                                }
-                                _ => false,
-                            };
-                            by_value || by_cell
-                        })
-                    }
-                    _ => false,
+        let t = taint(f, facts, at, seeds, &self.budget)?;
+        let mut memo = Memo::default();
+        let walk = Walk {
+            qce: self,
+            g,
+            seeds,
+            taint: &t,
+            steps: Cell0::default(),
+        };
+        let q = walk.walk(at, &mut Vec::new(), &mut memo)?;
+        let addressed = self.addressed_seeds(g, seeds, &t)?;
+        Ok((q, addressed))
+    }
+
+    /// The seeds on which an address of a load or store reachable from the
+    /// taint's origin (in `g` or its callees) may depend.
+    fn addressed_seeds(&self, g: FuncId, seeds: &[Seed], t: &Taint) -> Result<FxHashSet<usize>, OutOfBudget> {
+        let f = self.module.func(g);
+        let facts = &self.facts[g.0 as usize];
+        let mut out = Bits::default();
+        for (i, s) in f.stmts.iter().enumerate() {
+            if !t.reachable[i] {
+                continue;
+            }
+            let i = i as StmtIdx;
+            match s {
+                Stmt::Assign {
+                    rhs: Rhs::Load { addr, .. },
+                    ..
                 }
-            })
+                | Stmt::Store { addr, .. } => {
+                    if let Some(b) = t.of(i, addr) {
+                        out.union(b);
+                    }
+                }
+                Stmt::Call {
+                    callee: Operand::Const(Value::Func(h)),
+                    args,
+                    ..
+                } => {
+                    let h = FuncId(*h);
+                    let callee = self.summary(h)?;
+                    for (p, a) in self.module.func(h).params.iter().zip(args) {
+                        if callee.addressed.contains(&Seed::Var(p.var)) {
+                            if let Some(b) = t.of(i, a) {
+                                out.union(b);
+                            }
+                        }
+                        let Operand::Var(x) = a else { continue };
+                        let (xb, k0) = facts[i as usize].get(x).copied().unwrap_or((*x, 0));
+                        for (k, seed) in seeds.iter().enumerate() {
+                            if let Seed::Cell((b, off)) = seed {
+                                let by_cell = *b == xb
+                                    && off
+                                        .checked_sub(k0)
+                                        .is_some_and(|off| callee.addressed.contains(&Seed::Cell((p.var, off))));
+                                if by_cell {
+                                    out.union(&Bits::one(k));
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(out.iter().collect())
+    }
+
+    /// All counts at `at` in `g` (cached), or `None` once the budget stops
+    /// the analysis.
+    pub fn counts(&self, g: FuncId, at: StmtIdx) -> Option<Rc<Counts>> {
+        if let Some(c) = self.counts.borrow().get(&(g, at)) {
+            return Some(c.clone());
+        }
+        let f = self.module.func(g);
+        let live = self.live(g);
+        let row = live.get(at as usize).or(live.last());
+        let mut seeds: Vec<Seed> = (0..f.vars.len() as u32)
+            .map(VarId)
+            .filter(|v| row.is_some_and(|r| r[v.0 as usize]))
+            .map(Seed::Var)
+            .collect();
+        seeds.extend(self.cells[g.0 as usize].iter().map(|c| Seed::Cell(*c)));
+        let (q, addressed) = self.analyse(g, at, &seeds).ok()?;
+        let mut c = Counts {
+            total: q[0],
+            vars: vec![(0.0, false); f.vars.len()],
+            cells: Vec::new(),
+        };
+        for (i, seed) in seeds.iter().enumerate() {
+            let entry = (q[i + 1], addressed.contains(&i));
+            match seed {
+                Seed::Var(v) => c.vars[v.0 as usize] = entry,
+                Seed::Cell(cell) => c.cells.push((*cell, entry.0, entry.1)),
+            }
+        }
+        let c = Rc::new(c);
+        self.counts.borrow_mut().insert((g, at), c.clone());
+        Some(c)
     }
 
     /// The cells tracked in `g` (loaded by it or its callees).
@@ -431,131 +636,159 @@ impl<'m> Qce<'m> {
         &self.cells[g.0 as usize]
     }
 
+    fn counts_or_zero(&self, g: FuncId, at: StmtIdx) -> Rc<Counts> {
+        self.counts(g, at).unwrap_or_default()
+    }
+
     /// `Q_add(ℓ, *(base + k))`.
     pub fn cell_added(&self, g: FuncId, at: StmtIdx, cell: Cell) -> f64 {
-        self.added_seed(g, at, Seed::Cell(cell))
+        let c = self.counts_or_zero(g, at);
+        c.cells.iter().find(|x| x.0 == cell).map_or(0.0, |x| x.1)
     }
 
     /// Whether a later address may depend on `v` as it is at `at`.
     pub fn addressed(&self, g: FuncId, at: StmtIdx, v: VarId) -> bool {
-        self.addressed_seed(g, at, Seed::Var(v))
+        self.counts_or_zero(g, at).vars.get(v.0 as usize).is_some_and(|x| x.1)
     }
 
     /// Whether a later address may depend on the cell as it is at `at`.
     pub fn cell_addressed(&self, g: FuncId, at: StmtIdx, cell: Cell) -> bool {
-        self.addressed_seed(g, at, Seed::Cell(cell))
+        let c = self.counts_or_zero(g, at);
+        c.cells.iter().any(|x| x.0 == cell && x.2)
     }
 
     /// `Q_t(ℓ)`: the estimated number of queries after reaching `ℓ`.
     pub fn total(&self, g: FuncId, at: StmtIdx) -> f64 {
-        self.q(g, at, &Count::All)
+        self.counts_or_zero(g, at).total
     }
 
     /// `Q_add(ℓ, v)`: the estimated number of those that depend on `v`.
     pub fn added(&self, g: FuncId, at: StmtIdx, v: VarId) -> f64 {
-        self.added_seed(g, at, Seed::Var(v))
+        self.counts_or_zero(g, at).vars.get(v.0 as usize).map_or(0.0, |x| x.0)
     }
 
     /// `H(ℓ)`: the hot variables at `ℓ`.
     pub fn hot(&self, g: FuncId, at: StmtIdx) -> Vec<VarId> {
-        let threshold = self.params.alpha * self.total(g, at);
-        (0..self.module.func(g).vars.len() as u32)
+        let c = self.counts_or_zero(g, at);
+        let threshold = self.params.alpha * c.total;
+        (0..c.vars.len() as u32)
             .map(VarId)
-            .filter(|v| self.added(g, at, *v) > threshold)
+            .filter(|v| c.vars[v.0 as usize].0 > threshold)
             .collect()
     }
+}
 
-    /// Equation (3), over the CFG unrolled `κ` times, memoised per
-    /// (statement, loop iteration counts).
-    fn q(&self, g: FuncId, at: StmtIdx, count: &Count) -> f64 {
-        let mut memo = FxHashMap::default();
-        self.walk(g, at, &mut Vec::new(), count, &mut memo)
-    }
+type Cell0 = std::cell::Cell<u32>;
 
-    fn walk(&self, g: FuncId, at: StmtIdx, iters: &mut Iters, count: &Count, memo: &mut Memo) -> f64 {
-        let f = self.module.func(g);
+/// Equation (3) for `Q_t` and every seed at once, over `g`'s CFG unrolled
+/// `κ` times, memoised per (statement, loop iteration counts).
+struct Walk<'a, 'm> {
+    qce: &'a Qce<'m>,
+    g: FuncId,
+    seeds: &'a [Seed],
+    taint: &'a Taint,
+    /// Statements walked, for looking at the budget now and then.
+    steps: Cell0,
+}
+
+impl Walk<'_, '_> {
+    fn walk(&self, at: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
+        let f = self.qce.module.func(self.g);
+        let width = self.seeds.len() + 1;
         let Some(stmt) = f.stmts.get(at as usize) else {
-            return 0.0;
+            return Ok(vec![0.0; width].into());
         };
         let key = (at, iters.clone());
-        if let Some(&v) = memo.get(&key) {
-            return v;
+        if let Some(v) = memo.get(&key) {
+            return Ok(v.clone());
         }
-        let beta = self.params.beta;
-        let here = match stmt {
-            Stmt::If { cond, .. } => match count {
-                Count::All => 1.0,
-                Count::DependsOn(t, _) => match cond {
-                    Operand::Var(c) if t[at as usize].contains(c) => 1.0,
-                    _ => 0.0,
-                },
-            },
+        self.steps.set(self.steps.get() + 1);
+        if self.steps.get() % BUDGET_EVERY == 0 && self.qce.budget.stopped() {
+            return Err(OutOfBudget);
+        }
+        let mut sum = self.here(at, stmt)?;
+        let weight = if matches!(stmt, Stmt::If { .. }) {
+            self.qce.params.beta
+        } else {
+            1.0
+        };
+        for s in successors(f, at) {
+            let next = self.follow(at, s, iters, memo)?;
+            for (a, b) in sum.iter_mut().zip(next.iter()) {
+                *a += weight * b;
+            }
+        }
+        let sum: Rc<[f64]> = sum.into();
+        memo.insert(key, sum.clone());
+        Ok(sum)
+    }
+
+    /// What statement `at` itself adds: a branch counts for `Q_t` and for the
+    /// seeds its condition depends on; a call adds the callee's counts.
+    fn here(&self, at: StmtIdx, stmt: &Stmt) -> Result<Vec<f64>, OutOfBudget> {
+        let mut out = vec![0.0; self.seeds.len() + 1];
+        match stmt {
+            Stmt::If { cond, .. } => {
+                out[0] = 1.0;
+                if let Some(b) = self.taint.of(at, cond) {
+                    for k in b.iter() {
+                        out[k + 1] = 1.0;
+                    }
+                }
+            }
             Stmt::Call {
                 callee: Operand::Const(Value::Func(h)),
                 args,
                 ..
             } => {
                 let h = FuncId(*h);
-                match count {
-                    Count::All => self.entry_total.get(&h).copied().unwrap_or(0.0),
-                    Count::DependsOn(t, cell) => {
-                        let callee = self.module.func(h);
-                        let facts = &self.facts[g.0 as usize][at as usize];
-                        let add: f64 = callee
-                            .params
-                            .iter()
-                            .zip(args)
-                            .map(|(p, a)| {
-                                let Operand::Var(x) = a else { return 0.0 };
-                                let by_value = if t[at as usize].contains(x) {
-                                    self.entry_add.get(&(h, p.var)).copied().unwrap_or(0.0)
-                                } else {
-                                    0.0
-                                };
-                                let by_cell = match cell {
-                                    Some((b, k)) => {
-                                        let (xb, k0) = facts.get(x).copied().unwrap_or((*x, 0));
-                                        match k.checked_sub(k0) {
-                                            Some(k) if xb == *b => {
-                                                self.entry_cell_add.get(&(h, (p.var, k))).copied().unwrap_or(0.0)
-                                            }
-                                            _ => 0.0,
-                                        }
-                                    }
-                                    None => 0.0,
-                                };
-                                by_value + by_cell
-                            })
-                            .sum();
-                        add.min(self.entry_total.get(&h).copied().unwrap_or(0.0))
+                let callee = self.qce.summary(h)?;
+                out[0] = callee.total;
+                let facts = &self.qce.facts[self.g.0 as usize][at as usize];
+                for (p, a) in self.qce.module.func(h).params.iter().zip(args) {
+                    let Operand::Var(x) = a else { continue };
+                    let by_value = callee.param_add.get(&p.var).copied().unwrap_or(0.0);
+                    if let Some(b) = self.taint.of(at, a) {
+                        for k in b.iter() {
+                            out[k + 1] += by_value;
+                        }
+                    }
+                    let (xb, k0) = facts.get(x).copied().unwrap_or((*x, 0));
+                    for (k, seed) in self.seeds.iter().enumerate() {
+                        if let Seed::Cell((b, off)) = seed {
+                            if *b == xb {
+                                if let Some(off) = off.checked_sub(k0) {
+                                    out[k + 1] += callee.cell_add.get(&(p.var, off)).copied().unwrap_or(0.0);
+                                }
+                            }
+                        }
                     }
                 }
+                for v in &mut out[1..] {
+                    *v = v.min(callee.total);
+                }
             }
-            _ => 0.0,
-        };
-        let succs = successors(f, at);
-        let weight = if matches!(stmt, Stmt::If { .. }) { beta } else { 1.0 };
-        let mut sum = here;
-        for s in succs {
-            sum += weight * self.follow(g, at, s, iters, count, memo);
+            _ => {}
         }
-        memo.insert(key, sum);
-        sum
+        Ok(out)
     }
 
     /// Follows the edge `from → to`, unrolling loops `κ` times.
-    fn follow(&self, g: FuncId, from: StmtIdx, to: StmtIdx, iters: &mut Iters, count: &Count, memo: &mut Memo) -> f64 {
-        let shape = &self.shapes[g.0 as usize];
+    fn follow(&self, from: StmtIdx, to: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
+        let shape = &self.qce.shapes[self.g.0 as usize];
         if shape.back.contains(&(from, to)) {
             let done = iters.iter().find(|(h, _)| *h == to).map_or(0, |(_, n)| *n) + 1;
             let Some(lp) = shape.loops.iter().find(|l| l.head == to) else {
-                return 0.0;
+                return Ok(vec![0.0; self.seeds.len() + 1].into());
             };
-            if done >= self.params.kappa {
+            if done >= self.qce.params.kappa {
                 // Unrolled enough: continue where the loop is left.
                 let saved = iters.clone();
                 iters.retain(|(h, _)| *h != to);
-                let r = lp.exit.map_or(0.0, |e| self.follow_forward(g, e, iters, count, memo));
+                let r = match lp.exit {
+                    Some(e) => self.follow_forward(e, iters, memo),
+                    None => Ok(vec![0.0; self.seeds.len() + 1].into()),
+                };
                 *iters = saved;
                 return r;
             }
@@ -563,20 +796,20 @@ impl<'m> Qce<'m> {
             iters.retain(|(h, _)| *h != to);
             iters.push((to, done));
             iters.sort_unstable();
-            let r = self.walk(g, to, iters, count, memo);
+            let r = self.walk(to, iters, memo);
             *iters = saved;
             return r;
         }
-        self.follow_forward(g, to, iters, count, memo)
+        self.follow_forward(to, iters, memo)
     }
 
     /// A forward arrival: entering a loop afresh resets its iteration count,
     /// leaving loops forgets theirs.
-    fn follow_forward(&self, g: FuncId, to: StmtIdx, iters: &mut Iters, count: &Count, memo: &mut Memo) -> f64 {
-        let shape = &self.shapes[g.0 as usize];
+    fn follow_forward(&self, to: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
+        let shape = &self.qce.shapes[self.g.0 as usize];
         let saved = iters.clone();
         iters.retain(|(h, _)| *h != to && shape.loops.iter().any(|l| l.head == *h && l.body.contains(&to)));
-        let r = self.walk(g, to, iters, count, memo);
+        let r = self.walk(to, iters, memo);
         *iters = saved;
         r
     }

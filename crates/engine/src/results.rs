@@ -108,6 +108,10 @@ pub struct TestCase {
     pub stdout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// Written for a stopped run's frontier: inputs that reach explored
+    /// code, run concretely to the end, whose run gave the outcome.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frontier: bool,
 }
 
 impl TestCase {
@@ -131,6 +135,7 @@ impl TestCase {
             run_args: Vec::new(),
             stdout: None,
             stderr: None,
+            frontier: false,
         }
     }
 }
@@ -141,7 +146,7 @@ pub struct BugReport {
     pub kind: String,
     pub function: String,
     pub location: String,
-    /// Index into `RunResult::tests`.
+    /// The index of the test that reproduces it.
     #[serde(skip)]
     pub test_index: usize,
     /// The test's file under `--out` (filled when written).
@@ -185,12 +190,15 @@ pub struct Stats {
     /// Entries in the final value summaries (variables and memory; multise).
     pub summary_entries: u64,
     pub partial_solutions: u64,
+    /// The largest resident memory seen during the run, in MiB.
+    pub peak_rss_mb: u64,
+    /// Tests whose concrete run ended otherwise than the engine recorded.
+    pub tests_not_reproduced: u64,
 }
 
 impl Stats {
-    /// Records the run's wall time and the solver layer's counters.
-    pub fn record(&mut self, wall: std::time::Duration, solver: &braid_solver::SolverStats) {
-        self.wall_ms = wall.as_millis() as u64;
+    /// Records the solver layer's counters.
+    pub fn record_solver(&mut self, solver: &braid_solver::SolverStats) {
         self.solver_queries = solver.queries;
         self.solver_calls = solver.solver_calls;
         self.solver_cache_hits = solver.cache_hits;
@@ -199,6 +207,8 @@ impl Stats {
     }
 }
 
+/// What a run found. Engines fill in their own part (paths, statistics,
+/// why they stopped); [`crate::explore`] adds what the recorder saw.
 #[derive(Clone, Debug, Default)]
 pub struct RunResult {
     pub engine: String,
@@ -207,35 +217,20 @@ pub struct RunResult {
     pub paths: u64,
     /// Whether `paths` counts paths exactly (forking engines) or estimates them.
     pub paths_exact: bool,
-    pub tests: Vec<TestCase>,
+    /// Tests written, of which `frontier_tests` for a stopped run's frontier.
+    pub tests: usize,
+    pub frontier_tests: usize,
     pub bugs: Vec<BugReport>,
+    /// Branch outcomes the tests cover, by their concrete runs.
+    pub branches_covered: usize,
+    pub branches_total: usize,
     pub stats: Stats,
+    /// `multise --dump-state`: the final value summaries.
+    pub state_dump: Option<String>,
 }
 
 impl RunResult {
     pub fn complete(&self) -> bool {
         self.incomplete_reasons.is_empty()
-    }
-
-    /// Records a test, and its bug if it is a new one.
-    pub fn add_test(&mut self, test: TestCase) {
-        if let Outcome::Bug {
-            bug,
-            function,
-            location,
-            ..
-        } = &test.outcome
-        {
-            if !self.bugs.iter().any(|b| b.kind == *bug && b.location == *location) {
-                self.bugs.push(BugReport {
-                    kind: bug.clone(),
-                    function: function.clone(),
-                    location: location.clone(),
-                    test_index: self.tests.len(),
-                    test: String::new(),
-                });
-            }
-        }
-        self.tests.push(test);
     }
 }

@@ -7,6 +7,7 @@
 //! caches for `and`, `or` and `not`, and turns a guard back into a term for
 //! the solver.
 
+use braid_budget::Budget;
 use braid_term::{EvalMemo, Model, Node as TermNode, Op, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
@@ -25,6 +26,50 @@ impl Guard {
 
     pub fn is_true(self) -> bool {
         self == Guard::TRUE
+    }
+}
+
+/// An operation cache that forgets: a direct-mapped table of results (as
+/// CUDD's computed table), so its memory is bounded and it never rehashes.
+/// It grows with the node table up to [`Computed::MAX`] entries; growing
+/// drops what it held.
+struct Computed {
+    slots: Vec<((Guard, Guard), Guard)>,
+}
+
+impl Computed {
+    const MIN: usize = 1 << 12;
+    const MAX: usize = 1 << 22;
+    /// A key no operation asks for (terminal operands never reach a cache).
+    const EMPTY: (Guard, Guard) = (Guard::FALSE, Guard::FALSE);
+
+    fn new() -> Computed {
+        Computed {
+            slots: vec![(Self::EMPTY, Guard::FALSE); Self::MIN],
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: (Guard, Guard)) -> usize {
+        let h = (key.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (key.1 .0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> 20) as usize & (self.slots.len() - 1)
+    }
+
+    #[inline]
+    fn get(&self, key: (Guard, Guard)) -> Option<Guard> {
+        let (k, r) = self.slots[self.slot(key)];
+        (k == key).then_some(r)
+    }
+
+    /// Remembers `key ↦ r`; `nodes`, the node count, sizes the table.
+    fn insert(&mut self, key: (Guard, Guard), r: Guard, nodes: usize) {
+        let want = nodes.next_power_of_two().clamp(Self::MIN, Self::MAX);
+        if want > self.slots.len() {
+            self.slots = vec![(Self::EMPTY, Guard::FALSE); want];
+        }
+        let i = self.slot(key);
+        self.slots[i] = (key, r);
     }
 }
 
@@ -47,15 +92,19 @@ pub struct Guards {
     nodes: Vec<Node>,
     unique: FxHashMap<(u32, Guard, Guard), Guard>,
     /// Operation caches, one per connective.
-    and_cache: FxHashMap<(Guard, Guard), Guard>,
-    or_cache: FxHashMap<(Guard, Guard), Guard>,
-    not_cache: FxHashMap<Guard, Guard>,
+    and_cache: Computed,
+    or_cache: Computed,
+    not_cache: Computed,
     /// The predicate term of each variable.
     atoms: Vec<TermId>,
     atom_of: FxHashMap<TermId, u32>,
     terms: FxHashMap<Guard, TermId>,
     /// Time spent in BDD operations (reported on its own).
     pub time: Duration,
+    /// One operation can take exponential time: its recursive steps look at
+    /// the run's budget now and then, and unwind when it stopped.
+    budget: Budget,
+    steps: u32,
 }
 
 impl Default for Guards {
@@ -74,14 +123,22 @@ impl Guards {
         Guards {
             nodes: (0..2).map(terminal).collect(),
             unique: FxHashMap::default(),
-            and_cache: FxHashMap::default(),
-            or_cache: FxHashMap::default(),
-            not_cache: FxHashMap::default(),
+            and_cache: Computed::new(),
+            or_cache: Computed::new(),
+            not_cache: Computed::new(),
             atoms: Vec::new(),
             atom_of: FxHashMap::default(),
             terms: FxHashMap::default(),
             time: Duration::ZERO,
+            budget: Budget::unlimited(),
+            steps: 0,
         }
+    }
+
+    /// The run's budget: an operation still building nodes when it stops
+    /// unwinds to the engine's [`braid_budget::catch_stop`].
+    pub fn set_budget(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
     }
 
     pub fn node_count(&self) -> usize {
@@ -107,6 +164,16 @@ impl Guards {
         self.nodes.push(Node { var, lo, hi });
         self.unique.insert((var, lo, hi), g);
         g
+    }
+
+    /// Counts a recursive step of an operation; every few thousand, looks
+    /// at the budget (and unwinds if it stopped).
+    #[inline]
+    fn tick(&mut self) {
+        self.steps = self.steps.wrapping_add(1);
+        if self.steps % 4096 == 0 {
+            self.budget.check_unwind();
+        }
     }
 
     /// The guard "predicate `c` holds" for a Bool term `c`.
@@ -183,10 +250,9 @@ impl Guards {
         }
         let key = (a.min(b), a.max(b));
         match op {
-            Connective::And => self.and_cache.get(&key),
-            Connective::Or => self.or_cache.get(&key),
+            Connective::And => self.and_cache.get(key),
+            Connective::Or => self.or_cache.get(key),
         }
-        .copied()
     }
 
     fn timed(&mut self, f: impl FnOnce(&mut Guards) -> Guard) -> Guard {
@@ -206,15 +272,17 @@ impl Guards {
 
     /// [`Guards::apply`] past its shortcuts: one Shannon step, cached.
     fn expand(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
+        self.tick();
         let key = (a.min(b), a.max(b));
         let v = self.var(a).min(self.var(b));
         let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
         let lo = self.apply(op, a0, b0);
         let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
+        let nodes = self.nodes.len();
         match op {
-            Connective::And => self.and_cache.insert(key, r),
-            Connective::Or => self.or_cache.insert(key, r),
+            Connective::And => self.and_cache.insert(key, r, nodes),
+            Connective::Or => self.or_cache.insert(key, r, nodes),
         };
         r
     }
@@ -223,8 +291,8 @@ impl Guards {
         match a {
             Guard::FALSE => Guard::TRUE,
             Guard::TRUE => Guard::FALSE,
-            _ => match self.not_cache.get(&a) {
-                Some(&r) => r,
+            _ => match self.not_cache.get((a, a)) {
+                Some(r) => r,
                 None => self.timed(|g| g.not_rec(a)),
             },
         }
@@ -237,15 +305,17 @@ impl Guards {
         if a.is_true() {
             return Guard::FALSE;
         }
-        if let Some(&r) = self.not_cache.get(&a) {
+        if let Some(r) = self.not_cache.get((a, a)) {
             return r;
         }
+        self.tick();
         let n = self.nodes[a.0 as usize];
         let lo = self.not_rec(n.lo);
         let hi = self.not_rec(n.hi);
         let r = self.mk(n.var, lo, hi);
-        self.not_cache.insert(a, r);
-        self.not_cache.insert(r, a);
+        let nodes = self.nodes.len();
+        self.not_cache.insert((a, a), r, nodes);
+        self.not_cache.insert((r, r), a, nodes);
         r
     }
 

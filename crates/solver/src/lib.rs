@@ -14,6 +14,7 @@ mod z3_backend;
 pub use query::{QuerySolver, SolverStats};
 pub use z3_backend::Z3Solver;
 
+use braid_budget::Budget;
 use braid_term::{Model, TermId, TermStore};
 use std::time::Instant;
 
@@ -40,4 +41,10 @@ pub trait Solver {
     /// A point in time no check may run past (the run's time limit); a check
     /// cut short by it answers `Unknown`.
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}
+
+    /// The run's budget: no check runs past its exploration deadline, and a
+    /// check running when the budget stops (memory, a signal) is cut short.
+    fn set_budget(&mut self, budget: &Budget) {
+        self.set_deadline(budget.explore_deadline());
+    }
 }

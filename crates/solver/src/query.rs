@@ -53,6 +53,11 @@ impl QuerySolver {
         self.backend.set_deadline(deadline);
     }
 
+    /// No backend check outlives the run's budget.
+    pub fn set_budget(&mut self, budget: &braid_budget::Budget) {
+        self.backend.set_budget(budget);
+    }
+
     /// Whether `pc ∧ query` is satisfiable, where `pc` is known satisfiable
     /// and `hint` (if any) is a model of it. A `Sat` model covers the symbols
     /// of the constraints that were sent; since those share no symbol with the

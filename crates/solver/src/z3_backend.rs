@@ -32,6 +32,7 @@ pub struct Z3Solver {
     translator: Translator<'static>,
     timeout_ms: Option<u32>,
     deadline: Option<Instant>,
+    budget: Option<braid_budget::Budget>,
 }
 
 impl Z3Solver {
@@ -48,6 +49,7 @@ impl Z3Solver {
             },
             timeout_ms,
             deadline: None,
+            budget: None,
         }
     }
 }
@@ -539,32 +541,41 @@ fn parse_z3_int(s: &str) -> Option<i128> {
     }
 }
 
-/// Runs `check`, interrupting Z3 after `timeout` if it has not answered.
+/// Runs `check`, interrupting Z3 after `timeout` if it has not answered, or
+/// as soon as `budget` stops the run.
 ///
 /// Z3 4.8.12 (Debian 12's) can deadlock in its own timer when the `timeout`
 /// parameter is set, so the limit is enforced from a watchdog thread through
 /// `Context::interrupt`, which makes the check return `unknown` ("canceled").
-fn with_watchdog<T>(ctx: &Context, timeout: Option<Duration>, check: impl FnOnce() -> T) -> T {
-    let Some(timeout) = timeout else {
+fn with_watchdog<T>(
+    ctx: &Context,
+    timeout: Option<Duration>,
+    budget: Option<&braid_budget::Budget>,
+    check: impl FnOnce() -> T,
+) -> T {
+    if timeout.is_none() && budget.is_none() {
         return check();
-    };
+    }
+    /// How often the watchdog looks at the budget.
+    const POLL: Duration = Duration::from_millis(20);
     let done = (Mutex::new(false), Condvar::new());
     let handle = ctx.handle();
     std::thread::scope(|scope| {
         scope.spawn(|| {
-            let deadline = Instant::now() + timeout;
+            let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
             let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
             while !*finished {
                 let now = Instant::now();
-                if now >= deadline {
+                if deadline.is_some_and(|d| now >= d) || budget.is_some_and(|b| b.stopped()) {
                     handle.interrupt();
                     return;
                 }
-                finished = done
-                    .1
-                    .wait_timeout(finished, deadline - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+                let wait = match (deadline, budget) {
+                    (Some(d), None) => d - now,
+                    (Some(d), Some(_)) => (d - now).min(POLL),
+                    (None, _) => POLL,
+                };
+                finished = done.1.wait_timeout(finished, wait).unwrap_or_else(|e| e.into_inner()).0;
             }
         });
         let answer = check();
@@ -579,7 +590,15 @@ impl Solver for Z3Solver {
         self.deadline = deadline;
     }
 
+    fn set_budget(&mut self, budget: &braid_budget::Budget) {
+        self.deadline = budget.explore_deadline();
+        self.budget = Some(budget.clone());
+    }
+
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
+        if self.budget.as_ref().is_some_and(|b| b.stopped()) {
+            return SatResult::Unknown("the run stopped".into());
+        }
         let mut asserted = Vec::with_capacity(constraints.len());
         for &c in constraints {
             match self.translator.translate(store, c).map(|d| d.as_bool()) {
@@ -607,7 +626,7 @@ impl Solver for Z3Solver {
             store,
             constraints,
             kept,
-            with_watchdog(self.ctx, timeout, || kept.check()),
+            with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check()),
         );
         self.solver.pop(1);
         // The kept solver is incremental, and Z3's incremental core gives up
@@ -621,7 +640,7 @@ impl Solver for Z3Solver {
                     for b in &asserted {
                         fresh.assert(b);
                     }
-                    let r = with_watchdog(self.ctx, left, || fresh.check());
+                    let r = with_watchdog(self.ctx, left, self.budget.as_ref(), || fresh.check());
                     answer = self.translator.answer(store, constraints, &fresh, r);
                 }
             }

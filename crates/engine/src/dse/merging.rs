@@ -20,10 +20,10 @@
 
 use super::state::{Alt, State};
 use super::Dse;
-use crate::qce::{Cell, Qce, QceParams};
+use crate::qce::{Cell, Counts, Qce, QceParams};
 use crate::results::Branch;
 use crate::search::{Searcher, StateId, StateInfo};
-use braid_ir::{natural_loops, FuncId, Module, Stmt, StmtIdx, VarId};
+use braid_ir::{natural_loops, Module, Stmt, StmtIdx, VarId};
 use braid_term::{TermId, TermStore};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::BTreeSet;
@@ -73,14 +73,6 @@ pub struct Merging {
 /// the states past it (an inner loop sits at its head's place).
 type TopoKey = Vec<Vec<(u32, u32)>>;
 
-/// QCE's numbers at one location: `Q_t`, and per variable and tracked cell
-/// `Q_add` and whether a later address depends on it.
-struct Counts {
-    total: f64,
-    vars: Vec<(f64, bool)>,
-    cells: Vec<(Cell, f64, bool)>,
-}
-
 /// Something whose values decide similarity: a variable of a frame, or a
 /// memory cell at a constant offset from the address a variable holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,9 +84,7 @@ pub(crate) enum Hot {
 /// What merging knows about the program, and its per-run bookkeeping.
 pub(crate) struct Merger<'m> {
     pub config: Merging,
-    module: &'m Module,
     qce: Qce<'m>,
-    counts: FxHashMap<(FuncId, StmtIdx), Rc<Counts>>,
     /// Per function and statement: its reverse-post-order rank.
     rank: Vec<Vec<u32>>,
     /// Per function and statement: the heads of the loops around it,
@@ -147,9 +137,7 @@ impl<'m> Merger<'m> {
             .collect();
         Merger {
             config,
-            module,
             qce: Qce::new(module, config.qce),
-            counts: FxHashMap::default(),
             rank,
             nest,
             block_start,
@@ -203,40 +191,24 @@ impl<'m> Merger<'m> {
         h.finish()
     }
 
-    fn counts(&mut self, func: FuncId, at: StmtIdx) -> Rc<Counts> {
-        if let Some(c) = self.counts.get(&(func, at)) {
-            return c.clone();
-        }
-        let q = &self.qce;
-        let vars = self.module.func(func).vars.len() as u32;
-        let c = Rc::new(Counts {
-            total: q.total(func, at),
-            vars: (0..vars)
-                .map(VarId)
-                .map(|v| (q.added(func, at, v), q.addressed(func, at, v)))
-                .collect(),
-            cells: q
-                .cells(func)
-                .iter()
-                .map(|c| (*c, q.cell_added(func, at, *c), q.cell_addressed(func, at, *c)))
-                .collect(),
-        });
-        self.counts.insert((func, at), c.clone());
-        c
+    /// The run's budget bounds the QCE analysis too.
+    pub fn set_budget(&mut self, budget: &braid_budget::Budget) {
+        self.qce.set_budget(budget);
     }
 
     /// The hot variables and cells of the whole call stack (§3.2): local
     /// counts at the top frame's statement and at each caller's return
     /// location, summed into the global `Q_t`; those with
-    /// `Q_add > α·Q_t`, and those a later address depends on.
-    pub fn hot(&mut self, st: &State) -> Vec<Hot> {
+    /// `Q_add > α·Q_t`, and those a later address depends on. `None` when
+    /// the budget stopped the analysis.
+    pub fn hot(&mut self, st: &State) -> Option<Vec<Hot>> {
         let last = st.frames.len() - 1;
         let counts: Vec<Rc<Counts>> = st
             .frames
             .iter()
             .enumerate()
-            .map(|(i, f)| self.counts(f.func, if i == last { f.at } else { f.at + 1 }))
-            .collect();
+            .map(|(i, f)| self.qce.counts(f.func, if i == last { f.at } else { f.at + 1 }))
+            .collect::<Option<_>>()?;
         let threshold = self.config.qce.alpha * counts.iter().map(|c| c.total).sum::<f64>();
         let mut hot = Vec::new();
         for (i, c) in counts.iter().enumerate() {
@@ -251,7 +223,7 @@ impl<'m> Merger<'m> {
                 }
             }
         }
-        hot
+        Some(hot)
     }
 
     /// The value of a hot item in `st` (`None`: a cell whose base does not
@@ -277,7 +249,7 @@ impl<'m> Merger<'m> {
             return 0;
         }
         let mut h = FxHasher::default();
-        for item in self.hot(st) {
+        for item in self.hot(st).unwrap_or_default() {
             let value = Self::value(store, st, item).filter(|t| store.as_const(*t).is_some());
             (item, value).hash(&mut h);
         }
@@ -292,7 +264,10 @@ impl<'m> Merger<'m> {
             Similarity::None => false,
             Similarity::All => true,
             Similarity::Qce => {
-                self.hot(a).into_iter().all(
+                let Some(hot) = self.hot(a) else {
+                    return false;
+                };
+                hot.into_iter().all(
                     |item| match (Self::value(store, a, item), Self::value(store, b, item)) {
                         (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
                         (x, y) => x == y,

@@ -11,11 +11,14 @@
 pub mod merging;
 mod state;
 
-use crate::config::{Clock, Config};
+use crate::config::Config;
+use crate::record::Recorder;
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
+use crate::run::{Engine, EngineKind};
 use crate::search::{make_searcher, StateId, StateInfo};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
-use crate::{EngineError, Progress};
+use crate::EngineError;
+use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
@@ -24,7 +27,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use state::{Frame, State};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
 /// Statements a state runs before the searcher chooses again.
 const SLICE: u64 = 10_000;
@@ -40,6 +42,27 @@ impl StateInfo for States {
     }
 }
 
+impl Engine for Dse<'_> {
+    fn kind(&self) -> EngineKind {
+        self.engine_kind()
+    }
+
+    fn run(mut self: Box<Self>, budget: &Budget, rec: &mut Recorder) -> Result<RunResult, EngineError> {
+        self.budget = budget.clone();
+        self.solver.set_budget(budget);
+        if let Some(m) = &mut self.merger {
+            m.set_budget(budget);
+        }
+        self.explore(rec)?;
+        let stats = &mut self.result.stats;
+        stats.record_solver(&self.solver.stats);
+        stats.avg_value_summary_size = 1.0;
+        stats.sharing_factor = 1.0;
+        stats.branches_explored = Some(self.covered.len() as u64);
+        Ok(self.result)
+    }
+}
+
 pub struct Dse<'m> {
     module: &'m Module,
     entry: FuncId,
@@ -52,7 +75,9 @@ pub struct Dse<'m> {
     live: usize,
     /// Per function, which statements are loop heads (for the loop bound).
     loop_heads: Vec<Vec<bool>>,
-    clock: Clock,
+    budget: Budget,
+    /// Tests found since the recorder last took them.
+    found: Vec<TestCase>,
     /// State merging (`ssm`, `dsm`), when on.
     merger: Option<Merger<'m>>,
     /// Whether a term contains `ite` (for the statistics of merging).
@@ -96,10 +121,19 @@ impl<'m> Dse<'m> {
             covered: FxHashSet::default(),
             live: 0,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
-            clock: Clock::default(),
+            budget: Budget::unlimited(),
+            found: Vec::new(),
             merger: None,
             has_ite: FxHashMap::default(),
             pending: Vec::new(),
+        }
+    }
+
+    fn engine_kind(&self) -> EngineKind {
+        match self.merger.as_ref().map(|m| m.config.strategy) {
+            None => EngineKind::Dse,
+            Some(Strategy::Static) => EngineKind::Ssm,
+            Some(Strategy::Dynamic { .. }) => EngineKind::Dsm,
         }
     }
 
@@ -114,11 +148,9 @@ impl<'m> Dse<'m> {
         self
     }
 
-    /// Explores the program and returns its tests, bugs and statistics.
-    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult, EngineError> {
-        let start = Instant::now();
-        self.clock = Clock::start(self.config.limits.max_time);
-        self.solver.set_deadline(self.clock.deadline());
+    /// Explores until done or stopped, handing tests to `rec` after every
+    /// slice; a stopped run's live states become tests ([`Dse::frontier`]).
+    fn explore(&mut self, rec: &mut Recorder) -> Result<(), EngineError> {
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
         let driver = || make_searcher(self.config.search, self.config.seed);
@@ -135,15 +167,14 @@ impl<'m> Dse<'m> {
         states.0.insert(next_id, init);
         sched.add(None, &[next_id], &states.0, self.merger.as_ref());
         self.live = 1;
-        let mut last_report = Instant::now();
-        while let Some((id, forwarded)) = sched.select(&states.0, &states, self.merger.as_ref()) {
+        while !self.budget.stopped() {
+            let Some((id, forwarded)) = sched.select(&states.0, &states, self.merger.as_ref()) else {
+                break;
+            };
             let Some(mut st) = states.0.remove(&id) else {
                 continue;
             };
             sched.forget(&st);
-            if self.out_of_time() {
-                break;
-            }
             if self.merger.is_some() {
                 self.note_forwarding(&mut st, forwarded);
             }
@@ -152,7 +183,7 @@ impl<'m> Dse<'m> {
             self.result.stats.states_created += survivors.len().saturating_sub(1) as u64;
             let mut ids = Vec::with_capacity(survivors.len());
             for (k, mut s) in survivors.into_iter().enumerate() {
-                if self.merger.is_some() {
+                if self.merger.is_some() && !self.budget.stopped() {
                     if k > 0 {
                         s.forwarding = false;
                     }
@@ -166,33 +197,69 @@ impl<'m> Dse<'m> {
                 ids.push(next_id);
             }
             sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
-            if last_report.elapsed() > Duration::from_millis(100) {
-                progress(&Progress {
-                    paths: self.result.paths,
-                    live_states: self.live,
-                    elapsed: start.elapsed(),
-                });
-                last_report = Instant::now();
-            }
-            if self.clock.stopped() {
-                break;
-            }
+            self.flush(rec);
+            rec.progress(self.result.paths, self.live);
         }
-        self.test_pending();
-        let stats = &mut self.result.stats;
-        stats.record(start.elapsed(), &self.solver.stats);
-        stats.avg_value_summary_size = 1.0;
-        stats.sharing_factor = 1.0;
-        stats.branches_explored = Some(self.covered.len() as u64);
-        Ok(self.result)
+        if !self.budget.stopped() {
+            self.test_pending();
+        }
+        self.flush(rec);
+        if self.budget.stopped() {
+            let live: Vec<State> = states.0.into_values().collect();
+            self.frontier(live, rec);
+        }
+        Ok(())
     }
 
-    fn out_of_time(&mut self) -> bool {
-        let (stop, reason) = self.clock.check();
-        if let Some(r) = reason {
-            self.incomplete(r);
+    /// Hands the tests found so far to the recorder.
+    fn flush(&mut self, rec: &mut Recorder) {
+        for t in self.found.drain(..) {
+            rec.test(t);
         }
-        stop
+    }
+
+    /// A stopped run's frontier as tests: each live state's model, and the
+    /// models of merged paths whose first-covered branches no test covers
+    /// yet, run concretely to the end (paths that covered something new
+    /// recently first), until the budget is exhausted.
+    fn frontier(&mut self, live: Vec<State>, rec: &mut Recorder) {
+        let mut inputs: Vec<(u64, Vec<TestInput>)> = Vec::new();
+        let needed = |me: &Self, fresh: &[Branch]| {
+            me.merger
+                .as_ref()
+                .is_some_and(|m| fresh.iter().any(|b| !m.test_covered.contains(b)))
+        };
+        let pending = std::mem::take(&mut self.pending);
+        for (st, _, alts) in &pending {
+            for &i in alts {
+                if needed(self, &st.alts[i].fresh) {
+                    inputs.push((0, self.inputs_under(st, &st.alts[i].model)));
+                }
+            }
+        }
+        for st in &live {
+            for alt in &st.alts {
+                if needed(self, &alt.fresh) {
+                    inputs.push((0, self.inputs_under(st, &alt.model)));
+                }
+            }
+            inputs.push((st.steps_since_cover, self.inputs_under(st, &st.model)));
+        }
+        inputs.sort_by_key(|(recent, _)| *recent);
+        for (_, i) in inputs {
+            if self.budget.poll_exhausted() {
+                break;
+            }
+            rec.complete(i);
+        }
+    }
+
+    /// `st`'s inputs as `model` gives them.
+    fn inputs_under(&self, st: &State, model: &braid_term::Model) -> Vec<TestInput> {
+        st.inputs
+            .iter()
+            .map(|(name, t)| TestInput::new(name, self.store.eval(*t, model).unwrap_or(Value::Undef)))
+            .collect()
     }
 
     fn incomplete(&mut self, reason: String) {
@@ -215,9 +282,9 @@ impl<'m> Dse<'m> {
 
     /// Runs `st` until it forks, ends, or its slice is used up.
     fn run_slice(&mut self, mut st: State) -> Vec<State> {
-        for i in 0..SLICE {
-            if i % 1024 == 1023 && self.out_of_time() {
-                return vec![];
+        for _ in 0..SLICE {
+            if self.budget.stopped() {
+                return vec![st];
             }
             match self.step(st) {
                 // Merging states meet at block starts: stop there.
@@ -277,7 +344,10 @@ impl<'m> Dse<'m> {
             SatResult::Sat(m) => Ok(Some(m)),
             SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
-                self.incomplete(format!("solver: {reason}"));
+                // A query cut short by the run's stop is not the solver's failure.
+                if !self.budget.stopped() {
+                    self.incomplete(format!("solver: {reason}"));
+                }
                 Err(())
             }
         }
@@ -403,8 +473,10 @@ impl<'m> Dse<'m> {
                 if alt.fresh.iter().all(|b| merger.test_covered.contains(b)) {
                     continue;
                 }
-                if self.out_of_time() {
-                    return;
+                if self.budget.stopped() {
+                    // The frontier gives the rest their tests.
+                    self.pending.push((st.clone(), ending.clone(), vec![i]));
+                    continue;
                 }
                 let Some(m) = self.feasible(&st, alt.cond) else {
                     continue;
@@ -425,14 +497,7 @@ impl<'m> Dse<'m> {
             Ending::Bug(kind) => self.bug_outcome(st, kind),
             Ending::End(returned) => self.end_outcome(st, model, *returned),
         };
-        let inputs = st
-            .inputs
-            .iter()
-            .map(|(name, t)| {
-                let v = self.store.eval(*t, model).unwrap_or(Value::Undef);
-                TestInput::new(name, v)
-            })
-            .collect();
+        let inputs = self.inputs_under(st, model);
         let mut expressions = BTreeMap::new();
         if matches!(outcome, Outcome::End { .. }) {
             let f = self.module.func(st.top().func);
@@ -450,7 +515,7 @@ impl<'m> Dse<'m> {
             expressions,
             st.path.iter().chain(&cond).map(|c| self.store.display(*c)).collect(),
         );
-        self.result.add_test(test);
+        self.found.push(test);
     }
 
     /// Whether `t` contains an `ite`.

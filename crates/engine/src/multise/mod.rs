@@ -20,10 +20,13 @@ mod summary;
 pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
-use crate::config::{Clock, Config};
+use crate::config::Config;
+use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
+use crate::run::{Engine, EngineKind};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
-use crate::{EngineError, Progress};
+use crate::EngineError;
+use braid_budget::{catch_stop, Budget};
 use braid_guard::{Guard, Guards};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
@@ -32,7 +35,6 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
 /// Which `pc` entry runs next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,8 @@ pub struct Options {
     pub no_float: bool,
     /// Print each executed statement and its guard to stderr.
     pub trace: bool,
+    /// Render the final value summaries (`--dump-state`).
+    pub dump_state: bool,
 }
 
 impl Default for Options {
@@ -78,6 +82,7 @@ impl Default for Options {
             linear_only: false,
             no_float: false,
             trace: false,
+            dump_state: false,
         }
     }
 }
@@ -130,10 +135,10 @@ struct Allocation {
 
 enum EventKind {
     /// `halt`, or the entry function returning; `vars` are the ending
-    /// frame's (a snapshot when it is not the entry frame).
+    /// frame's (the paths that end keep these values).
     End {
         func: FuncId,
-        vars: Option<Vec<ValueSummary>>,
+        vars: Vec<ValueSummary>,
         returned: Option<ValueSummary>,
     },
     Bug {
@@ -149,6 +154,30 @@ struct Event {
     kind: EventKind,
 }
 
+impl Engine for Multise<'_> {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Multise
+    }
+
+    fn run(mut self: Box<Self>, budget: &Budget, rec: &mut Recorder) -> Result<RunResult, EngineError> {
+        self.budget = budget.clone();
+        self.solver.set_budget(budget);
+        self.guards.set_budget(budget);
+        let frame = self.explore(rec)?;
+        if budget.stopped() {
+            self.frontier(rec);
+        } else {
+            self.match_pending();
+            self.flush(rec);
+        }
+        if self.opts.dump_state {
+            self.result.state_dump = frame.as_ref().map(|f| self.render_state(f));
+        }
+        self.finish_stats(frame.as_ref());
+        Ok(self.result)
+    }
+}
+
 pub struct Multise<'m> {
     module: &'m Module,
     entry: FuncId,
@@ -162,13 +191,18 @@ pub struct Multise<'m> {
     /// Per-path counters as summaries: reads of each input name, allocations.
     counters: FxHashMap<String, ValueSummary>,
     events: Vec<Event>,
-    /// Test inputs: one per satisfiable SMT check and per bug.
-    models: Vec<Rc<Model>>,
+    /// Test inputs whose paths have not ended yet: one per satisfiable SMT
+    /// check and per bug. A path's test is written when its event comes.
+    pending: Vec<Rc<Model>>,
+    /// The inputs of every model that became a test or is pending.
+    seen_models: std::collections::BTreeSet<Vec<(braid_term::SymId, Value)>>,
+    /// Tests found since the recorder last took them.
+    found: Vec<TestCase>,
     rank: Vec<Vec<usize>>,
     loop_heads: Vec<Vec<bool>>,
     seq: u64,
     result: RunResult,
-    clock: Clock,
+    budget: Budget,
     summaries_processed: u64,
     entries_processed: u64,
     /// Functions of the active calls below the current frame.
@@ -208,7 +242,9 @@ impl<'m> Multise<'m> {
             memory: Vec::new(),
             counters: FxHashMap::default(),
             events: Vec::new(),
-            models: Vec::new(),
+            pending: Vec::new(),
+            seen_models: Default::default(),
+            found: Vec::new(),
             rank,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
             seq: 0,
@@ -217,22 +253,16 @@ impl<'m> Multise<'m> {
                 paths_exact: false,
                 ..RunResult::default()
             },
-            clock: Clock::default(),
+            budget: Budget::unlimited(),
             summaries_processed: 0,
             entries_processed: 0,
             depth: Vec::new(),
         }
     }
 
-    /// Explores the program; with `dump`, also renders the final state.
-    pub fn run(
-        mut self,
-        progress: &mut dyn FnMut(&Progress),
-        dump: bool,
-    ) -> Result<(RunResult, Option<String>), EngineError> {
-        let start = Instant::now();
-        self.clock = Clock::start(self.config.limits.max_time);
-        self.solver.set_deadline(self.clock.deadline());
+    /// Explores until done or stopped; the entry frame, if exploration got
+    /// past setting it up.
+    fn explore(&mut self, rec: &mut Recorder) -> Result<Option<Frame>, EngineError> {
         let f = self.module.func(self.entry);
         let undef = self.store.constant(Value::Undef);
         let mut vars = vec![ValueSummary::single(Guard::TRUE, undef); f.vars.len()];
@@ -247,26 +277,52 @@ impl<'m> Multise<'m> {
         self.counters
             .insert(ALLOCS.into(), ValueSummary::single(Guard::TRUE, zero));
         let initial = Rc::new(Model::default());
-        self.models.push(initial.clone());
+        self.add_model(initial.clone());
         let root = self.entry_at(Guard::TRUE, 0, 1, Rc::default(), initial);
         let mut frame = self.new_frame(self.entry, vars, root);
-        self.run_frame(&mut frame, progress, start);
-        for x in &frame.exits {
-            let returned = frame.returned.clone();
-            self.events.push(Event {
-                guard: x.guard,
-                kind: EventKind::End {
-                    func: self.entry,
-                    vars: None,
-                    returned: Some(returned),
-                },
-            });
-            self.result.paths = self.result.paths.saturating_add(x.mult);
+        // A BDD operation that outlives the budget unwinds to here; the
+        // frame is then half-updated, but tests only come from ended paths
+        // and from the pending models.
+        let done = catch_stop(|| self.run_frame(&mut frame, rec));
+        self.flush(rec);
+        Ok(done.ok().map(|()| frame))
+    }
+
+    /// A stopped run's frontier as tests: the models of paths that have
+    /// not ended (each reaches the code its SMT check explored), newest
+    /// first, run concretely to the end until the budget is exhausted.
+    fn frontier(&mut self, rec: &mut Recorder) {
+        for m in std::mem::take(&mut self.pending).into_iter().rev() {
+            if self.budget.poll_exhausted() {
+                break;
+            }
+            rec.complete(self.inputs_of(&m));
         }
-        let state = dump.then(|| self.render_state(&frame));
-        self.write_tests(&frame);
-        self.finish_stats(start, &frame);
-        Ok((self.result, state))
+    }
+
+    /// Hands the tests found so far to the recorder.
+    fn flush(&mut self, rec: &mut Recorder) {
+        for t in self.found.drain(..) {
+            rec.test(t);
+        }
+    }
+
+    /// A model becomes a test input, unless one with the same inputs exists.
+    fn add_model(&mut self, m: Rc<Model>) {
+        let mut syms: Vec<_> = m.iter().map(|(s, v)| (*s, *v)).collect();
+        syms.sort_unstable();
+        if self.seen_models.insert(syms) {
+            self.pending.push(m);
+        }
+    }
+
+    /// The test inputs a model gives, in symbol order.
+    fn inputs_of(&self, m: &Model) -> Vec<TestInput> {
+        let mut syms: Vec<_> = m.iter().map(|(s, v)| (*s, *v)).collect();
+        syms.sort_unstable();
+        syms.iter()
+            .map(|(s, v)| TestInput::new(&self.store.symbol(*s).name, *v))
+            .collect()
     }
 
     fn entry_at(
@@ -303,33 +359,17 @@ impl<'m> Multise<'m> {
         self.result.incomplete_reasons.insert(reason);
     }
 
-    fn out_of_time(&mut self) -> bool {
-        let (stop, reason) = self.clock.check();
-        if let Some(r) = reason {
-            self.incomplete(r);
-        }
-        stop
-    }
-
     /// Runs `frame`'s `pc` entries until none is left (function-bounded).
-    fn run_frame(&mut self, frame: &mut Frame, progress: &mut dyn FnMut(&Progress), start: Instant) {
-        let mut last = Instant::now();
+    fn run_frame(&mut self, frame: &mut Frame, rec: &mut Recorder) {
         while !frame.pc.is_empty() {
-            if self.out_of_time() {
-                frame.pc.clear();
+            if self.budget.stopped() {
                 return;
             }
             let i = self.pick(frame);
             let e = frame.pc.swap_remove(i);
-            self.step(frame, e, progress, start);
-            if last.elapsed() > Duration::from_millis(100) {
-                progress(&Progress {
-                    paths: self.result.paths,
-                    live_states: frame.pc.len(),
-                    elapsed: start.elapsed(),
-                });
-                last = Instant::now();
-            }
+            self.step(frame, e, rec);
+            self.flush(rec);
+            rec.progress(self.result.paths, frame.pc.len());
         }
     }
 
@@ -417,7 +457,10 @@ impl<'m> Multise<'m> {
             }
             SatResult::Unsat => None,
             SatResult::Unknown(why) => {
-                self.incomplete(format!("solver: {why}"));
+                // A query cut short by the run's stop is not the solver's failure.
+                if !self.budget.stopped() {
+                    self.incomplete(format!("solver: {why}"));
+                }
                 None
             }
         }
@@ -431,22 +474,23 @@ impl<'m> Multise<'m> {
             return Some(parent.model.clone());
         }
         let m = self.feasible(g, &parent.model)?;
-        self.models.push(m.clone());
+        self.add_model(m.clone());
         Some(m)
     }
 
     /// Records a bug for the paths in `g` if any is feasible.
     fn bug(&mut self, g: Guard, hint: &Model, kind: &str, func: FuncId, stmt: StmtIdx) {
         if let Some(m) = self.feasible(g, hint) {
-            self.models.push(m);
-            self.events.push(Event {
+            self.add_model(m);
+            let event = Event {
                 guard: g,
                 kind: EventKind::Bug {
                     kind: kind.into(),
                     func,
                     stmt,
                 },
-            });
+            };
+            self.ended(event);
             self.result.paths += 1;
         }
     }
@@ -612,7 +656,7 @@ impl<'m> Multise<'m> {
 
     // ---- statements -------------------------------------------------------
 
-    fn step(&mut self, frame: &mut Frame, e: PcEntry, progress: &mut dyn FnMut(&Progress), start: Instant) {
+    fn step(&mut self, frame: &mut Frame, e: PcEntry, rec: &mut Recorder) {
         let (func, at) = (frame.func, e.at);
         let f = self.module.func(func);
         self.result.stats.statements += 1;
@@ -650,7 +694,7 @@ impl<'m> Multise<'m> {
             Stmt::Call { dst, callee, args } => {
                 let callee = self.operand(frame, callee);
                 let args: Vec<ValueSummary> = args.iter().map(|a| self.operand(frame, a)).collect();
-                self.call(frame, &e, &ctx, &callee, &args, *dst, progress, start);
+                self.call(frame, &e, &ctx, &callee, &args, *dst, rec);
             }
             Stmt::If { cond, target } => {
                 let (c, t) = (self.operand(frame, cond), self.operand(frame, target));
@@ -692,12 +736,13 @@ impl<'m> Multise<'m> {
                 next(self, frame, go_on);
             }
             Stmt::Halt(code) => {
-                let vars = (func != self.entry).then(|| frame.vars.clone());
+                let vars = frame.vars.clone();
                 let returned = code.as_ref().map(|o| self.operand(frame, o));
-                self.events.push(Event {
+                let event = Event {
                     guard: e.guard,
                     kind: EventKind::End { func, vars, returned },
-                });
+                };
+                self.ended(event);
                 self.result.paths = self.result.paths.saturating_add(e.mult);
                 match frame.halted.iter_mut().find(|h| h.at == e.at) {
                     Some(h) if self.opts.coalesce => h.guard = self.guards.or(h.guard, e.guard),
@@ -774,6 +819,20 @@ impl<'m> Multise<'m> {
         let undef = self.store.constant(Value::Undef);
         let v = v.unwrap_or_else(|| ValueSummary::single(Guard::TRUE, undef));
         frame.returned = guarded_update(&mut self.guards, &frame.returned, e.guard, &v, self.opts.coalesce);
+        if self.depth.is_empty() {
+            // The entry returns: these paths end here.
+            let event = Event {
+                guard: e.guard,
+                kind: EventKind::End {
+                    func: self.entry,
+                    vars: frame.vars.clone(),
+                    returned: Some(frame.returned.clone()),
+                },
+            };
+            self.ended(event);
+            self.result.paths = self.result.paths.saturating_add(e.mult);
+            return;
+        }
         match frame.exits.first_mut() {
             Some(x) if self.opts.coalesce => {
                 x.guard = self.guards.or(x.guard, e.guard);
@@ -796,8 +855,7 @@ impl<'m> Multise<'m> {
         callee: &ValueSummary,
         args: &[ValueSummary],
         dst: Option<VarId>,
-        progress: &mut dyn FnMut(&Progress),
-        start: Instant,
+        rec: &mut Recorder,
     ) {
         // Function values resolve by their guards: no solver call (§2.4).
         for (g, fv) in self.restrict(callee, ctx.phi) {
@@ -825,7 +883,7 @@ impl<'m> Multise<'m> {
             let first = self.entry_at(g, 0, e.mult, Rc::default(), e.model.clone());
             let mut inner = self.new_frame(g_id, vars, first);
             self.depth.push(g_id);
-            self.run_frame(&mut inner, progress, start);
+            self.run_frame(&mut inner, rec);
             self.depth.pop();
             for x in &inner.exits {
                 if let Some(d) = dst {
@@ -1206,14 +1264,13 @@ impl Multise<'_> {
         Some((*t, self.store.eval_with(*t, model, memo).ok()?))
     }
 
-    fn outcome_under(&self, frame: &Frame, e: &Event, m: &Model) -> (Outcome, BTreeMap<String, String>) {
+    fn outcome_under(&self, e: &Event, m: &Model) -> (Outcome, BTreeMap<String, String>) {
         let memo = &mut EvalMemo::default();
         let mut expressions = BTreeMap::new();
         match &e.kind {
             EventKind::Bug { kind, func, stmt } => (Outcome::bug(self.module, kind, *func, *stmt), expressions),
             EventKind::End { func, vars, returned } => {
                 let f = self.module.func(*func);
-                let vars = vars.as_ref().unwrap_or(&frame.vars);
                 let mut values = BTreeMap::new();
                 for (name, s) in f.vars.iter().zip(vars) {
                     if let Some((t, v)) = self.value_under(s, m, memo) {
@@ -1255,46 +1312,58 @@ impl Multise<'_> {
         }
     }
 
-    /// One test per distinct model: its outcome is read off the event whose
-    /// guard the model satisfies.
-    fn write_tests(&mut self, frame: &Frame) {
-        let mut seen = std::collections::BTreeSet::new();
-        let models = std::mem::take(&mut self.models);
-        for m in models {
-            let mut syms: Vec<_> = m.iter().map(|(s, v)| (*s, *v)).collect();
-            syms.sort_unstable();
-            if !seen.insert(syms.clone()) {
-                continue;
+    /// Paths in `event.guard` have ended: the pending models among them
+    /// become tests now. Their values never change afterwards (updates are
+    /// guarded by the running entry's guard, disjoint from theirs), so the
+    /// outcome read off the state now is final.
+    fn ended(&mut self, event: Event) {
+        let mut memo = EvalMemo::default();
+        let pending = std::mem::take(&mut self.pending);
+        for m in pending {
+            memo.clear();
+            if self.guards.eval_with(&self.store, event.guard, &m, &mut memo) == Some(true) {
+                self.write_test(&event, &m);
+            } else {
+                self.pending.push(m);
             }
-            let Some(e) = self
-                .events
-                .iter()
-                .find(|e| self.guards.eval(&self.store, e.guard, &m) == Some(true))
-            else {
-                continue;
-            };
-            let (outcome, expressions) = self.outcome_under(frame, e, &m);
-            let inputs = syms
-                .iter()
-                .map(|(s, v)| TestInput::new(&self.store.symbol(*s).name, *v))
-                .collect();
-            let guard = e.guard;
-            let pc = self.guards.display(&mut self.store, guard);
-            let test = TestCase::new(
-                self.program.clone(),
-                self.module.func(self.entry).name.clone(),
-                inputs,
-                outcome,
-                expressions,
-                vec![pc],
-            );
-            self.result.add_test(test);
         }
+        self.events.push(event);
     }
 
-    fn finish_stats(&mut self, start: Instant, frame: &Frame) {
+    /// The test `m` gives a path that ended with `event`.
+    fn write_test(&mut self, event: &Event, m: &Model) {
+        let (outcome, expressions) = self.outcome_under(event, m);
+        let pc = self.guards.display(&mut self.store, event.guard);
+        let test = TestCase::new(
+            self.program.clone(),
+            self.module.func(self.entry).name.clone(),
+            self.inputs_of(m),
+            outcome,
+            expressions,
+            vec![pc],
+        );
+        self.found.push(test);
+    }
+
+    /// Models still pending when exploration is over: those whose path ended
+    /// in an earlier event get its test.
+    fn match_pending(&mut self) {
+        let events = std::mem::take(&mut self.events);
+        for m in std::mem::take(&mut self.pending) {
+            match events
+                .iter()
+                .find(|e| self.guards.eval(&self.store, e.guard, &m) == Some(true))
+            {
+                Some(e) => self.write_test(e, &m),
+                None => self.pending.push(m),
+            }
+        }
+        self.events = events;
+    }
+
+    fn finish_stats(&mut self, frame: Option<&Frame>) {
         let st = &mut self.result.stats;
-        st.record(start.elapsed(), &self.solver.stats);
+        st.record_solver(&self.solver.stats);
         st.bdd_ms = self.guards.time.as_millis() as u64;
         st.operations = self.entries_processed;
         st.avg_value_summary_size = if self.summaries_processed == 0 {
@@ -1303,8 +1372,8 @@ impl Multise<'_> {
             self.entries_processed as f64 / self.summaries_processed as f64
         };
         let finals: Vec<usize> = frame
-            .vars
-            .iter()
+            .into_iter()
+            .flat_map(|f| f.vars.iter())
             .chain(self.memory.iter().flat_map(|a| a.cells.iter()))
             .map(|s| s.len())
             .filter(|n| *n > 0)

@@ -1,0 +1,461 @@
+//! A run's budget: one deadline, one memory limit and the user's interrupt,
+//! watched from one thread and consulted by every long loop of every engine
+//! (exploration, QCE, BDD operations, solver calls, concrete runs, output).
+//!
+//! A run has two phases. Exploration stops at the *exploration deadline*
+//! (a little before the time limit), when memory reaches the limit, or on
+//! SIGINT/SIGTERM: [`Budget::stopped`]. What is left is for turning the
+//! frontier into tests and writing the results, until the time limit itself
+//! (or a short grace after a memory or signal stop): [`Budget::exhausted`].
+//! Checking either is one atomic load.
+//!
+//! Code that cannot return early without threading a `Result` through every
+//! caller (a BDD operation deep in an engine) calls [`Budget::check_unwind`],
+//! which unwinds to the engine's [`catch_stop`] without running the panic
+//! hook: nothing is printed, and the engine hands over what it has.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+/// Why a run stopped before it finished exploring.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StopReason {
+    TimeLimit(Duration),
+    /// The limit in MiB.
+    MemoryLimit(u64),
+    Interrupted,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::TimeLimit(t) => write!(f, "time limit of {}s reached", t.as_secs_f64()),
+            StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
+            StopReason::Interrupted => write!(f, "interrupted"),
+        }
+    }
+}
+
+/// What a run may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    pub time: Option<Duration>,
+    /// Resident memory in MiB.
+    pub memory_mb: Option<u64>,
+}
+
+/// The part of the time limit kept for turning the frontier into tests and
+/// writing results: a tenth, at most ten seconds.
+pub fn reserve(limit: Duration) -> Duration {
+    (limit / 10).min(Duration::from_secs(10))
+}
+
+/// After a memory or signal stop, how long the frontier may still take.
+const GRACE: Duration = Duration::from_secs(1);
+/// How often the watchdog looks at the clock, the memory and the signals.
+const TICK: Duration = Duration::from_millis(10);
+
+const RUNNING: u8 = 0;
+const STOPPED: u8 = 1;
+const EXHAUSTED: u8 = 2;
+
+struct Inner {
+    start: Instant,
+    limits: Limits,
+    explore_deadline: Option<Instant>,
+    deadline: Option<Instant>,
+    /// The address-space limit (`ulimit -v`) less a margin, in bytes: past
+    /// it, allocations fail and the process would abort.
+    address_space: Option<u64>,
+    phase: AtomicU8,
+    reason: Mutex<Option<StopReason>>,
+    /// When a memory or signal stop ends the frontier phase.
+    grace_until: Mutex<Option<Instant>>,
+    on_stop: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+    rss: AtomicU64,
+    peak_rss: AtomicU64,
+}
+
+/// A run's budget; clones share it.
+#[derive(Clone)]
+pub struct Budget {
+    inner: Arc<Inner>,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::unlimited()
+    }
+}
+
+impl fmt::Debug for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budget")
+            .field("limits", &self.inner.limits)
+            .field("phase", &self.inner.phase.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Budget {
+    /// A budget without limits and without a watchdog (tests, benchmarks of
+    /// parts); it still stops on [`Budget::stop`].
+    pub fn unlimited() -> Budget {
+        Budget::build(Limits::default(), false)
+    }
+
+    /// Starts the clock and the watchdog thread, which ends with the last clone.
+    pub fn start(limits: Limits) -> Budget {
+        Budget::build(limits, true)
+    }
+
+    fn build(limits: Limits, watch: bool) -> Budget {
+        let start = Instant::now();
+        let deadline = limits.time.and_then(|t| start.checked_add(t));
+        let explore_deadline = limits.time.and_then(|t| start.checked_add(t - reserve(t)));
+        let inner = Arc::new(Inner {
+            start,
+            limits,
+            explore_deadline,
+            deadline,
+            address_space: watch.then(address_space_limit).flatten(),
+            phase: AtomicU8::new(RUNNING),
+            reason: Mutex::new(None),
+            grace_until: Mutex::new(None),
+            on_stop: Mutex::new(Vec::new()),
+            rss: AtomicU64::new(0),
+            peak_rss: AtomicU64::new(0),
+        });
+        if watch {
+            let weak = Arc::downgrade(&inner);
+            let spawned = std::thread::Builder::new()
+                .name("braid-budget".into())
+                .stack_size(64 * 1024)
+                .spawn(move || watchdog(weak));
+            if spawned.is_err() {
+                // No thread: the engines' own clock checks still stop on time.
+                eprintln!("braid: could not start the budget watchdog; memory is not watched");
+            }
+        }
+        Budget { inner }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.inner.start.elapsed()
+    }
+
+    /// When exploration must stop (the solver's calls end by then too).
+    pub fn explore_deadline(&self) -> Option<Instant> {
+        self.inner.explore_deadline
+    }
+
+    /// The time limit itself.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.inner.deadline
+    }
+
+    /// Exploration must stop: one atomic load. The watchdog also compares
+    /// the clock; callers that run rarely can [`Budget::poll`] instead.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.inner.phase.load(Ordering::Relaxed) >= STOPPED
+    }
+
+    /// Nothing more may run, not even turning the frontier into tests.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.inner.phase.load(Ordering::Relaxed) >= EXHAUSTED
+    }
+
+    /// [`Budget::stopped`], looking at the clock itself (for budgets without
+    /// a watchdog, and to stop at the exact deadline).
+    pub fn poll(&self) -> bool {
+        self.advance(Instant::now());
+        self.stopped()
+    }
+
+    /// [`Budget::exhausted`], looking at the clock itself.
+    pub fn poll_exhausted(&self) -> bool {
+        self.advance(Instant::now());
+        self.exhausted()
+    }
+
+    /// Why exploration stopped, if it did.
+    pub fn reason(&self) -> Option<StopReason> {
+        *lock(&self.inner.reason)
+    }
+
+    /// Stops exploration now (the first reason given is kept).
+    pub fn stop(&self, reason: StopReason) {
+        let inner = &self.inner;
+        {
+            let mut r = lock(&inner.reason);
+            if r.is_some() {
+                return;
+            }
+            *r = Some(reason);
+        }
+        if !matches!(reason, StopReason::TimeLimit(_)) {
+            let grace = Instant::now() + GRACE;
+            let until = inner.deadline.map_or(grace, |d| d.min(grace));
+            *lock(&inner.grace_until) = Some(until);
+        }
+        inner.phase.fetch_max(STOPPED, Ordering::SeqCst);
+        for f in lock(&inner.on_stop).iter() {
+            f();
+        }
+    }
+
+    /// Ends the frontier phase too.
+    pub fn exhaust(&self) {
+        self.inner.phase.store(EXHAUSTED, Ordering::SeqCst);
+    }
+
+    /// Runs `f` (from the watchdog thread) when exploration stops, e.g. to
+    /// interrupt a solver call; at once if it already has.
+    pub fn on_stop(&self, f: impl Fn() + Send + Sync + 'static) {
+        if self.stopped() {
+            f();
+        }
+        lock(&self.inner.on_stop).push(Box::new(f));
+    }
+
+    /// Time left before exploration must stop (`None`: no limit).
+    pub fn explore_time_left(&self) -> Option<Duration> {
+        self.inner
+            .explore_deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// Unwinds to [`catch_stop`] when exploration must stop.
+    #[inline]
+    pub fn check_unwind(&self) {
+        if self.stopped() {
+            std::panic::resume_unwind(Box::new(Stopped));
+        }
+    }
+
+    /// The resident memory the watchdog last read, in bytes.
+    pub fn rss(&self) -> u64 {
+        self.inner.rss.load(Ordering::Relaxed)
+    }
+
+    /// The largest resident memory the watchdog has seen, in bytes.
+    pub fn peak_rss(&self) -> u64 {
+        self.inner.peak_rss.load(Ordering::Relaxed)
+    }
+
+    /// Moves the phase on as the clock and memory say (the watchdog's tick).
+    fn advance(&self, now: Instant) {
+        let inner = &self.inner;
+        if let Some(d) = inner.explore_deadline {
+            if now >= d && !self.stopped() {
+                let limit = inner.limits.time.unwrap_or_default();
+                self.stop(StopReason::TimeLimit(limit));
+            }
+        }
+        let grace = *lock(&inner.grace_until);
+        let hard = [inner.deadline, grace].into_iter().flatten().min();
+        if hard.is_some_and(|h| now >= h) {
+            self.exhaust();
+        }
+    }
+
+    /// Reads the memory use now (the watchdog does every few milliseconds),
+    /// stopping the run if it is over the limit.
+    pub fn sample_memory(&self) {
+        let inner = &self.inner;
+        let Some((rss, vm)) = memory_use() else { return };
+        inner.rss.store(rss, Ordering::Relaxed);
+        inner.peak_rss.fetch_max(rss, Ordering::Relaxed);
+        if let Some(mb) = inner.limits.memory_mb {
+            if rss > mb.saturating_mul(1 << 20) {
+                self.stop(StopReason::MemoryLimit(mb));
+            }
+        }
+        if let Some(limit) = inner.address_space {
+            if vm > limit {
+                self.stop(StopReason::MemoryLimit(limit >> 20));
+            }
+        }
+    }
+}
+
+/// The payload [`Budget::check_unwind`] unwinds with.
+#[derive(Debug)]
+pub struct Stopped;
+
+/// Runs `f`; `Err(Stopped)` if it unwound from [`Budget::check_unwind`].
+/// Other panics go on unwinding.
+pub fn catch_stop<T>(f: impl FnOnce() -> T) -> Result<T, Stopped> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(v) => Ok(v),
+        Err(payload) if payload.is::<Stopped>() => Err(Stopped),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn watchdog(weak: Weak<Inner>) {
+    let mut tick = 0u64;
+    loop {
+        std::thread::sleep(TICK);
+        let Some(inner) = weak.upgrade() else { return };
+        let budget = Budget { inner };
+        if SIGNALLED.load(Ordering::Relaxed) {
+            budget.stop(StopReason::Interrupted);
+        }
+        // Memory every other tick: reading /proc costs a few microseconds.
+        if tick % 2 == 0 {
+            budget.sample_memory();
+        }
+        budget.advance(Instant::now());
+        tick += 1;
+    }
+}
+
+/// Resident and virtual memory of this process in bytes (Linux).
+pub fn memory_use() -> Option<(u64, u64)> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let mut fields = statm.split_whitespace().map(|f| f.parse::<u64>().ok());
+    let vm = fields.next()??;
+    let rss = fields.next()??;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    let page = if page > 0 { page as u64 } else { 4096 };
+    Some((rss * page, vm * page))
+}
+
+/// Physical memory in MiB (Linux).
+pub fn physical_memory_mb() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// The default memory limit: half the physical memory, and within the
+/// address-space limit if one is set.
+pub fn default_memory_mb() -> Option<u64> {
+    let half = physical_memory_mb().map(|m| m / 2);
+    let space = address_space_limit().map(|b| b >> 20);
+    match (half, space) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `ulimit -v` less a fifth (thread stacks, the solver's own allocations
+/// and allocator slack live there too), in bytes.
+fn address_space_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then(|| lim.rlim_cur as u64 / 5 * 4)
+}
+
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    if SIGNALLED.swap(true, Ordering::SeqCst) {
+        // A second signal: the user insists; end now as the signal would.
+        // SAFETY: signal and raise are async-signal-safe.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
+
+/// SIGINT and SIGTERM stop the run gracefully (results are written); a
+/// second one ends the process at once.
+pub fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only touches an atomic (async-signal-safe)
+        // until it restores the default disposition.
+        unsafe {
+            libc::signal(sig, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        }
+    }
+}
+
+/// Whether a SIGINT or SIGTERM has arrived.
+pub fn signalled() -> bool {
+    SIGNALLED.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exploration_stops_before_the_limit_and_the_frontier_at_it() {
+        let b = Budget::start(Limits {
+            time: Some(Duration::from_millis(300)),
+            memory_mb: None,
+        });
+        assert!(!b.stopped());
+        std::thread::sleep(Duration::from_millis(290));
+        assert!(b.poll());
+        assert_eq!(b.reason(), Some(StopReason::TimeLimit(Duration::from_millis(300))));
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(b.poll_exhausted());
+    }
+
+    #[test]
+    fn a_stop_unwinds_to_catch_stop_and_other_panics_pass() {
+        let b = Budget::unlimited();
+        assert_eq!(catch_stop(|| 1).ok(), Some(1));
+        b.stop(StopReason::Interrupted);
+        assert!(catch_stop(|| b.check_unwind()).is_err());
+        assert!(std::panic::catch_unwind(|| catch_stop(|| panic!("a bug"))).is_err());
+        assert_eq!(b.reason(), Some(StopReason::Interrupted));
+    }
+
+    #[test]
+    fn a_memory_limit_stops_with_its_reason() {
+        let b = Budget::start(Limits {
+            time: None,
+            memory_mb: Some(1),
+        });
+        let start = Instant::now();
+        while !b.stopped() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(TICK);
+        }
+        assert_eq!(b.reason(), Some(StopReason::MemoryLimit(1)));
+        assert!(b.peak_rss() > 1 << 20);
+    }
+
+    #[test]
+    fn huge_limits_do_not_overflow() {
+        let b = Budget::start(Limits {
+            time: Some(Duration::from_secs(u64::MAX / 4)),
+            memory_mb: Some(u64::MAX),
+        });
+        assert!(!b.poll());
+    }
+
+    #[test]
+    fn reasons_read_well() {
+        assert_eq!(
+            StopReason::TimeLimit(Duration::from_secs(10)).to_string(),
+            "time limit of 10s reached"
+        );
+        assert_eq!(
+            StopReason::MemoryLimit(512).to_string(),
+            "memory limit of 512 MB reached"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! Where an engine's tests go as soon as they exist: the [`Recorder`] runs
+//! each test concretely (its coverage, what it prints, whether it reproduces
+//! the engine's outcome), keeps the distinct bugs, and hands the test to a
+//! [`Sink`] (files under `--out`, a benchmark's table, a test's assertions).
+//! It also turns a stopped run's frontier into tests: inputs that reach
+//! explored code are run concretely to their end, and the run's outcome is
+//! the test's.
+
+use crate::concrete::{run_concrete, ConcreteRun};
+use crate::results::{Branch, BugReport, Outcome, TestCase, TestInput};
+use crate::Progress;
+use braid_budget::Budget;
+use braid_ir::{FuncId, Module};
+use rustc_hash::{FxHashSet, FxHasher};
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+/// What receives a run's tests and progress.
+pub trait Sink {
+    /// A new test, numbered from 0 in the order tests come, with its
+    /// concrete run's output already recorded in it.
+    fn test(&mut self, index: usize, test: &TestCase);
+    /// A periodic report while the run goes on.
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+/// A sink that keeps every test in memory (benchmarks, property tests).
+#[derive(Default)]
+pub struct Collect {
+    pub tests: Vec<TestCase>,
+}
+
+impl Sink for Collect {
+    fn test(&mut self, _: usize, test: &TestCase) {
+        self.tests.push(test.clone());
+    }
+}
+
+/// How often progress reaches the sink.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+pub struct Recorder<'a> {
+    module: &'a Module,
+    entry: FuncId,
+    program: String,
+    /// The `braid run` arguments that shaped the program (tests record them).
+    run_args: Vec<String>,
+    budget: Budget,
+    sink: &'a mut dyn Sink,
+    tests: usize,
+    frontier_tests: usize,
+    not_reproduced: u64,
+    bugs: Vec<BugReport>,
+    covered: FxHashSet<Branch>,
+    /// Hashes of the inputs of every test so far (frontier inputs that
+    /// repeat one are not run again).
+    seen: FxHashSet<u64>,
+    last_progress: Instant,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(
+        module: &'a Module,
+        entry: FuncId,
+        program: &str,
+        run_args: Vec<String>,
+        budget: Budget,
+        sink: &'a mut dyn Sink,
+    ) -> Recorder<'a> {
+        Recorder {
+            module,
+            entry,
+            program: program.to_string(),
+            run_args,
+            budget,
+            sink,
+            tests: 0,
+            frontier_tests: 0,
+            not_reproduced: 0,
+            bugs: Vec::new(),
+            covered: FxHashSet::default(),
+            seen: FxHashSet::default(),
+            last_progress: Instant::now(),
+        }
+    }
+
+    pub fn module(&self) -> &'a Module {
+        self.module
+    }
+
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// A test the engine found: run concretely (unless the budget is
+    /// exhausted before it ends: then it is dropped) and handed on.
+    pub fn test(&mut self, mut test: TestCase) {
+        let Some(run) = self.run(&test.inputs) else { return };
+        if !test.outcome.reproduced_by(&run.outcome) {
+            self.not_reproduced += 1;
+        }
+        self.seen.insert(inputs_hash(&test.inputs));
+        self.emit(&mut test, run);
+    }
+
+    /// A test for the frontier: `inputs` run concretely to the end of the
+    /// program, which gives the outcome. `false` if the inputs repeat an
+    /// earlier test's or the budget ran out first.
+    pub fn complete(&mut self, inputs: Vec<TestInput>) -> bool {
+        if !self.seen.insert(inputs_hash(&inputs)) {
+            return false;
+        }
+        let Some(run) = self.run(&inputs) else {
+            return false;
+        };
+        let mut test = TestCase::new(
+            self.program.clone(),
+            self.module.func(self.entry).name.clone(),
+            inputs,
+            run.outcome.clone(),
+            Default::default(),
+            Vec::new(),
+        );
+        test.frontier = true;
+        self.frontier_tests += 1;
+        self.emit(&mut test, run);
+        true
+    }
+
+    fn run(&self, inputs: &[TestInput]) -> Option<ConcreteRun> {
+        run_concrete(self.module, self.entry, inputs, Some(&self.budget))
+    }
+
+    fn emit(&mut self, test: &mut TestCase, run: ConcreteRun) {
+        let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
+        test.stdout = text(&run.stdout);
+        test.stderr = text(&run.stderr);
+        test.run_args = self.run_args.clone();
+        self.covered.extend(run.covered);
+        if let Outcome::Bug {
+            bug,
+            function,
+            location,
+            ..
+        } = &test.outcome
+        {
+            if !self.bugs.iter().any(|b| b.kind == *bug && b.location == *location) {
+                self.bugs.push(BugReport {
+                    kind: bug.clone(),
+                    function: function.clone(),
+                    location: location.clone(),
+                    test_index: self.tests,
+                    test: String::new(),
+                });
+            }
+        }
+        self.sink.test(self.tests, test);
+        self.tests += 1;
+    }
+
+    /// Reports progress to the sink (at most every quarter second).
+    pub fn progress(&mut self, paths: u64, live_states: usize) {
+        if self.last_progress.elapsed() < PROGRESS_EVERY {
+            return;
+        }
+        self.last_progress = Instant::now();
+        let p = Progress {
+            elapsed: self.budget.elapsed(),
+            paths,
+            live_states,
+            tests: self.tests,
+            branches_covered: self.covered.len(),
+            branches_total: 2 * self.module.branch_count(),
+            rss_bytes: self.budget.rss(),
+        };
+        self.sink.progress(&p);
+    }
+
+    pub fn tests(&self) -> usize {
+        self.tests
+    }
+
+    pub fn frontier_tests(&self) -> usize {
+        self.frontier_tests
+    }
+
+    /// Tests whose concrete run did not end as the engine recorded (an
+    /// engine bug; `braid replay` reports them too).
+    pub fn not_reproduced(&self) -> u64 {
+        self.not_reproduced
+    }
+
+    pub fn bugs(&self) -> &[BugReport] {
+        &self.bugs
+    }
+
+    /// Branch outcomes the tests so far cover, by their concrete runs.
+    pub fn covered(&self) -> &FxHashSet<Branch> {
+        &self.covered
+    }
+}
+
+fn inputs_hash(inputs: &[TestInput]) -> u64 {
+    let mut h = FxHasher::default();
+    for i in inputs {
+        (&i.name, &i.sort, &i.value).hash(&mut h);
+    }
+    h.finish()
+}
