@@ -16,7 +16,12 @@ type Covered = BTreeSet<braid_engine::results::Branch>;
 enum Engine {
     Dse(SearchKind),
     Merging(Strategy, Similarity, SearchKind),
-    Multise { coalesce: bool, pick: Pick },
+    /// `collect`: garbage-collect the BDD nodes at nearly every step.
+    Multise {
+        coalesce: bool,
+        pick: Pick,
+        collect: bool,
+    },
 }
 
 /// Explores `src` with `engine`; checks that the run is complete and every
@@ -49,10 +54,17 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
             });
             spec
         }
-        Engine::Multise { coalesce, pick } => {
+        Engine::Multise {
+            coalesce,
+            pick,
+            collect,
+        } => {
             let mut spec = EngineSpec::new(EngineKind::Multise);
             spec.multise.coalesce = *coalesce;
             spec.multise.pick = *pick;
+            if *collect {
+                spec.multise.gc_min_nodes = 0;
+            }
             spec
         }
     };
@@ -79,7 +91,11 @@ fn engine_label(engine: &Engine) -> String {
     match engine {
         Engine::Dse(search) => search.name().to_string(),
         Engine::Merging(_, similarity, search) => format!("{similarity:?} {}", search.name()),
-        Engine::Multise { coalesce, pick } => format!("coalesce {coalesce} {pick:?}"),
+        Engine::Multise {
+            coalesce,
+            pick,
+            collect,
+        } => format!("coalesce {coalesce} {pick:?} collect {collect}"),
     }
 }
 
@@ -100,7 +116,9 @@ proptest! {
     }
 
     /// seed 000 §3.4: multise, multise --no-coalesce (DSE as a special case)
-    /// and dse find the same bugs and their tests cover the same branches.
+    /// and dse find the same bugs and their tests cover the same branches
+    /// (multise with the BDD manager collecting garbage at nearly every step
+    /// among them).
     /// Without coalescing, multise counts dse's paths exactly on programs
     /// without memory: through a symbolic offset dse forks per cell while
     /// MultiSE's LOAD/STORE rules update guarded cells without splitting pc.
@@ -110,7 +128,9 @@ proptest! {
         let (d, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
         for pick in [Pick::Topo, Pick::Dfs, Pick::Bfs] {
             for coalesce in [true, false] {
-                let (m, mbugs, mcovered) = explore(&src, &Engine::Multise { coalesce, pick });
+                // Garbage collection at nearly every step must not change a thing.
+                let collect = pick == Pick::Topo && coalesce;
+                let (m, mbugs, mcovered) = explore(&src, &Engine::Multise { coalesce, pick, collect });
                 prop_assert_eq!((&bugs, &covered), (&mbugs, &mcovered), "dse vs {} {:?}\n{}", m.engine, pick, src);
                 if !coalesce && !src.contains("alloc") {
                     prop_assert_eq!(d.paths, m.paths, "paths of dse vs {} {:?}\n{}", m.engine, pick, src);

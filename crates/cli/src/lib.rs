@@ -463,14 +463,14 @@ fn run(args: RunArgs) -> Result<i32> {
 fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64, search: &str) -> Result<i32> {
     let search = SearchKind::parse(search)
         .ok_or_else(|| anyhow!("unknown searcher `{search}` (dfs, bfs, random-path, covnew)"))?;
-    if !(max_time.is_finite() && max_time > 0.0) {
+    if max_time == 0.0 {
         bail!("--max-time must be a positive number of seconds");
     }
     bench::bench(bench::BenchArgs {
         suite,
         engines,
         json,
-        max_time: Some(Duration::from_secs_f64(max_time)),
+        max_time: self::max_time(Some(max_time))?,
         search,
     })
 }

@@ -22,9 +22,8 @@
 //! address symbolic); the paper's KLEE used array theory instead, so
 //! equation (2) alone does not cover this.
 //!
-//! One location's numbers come from one pass for all its seeds (its live
-//! variables and the tracked cells): the dependence analysis carries a set
-//! of seeds per variable, and the walk a vector of counts per statement.
+//! A function's numbers at all its statements come from one backward pass
+//! (see [`Pass`]), computed when merging first asks about the function.
 
 use braid_budget::Budget;
 use braid_ir::{natural_loops, successors, FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
@@ -195,153 +194,65 @@ enum Seed {
     Cell(Cell),
 }
 
-/// A set of seed indices.
+/// A set of slots (a function's variables, then its tracked cells).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Bits(Vec<u64>);
 
 impl Bits {
-    fn one(i: usize) -> Bits {
-        let mut b = Bits(vec![0; i / 64 + 1]);
-        b.0[i / 64] |= 1 << (i % 64);
-        b
+    fn with_len(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
     }
 
-    /// Adds `other`; whether anything was new.
-    fn union(&mut self, other: &Bits) -> bool {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
-        }
-        let mut grew = false;
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn remove(&mut self, i: usize) {
+        self.0[i / 64] &= !(1 << (i % 64));
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn union(&mut self, other: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&other.0) {
-            let n = *a | *b;
-            grew |= n != *a;
-            *a = n;
-        }
-        grew
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|w| *w == 0)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0
-            .iter()
-            .enumerate()
-            .flat_map(|(k, w)| (0..64).filter(move |i| w & (1 << i) != 0).map(move |i| k * 64 + i))
-    }
-}
-
-/// Per statement (before it runs), the seeds each variable may carry a
-/// dependence on: a forward, path-insensitive fixpoint over the statements
-/// reachable from the origin, for all seeds at once.
-struct Taint {
-    at: Vec<FxHashMap<VarId, Bits>>,
-    reachable: Vec<bool>,
-}
-
-impl Taint {
-    fn of(&self, s: StmtIdx, o: &Operand) -> Option<&Bits> {
-        match o {
-            Operand::Var(x) => self.at[s as usize].get(x),
-            Operand::Const(_) => None,
+            *a |= *b;
         }
     }
 }
 
-/// Statements of the taint fixpoint between two looks at the budget.
+/// Statements between two looks at the budget.
 const BUDGET_EVERY: u32 = 256;
 
 /// The analysis ran out of budget.
 #[derive(Debug)]
 pub struct OutOfBudget;
 
-fn taint(
-    f: &Function,
-    facts: &[FxHashMap<VarId, Cell>],
-    from: StmtIdx,
-    seeds: &[Seed],
-    budget: &Budget,
-) -> Result<Taint, OutOfBudget> {
-    let n = f.stmts.len();
-    let mut at: Vec<FxHashMap<VarId, Bits>> = vec![FxHashMap::default(); n];
-    let mut visited = vec![false; n];
-    if n == 0 || from as usize >= n {
-        return Ok(Taint { at, reachable: visited });
-    }
-    let cell_seed: FxHashMap<Cell, usize> = seeds
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            Seed::Cell(c) => Some((*c, i)),
-            Seed::Var(_) => None,
-        })
-        .collect();
-    for (i, s) in seeds.iter().enumerate() {
-        if let Seed::Var(v) = s {
-            at[from as usize].entry(*v).or_default().union(&Bits::one(i));
-        }
-    }
-    let mut work = vec![from];
-    let mut steps = 0u32;
-    while let Some(i) = work.pop() {
-        steps += 1;
-        if steps % BUDGET_EVERY == 0 && budget.stopped() {
-            return Err(OutOfBudget);
-        }
-        visited[i as usize] = true;
-        let mut out = at[i as usize].clone();
-        let s = &f.stmts[i as usize];
-        let dst = match s {
-            Stmt::Assign { dst, .. } => Some(*dst),
-            Stmt::Call { dst, .. } => *dst,
-            _ => None,
-        };
-        if let Some(d) = dst {
-            let mut carried = Bits::default();
-            for o in s.operands() {
-                if let Operand::Var(x) = o {
-                    if let Some(b) = at[i as usize].get(x) {
-                        carried.union(b);
-                    }
-                }
-            }
-            if matches!(
-                s,
-                Stmt::Assign {
-                    rhs: Rhs::Load { .. },
-                    ..
-                }
-            ) {
-                if let Some(k) = accessed_cell(f, facts, i).and_then(|c| cell_seed.get(&c)) {
-                    carried.union(&Bits::one(*k));
-                }
-            }
-            if carried.is_empty() {
-                out.remove(&d);
-            } else {
-                out.insert(d, carried);
-            }
-        }
-        for s in successors(f, i) {
-            let row = &mut at[s as usize];
-            let mut grew = false;
-            for (v, b) in &out {
-                grew |= row.entry(*v).or_default().union(b);
-            }
-            if grew || !visited[s as usize] {
-                visited[s as usize] = true;
-                work.push(s);
-            }
-        }
-    }
-    Ok(Taint { at, reachable: visited })
-}
-
 /// Loop iteration counts: `(head, iterations done)`, sorted.
 type Iters = Vec<(StmtIdx, u32)>;
-/// `q` per (statement, iteration counts): `Q_t` first, then `Q_add` per seed.
-type Memo = FxHashMap<(StmtIdx, Iters), Rc<[f64]>>;
+/// A statement of the CFG unrolled `κ` times.
+type Node = (StmtIdx, Iters);
+/// Counts per slot, sorted by slot, zeros left out.
+type Sparse = Vec<(u32, f64)>;
+
+/// `q` (equation 3) at one node of the unrolled CFG: `Q_t`, and `Q_add`
+/// of each slot as it is at the node.
+#[derive(Default)]
+struct Q {
+    total: f64,
+    add: Sparse,
+}
+
+/// A function's QCE numbers at every statement (reached afresh, outside
+/// any loop iteration), from one backward pass.
+struct FnCounts {
+    q: Vec<Rc<Q>>,
+    /// Per statement, the slots a later address may depend on.
+    addressed: Vec<Bits>,
+    /// The number of variable slots; cell slots follow.
+    vars: usize,
+}
 
 /// A function's counts at its entry, for its callers (§3.2: a call adds the
 /// callee's local counts).
@@ -361,7 +272,7 @@ struct Summary {
 #[derive(Clone, Debug, Default)]
 pub struct Counts {
     pub total: f64,
-    /// Per variable of the function (dead ones: 0, not addressed).
+    /// Per variable of the function.
     pub vars: Vec<(f64, bool)>,
     pub cells: Vec<(Cell, f64, bool)>,
 }
@@ -375,32 +286,26 @@ pub struct Qce<'m> {
     /// Per function: the cells its loads (and its callees' loads through
     /// arguments) access.
     cells: Vec<Vec<Cell>>,
-    /// Per function: live variables per statement (computed on demand).
-    live: RefCell<FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>>,
+    functions: RefCell<FxHashMap<FuncId, Rc<FnCounts>>>,
     summaries: RefCell<FxHashMap<FuncId, Rc<Summary>>>,
-    /// Functions whose summary is being computed (recursion is cut there).
+    /// Functions whose counts are being computed (recursion is cut there).
     active: RefCell<Vec<FuncId>>,
     counts: RefCell<FxHashMap<(FuncId, StmtIdx), Rc<Counts>>>,
 }
 
 impl<'m> Qce<'m> {
-    /// Prepares the analysis; counts are computed per location on demand,
-    /// and callee summaries as calls need them.
+    /// Prepares the analysis; a function's counts are computed when first
+    /// asked for, its callees' as its calls need them.
     pub fn new(module: &'m Module, params: QceParams) -> Qce<'m> {
-        Qce::with_budget(module, params, Budget::unlimited())
-    }
-
-    /// [`Qce::new`] whose work stops when `budget` does.
-    pub fn with_budget(module: &'m Module, params: QceParams, budget: Budget) -> Qce<'m> {
         let facts: Vec<_> = module.functions.iter().map(pointer_facts).collect();
         let mut qce = Qce {
             module,
             params,
-            budget,
+            budget: Budget::unlimited(),
             shapes: module.functions.iter().map(shape).collect(),
             facts,
             cells: vec![Vec::new(); module.functions.len()],
-            live: RefCell::default(),
+            functions: RefCell::default(),
             summaries: RefCell::default(),
             active: RefCell::default(),
             counts: RefCell::default(),
@@ -414,6 +319,7 @@ impl<'m> Qce<'m> {
         qce
     }
 
+    /// The analysis stops (and merging with it) when the run's budget does.
     pub fn set_budget(&mut self, budget: &Budget) {
         self.budget = budget.clone();
     }
@@ -472,16 +378,21 @@ impl<'m> Qce<'m> {
         cells
     }
 
-    fn live(&self, g: FuncId) -> Rc<Vec<Vec<bool>>> {
-        self.live
-            .borrow_mut()
-            .entry(g)
-            .or_insert_with(|| Rc::new(braid_ir::live_variables(self.module.func(g))))
-            .clone()
+    /// `g`'s counts at every statement (cached); recursion is cut.
+    fn function(&self, g: FuncId) -> Result<Rc<FnCounts>, OutOfBudget> {
+        if let Some(c) = self.functions.borrow().get(&g) {
+            return Ok(c.clone());
+        }
+        self.active.borrow_mut().push(g);
+        let computed = Pass::new(self, g).and_then(|p| p.run());
+        self.active.borrow_mut().retain(|h| *h != g);
+        let c = Rc::new(computed?);
+        self.functions.borrow_mut().insert(g, c.clone());
+        Ok(c)
     }
 
-    /// `g`'s counts at its entry, for its callers; recursion is cut (a
-    /// recursive call counts nothing), as is a stopped analysis.
+    /// `g`'s counts at its entry, for its callers; a recursive call (to a
+    /// function being analysed) counts nothing.
     fn summary(&self, g: FuncId) -> Result<Rc<Summary>, OutOfBudget> {
         if let Some(s) = self.summaries.borrow().get(&g) {
             return Ok(s.clone());
@@ -489,113 +400,41 @@ impl<'m> Qce<'m> {
         if self.active.borrow().contains(&g) {
             return Ok(Rc::default());
         }
-        self.active.borrow_mut().push(g);
+        let c = self.function(g)?;
         let f = self.module.func(g);
-        let params: FxHashSet<VarId> = f.params.iter().map(|p| p.var).collect();
-        let mut seeds: Vec<Seed> = f.params.iter().map(|p| Seed::Var(p.var)).collect();
-        seeds.extend(
-            self.cells[g.0 as usize]
-                .iter()
-                .filter(|c| params.contains(&c.0))
-                .map(|c| Seed::Cell(*c)),
-        );
-        let computed = self.analyse(g, 0, &seeds);
-        self.active.borrow_mut().retain(|h| *h != g);
-        let (q, addressed) = computed?;
-        let mut sum = Summary {
-            total: q[0],
-            ..Summary::default()
-        };
-        for (i, seed) in seeds.iter().enumerate() {
-            match seed {
-                Seed::Var(v) => {
-                    sum.param_add.insert(*v, q[i + 1]);
-                }
-                Seed::Cell(c) => {
-                    sum.cell_add.insert(*c, q[i + 1]);
+        let mut sum = Summary::default();
+        if let Some(q) = c.q.first() {
+            sum.total = q.total;
+            let params: FxHashSet<VarId> = f.params.iter().map(|p| p.var).collect();
+            let slot_seed = |slot: usize| match slot.checked_sub(c.vars) {
+                None => Seed::Var(VarId(slot as u32)),
+                Some(k) => Seed::Cell(self.cells[g.0 as usize][k]),
+            };
+            let of_param = |seed: &Seed| match seed {
+                Seed::Var(v) | Seed::Cell((v, _)) => params.contains(v),
+            };
+            for &(slot, add) in &q.add {
+                match slot_seed(slot as usize) {
+                    Seed::Var(v) if params.contains(&v) => {
+                        sum.param_add.insert(v, add);
+                    }
+                    Seed::Cell(cell) if params.contains(&cell.0) => {
+                        sum.cell_add.insert(cell, add);
+                    }
+                    _ => {}
                 }
             }
-            if addressed.contains(&i) {
-                sum.addressed.insert(*seed);
+            let slots = c.vars + self.cells[g.0 as usize].len();
+            for slot in (0..slots).filter(|s| c.addressed[0].contains(*s)) {
+                let seed = slot_seed(slot);
+                if of_param(&seed) {
+                    sum.addressed.insert(seed);
+                }
             }
         }
         let sum = Rc::new(sum);
         self.summaries.borrow_mut().insert(g, sum.clone());
         Ok(sum)
-    }
-
-    /// `q` (equation 3) for `Q_t` and every seed's `Q_add` at `at`, and the
-    /// seeds a later address depends on.
-    fn analyse(&self, g: FuncId, at: StmtIdx, seeds: &[Seed]) -> Result<(Rc<[f64]>, FxHashSet<usize>), OutOfBudget> {
-        let f = self.module.func(g);
-        let facts = &self.facts[g.0 as usize];
-        let t = taint(f, facts, at, seeds, &self.budget)?;
-        let mut memo = Memo::default();
-        let walk = Walk {
-            qce: self,
-            g,
-            seeds,
-            taint: &t,
-            steps: Cell0::default(),
-        };
-        let q = walk.walk(at, &mut Vec::new(), &mut memo)?;
-        let addressed = self.addressed_seeds(g, seeds, &t)?;
-        Ok((q, addressed))
-    }
-
-    /// The seeds on which an address of a load or store reachable from the
-    /// taint's origin (in `g` or its callees) may depend.
-    fn addressed_seeds(&self, g: FuncId, seeds: &[Seed], t: &Taint) -> Result<FxHashSet<usize>, OutOfBudget> {
-        let f = self.module.func(g);
-        let facts = &self.facts[g.0 as usize];
-        let mut out = Bits::default();
-        for (i, s) in f.stmts.iter().enumerate() {
-            if !t.reachable[i] {
-                continue;
-            }
-            let i = i as StmtIdx;
-            match s {
-                Stmt::Assign {
-                    rhs: Rhs::Load { addr, .. },
-                    ..
-                }
-                | Stmt::Store { addr, .. } => {
-                    if let Some(b) = t.of(i, addr) {
-                        out.union(b);
-                    }
-                }
-                Stmt::Call {
-                    callee: Operand::Const(Value::Func(h)),
-                    args,
-                    ..
-                } => {
-                    let h = FuncId(*h);
-                    let callee = self.summary(h)?;
-                    for (p, a) in self.module.func(h).params.iter().zip(args) {
-                        if callee.addressed.contains(&Seed::Var(p.var)) {
-                            if let Some(b) = t.of(i, a) {
-                                out.union(b);
-                            }
-                        }
-                        let Operand::Var(x) = a else { continue };
-                        let (xb, k0) = facts[i as usize].get(x).copied().unwrap_or((*x, 0));
-                        for (k, seed) in seeds.iter().enumerate() {
-                            if let Seed::Cell((b, off)) = seed {
-                                let by_cell = *b == xb
-                                    && off
-                                        .checked_sub(k0)
-                                        .is_some_and(|off| callee.addressed.contains(&Seed::Cell((p.var, off))));
-                                if by_cell {
-                                    out.union(&Bits::one(k));
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(out.iter().collect())
     }
 
     /// All counts at `at` in `g` (cached), or `None` once the budget stops
@@ -604,26 +443,27 @@ impl<'m> Qce<'m> {
         if let Some(c) = self.counts.borrow().get(&(g, at)) {
             return Some(c.clone());
         }
+        let fc = self.function(g).ok()?;
         let f = self.module.func(g);
-        let live = self.live(g);
-        let row = live.get(at as usize).or(live.last());
-        let mut seeds: Vec<Seed> = (0..f.vars.len() as u32)
-            .map(VarId)
-            .filter(|v| row.is_some_and(|r| r[v.0 as usize]))
-            .map(Seed::Var)
-            .collect();
-        seeds.extend(self.cells[g.0 as usize].iter().map(|c| Seed::Cell(*c)));
-        let (q, addressed) = self.analyse(g, at, &seeds).ok()?;
+        let cells = &self.cells[g.0 as usize];
         let mut c = Counts {
-            total: q[0],
+            total: 0.0,
             vars: vec![(0.0, false); f.vars.len()],
-            cells: Vec::new(),
+            cells: cells.iter().map(|c| (*c, 0.0, false)).collect(),
         };
-        for (i, seed) in seeds.iter().enumerate() {
-            let entry = (q[i + 1], addressed.contains(&i));
-            match seed {
-                Seed::Var(v) => c.vars[v.0 as usize] = entry,
-                Seed::Cell(cell) => c.cells.push((*cell, entry.0, entry.1)),
+        if let (Some(q), Some(addressed)) = (fc.q.get(at as usize), fc.addressed.get(at as usize)) {
+            c.total = q.total;
+            for &(slot, add) in &q.add {
+                match (slot as usize).checked_sub(fc.vars) {
+                    None => c.vars[slot as usize].0 = add,
+                    Some(k) => c.cells[k].1 = add,
+                }
+            }
+            for (v, x) in c.vars.iter_mut().enumerate() {
+                x.1 = addressed.contains(v);
+            }
+            for (k, x) in c.cells.iter_mut().enumerate() {
+                x.2 = addressed.contains(fc.vars + k);
             }
         }
         let c = Rc::new(c);
@@ -678,140 +518,328 @@ impl<'m> Qce<'m> {
     }
 }
 
-type Cell0 = std::cell::Cell<u32>;
-
-/// Equation (3) for `Q_t` and every seed at once, over `g`'s CFG unrolled
-/// `κ` times, memoised per (statement, loop iteration counts).
-struct Walk<'a, 'm> {
+/// One function's backward pass. `Q_add(ℓ, v)` counts the future branches
+/// whose condition depends on `v`'s value at `ℓ`, summed over the paths of
+/// the unrolled CFG with their `β` weights (equation 3): a branch on `c`
+/// counts for `c`; an assignment `d = f(x, y)` passes what counts for `d`
+/// after it on to `x` and `y` before it (a load of a tracked cell, on to the
+/// cell), and `d`'s own value before it counts nothing; a call adds its
+/// callee's counts for the arguments. A value reaching one branch along two
+/// chains counts twice, so counts are capped at `Q_t`.
+struct Pass<'a, 'm> {
     qce: &'a Qce<'m>,
     g: FuncId,
-    seeds: &'a [Seed],
-    taint: &'a Taint,
-    /// Statements walked, for looking at the budget now and then.
-    steps: Cell0,
+    f: &'m Function,
+    /// Slot of each tracked cell (after the variables).
+    cell_slot: FxHashMap<Cell, u32>,
+    /// Per call statement, the callee's summary.
+    callees: FxHashMap<StmtIdx, Rc<Summary>>,
+    steps: u32,
 }
 
-impl Walk<'_, '_> {
-    fn walk(&self, at: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
-        let f = self.qce.module.func(self.g);
-        let width = self.seeds.len() + 1;
-        let Some(stmt) = f.stmts.get(at as usize) else {
-            return Ok(vec![0.0; width].into());
-        };
-        let key = (at, iters.clone());
-        if let Some(v) = memo.get(&key) {
-            return Ok(v.clone());
+impl<'a, 'm> Pass<'a, 'm> {
+    fn new(qce: &'a Qce<'m>, g: FuncId) -> Result<Pass<'a, 'm>, OutOfBudget> {
+        let f = qce.module.func(g);
+        let vars = f.vars.len() as u32;
+        let cell_slot = qce.cells[g.0 as usize]
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (*c, vars + k as u32))
+            .collect();
+        let mut callees = FxHashMap::default();
+        for (i, s) in f.stmts.iter().enumerate() {
+            if let Stmt::Call {
+                callee: Operand::Const(Value::Func(h)),
+                ..
+            } = s
+            {
+                callees.insert(i as StmtIdx, qce.summary(FuncId(*h))?);
+            }
         }
-        self.steps.set(self.steps.get() + 1);
-        if self.steps.get() % BUDGET_EVERY == 0 && self.qce.budget.stopped() {
+        Ok(Pass {
+            qce,
+            g,
+            f,
+            cell_slot,
+            callees,
+            steps: 0,
+        })
+    }
+
+    fn tick(&mut self) -> Result<(), OutOfBudget> {
+        self.steps = self.steps.wrapping_add(1);
+        if self.steps % BUDGET_EVERY == 0 && self.qce.budget.stopped() {
             return Err(OutOfBudget);
         }
-        let mut sum = self.here(at, stmt)?;
+        Ok(())
+    }
+
+    fn run(mut self) -> Result<FnCounts, OutOfBudget> {
+        let n = self.f.stmts.len();
+        let mut memo: FxHashMap<Node, Rc<Q>> = FxHashMap::default();
+        let mut q = Vec::with_capacity(n);
+        for s in 0..n as StmtIdx {
+            q.push(self.q_at((s, Vec::new()), &mut memo)?);
+        }
+        let addressed = self.addressed()?;
+        Ok(FnCounts {
+            q,
+            addressed,
+            vars: self.f.vars.len(),
+        })
+    }
+
+    /// The unrolled CFG's successors of a node (an edge past the unrolling
+    /// bound with no loop exit leads nowhere).
+    fn successors(&self, (s, iters): &Node) -> Vec<Node> {
+        successors(self.f, *s)
+            .into_iter()
+            .filter_map(|t| self.follow(*s, t, iters))
+            .collect()
+    }
+
+    /// Follows the edge `from → to`, unrolling loops `κ` times: a back edge
+    /// beyond that continues where the loop is left.
+    fn follow(&self, from: StmtIdx, to: StmtIdx, iters: &Iters) -> Option<Node> {
+        let shape = &self.qce.shapes[self.g.0 as usize];
+        if shape.back.contains(&(from, to)) {
+            let done = iters.iter().find(|(h, _)| *h == to).map_or(0, |(_, n)| *n) + 1;
+            let lp = shape.loops.iter().find(|l| l.head == to)?;
+            let mut rest: Iters = iters.iter().filter(|(h, _)| *h != to).copied().collect();
+            if done >= self.qce.params.kappa {
+                return self.forward(lp.exit?, &rest);
+            }
+            rest.push((to, done));
+            rest.sort_unstable();
+            return Some((to, rest));
+        }
+        self.forward(to, iters)
+    }
+
+    /// A forward arrival: entering a loop afresh resets its iteration count,
+    /// leaving loops forgets theirs.
+    fn forward(&self, to: StmtIdx, iters: &Iters) -> Option<Node> {
+        let shape = &self.qce.shapes[self.g.0 as usize];
+        let kept = iters
+            .iter()
+            .filter(|(h, _)| *h != to && shape.loops.iter().any(|l| l.head == *h && l.body.contains(&to)))
+            .copied()
+            .collect();
+        Some((to, kept))
+    }
+
+    /// `q` at `root`, by a depth-first walk of the unrolled CFG in post-order
+    /// (an edge back to a node still being walked counts nothing).
+    fn q_at(&mut self, root: Node, memo: &mut FxHashMap<Node, Rc<Q>>) -> Result<Rc<Q>, OutOfBudget> {
+        let mut on_stack: FxHashSet<Node> = FxHashSet::default();
+        let mut stack: Vec<(Node, bool)> = vec![(root.clone(), false)];
+        while let Some((node, expanded)) = stack.pop() {
+            if memo.contains_key(&node) {
+                continue;
+            }
+            let succs = self.successors(&node);
+            if !expanded {
+                if !on_stack.insert(node.clone()) {
+                    continue;
+                }
+                stack.push((node, true));
+                for t in succs {
+                    if !memo.contains_key(&t) && !on_stack.contains(&t) {
+                        stack.push((t, false));
+                    }
+                }
+                continue;
+            }
+            self.tick()?;
+            let value = self.value(node.0, succs.iter().filter_map(|t| memo.get(t)));
+            on_stack.remove(&node);
+            memo.insert(node, Rc::new(value));
+        }
+        Ok(memo.get(&root).cloned().unwrap_or_default())
+    }
+
+    /// `q` at statement `s` from its successors' (equation 3).
+    fn value<'q>(&self, s: StmtIdx, succs: impl Iterator<Item = &'q Rc<Q>>) -> Q {
+        let stmt = &self.f.stmts[s as usize];
         let weight = if matches!(stmt, Stmt::If { .. }) {
             self.qce.params.beta
         } else {
             1.0
         };
-        for s in successors(f, at) {
-            let next = self.follow(at, s, iters, memo)?;
-            for (a, b) in sum.iter_mut().zip(next.iter()) {
-                *a += weight * b;
+        let mut total = 0.0;
+        let mut add: FxHashMap<u32, f64> = FxHashMap::default();
+        for q in succs {
+            total += weight * q.total;
+            for &(slot, a) in &q.add {
+                *add.entry(slot).or_insert(0.0) += weight * a;
             }
         }
-        let sum: Rc<[f64]> = sum.into();
-        memo.insert(key, sum.clone());
-        Ok(sum)
-    }
-
-    /// What statement `at` itself adds: a branch counts for `Q_t` and for the
-    /// seeds its condition depends on; a call adds the callee's counts.
-    fn here(&self, at: StmtIdx, stmt: &Stmt) -> Result<Vec<f64>, OutOfBudget> {
-        let mut out = vec![0.0; self.seeds.len() + 1];
-        match stmt {
-            Stmt::If { cond, .. } => {
-                out[0] = 1.0;
-                if let Some(b) = self.taint.of(at, cond) {
-                    for k in b.iter() {
-                        out[k + 1] = 1.0;
-                    }
+        // What counts for the defined variable after `s` counts for what
+        // defines it before `s`.
+        if let Some(d) = defined(stmt) {
+            let passed = add.remove(&d.0).unwrap_or(0.0);
+            if passed > 0.0 {
+                for x in self.sources(s, stmt) {
+                    *add.entry(x).or_insert(0.0) += passed;
                 }
             }
-            Stmt::Call {
-                callee: Operand::Const(Value::Func(h)),
-                args,
-                ..
+        }
+        match stmt {
+            Stmt::If {
+                cond: Operand::Var(c), ..
             } => {
-                let h = FuncId(*h);
-                let callee = self.qce.summary(h)?;
-                out[0] = callee.total;
-                let facts = &self.qce.facts[self.g.0 as usize][at as usize];
-                for (p, a) in self.qce.module.func(h).params.iter().zip(args) {
-                    let Operand::Var(x) = a else { continue };
-                    let by_value = callee.param_add.get(&p.var).copied().unwrap_or(0.0);
-                    if let Some(b) = self.taint.of(at, a) {
-                        for k in b.iter() {
-                            out[k + 1] += by_value;
+                total += 1.0;
+                *add.entry(c.0).or_insert(0.0) += 1.0;
+            }
+            Stmt::If { .. } => total += 1.0,
+            Stmt::Call { args, .. } => {
+                if let Some(callee) = self.callees.get(&s) {
+                    total += callee.total;
+                    let params = &self.qce.module.func(self.callee_of(stmt)).params;
+                    for (p, a) in params.iter().zip(args) {
+                        let Operand::Var(x) = a else { continue };
+                        if let Some(v) = callee.param_add.get(&p.var) {
+                            *add.entry(x.0).or_insert(0.0) += v;
                         }
-                    }
-                    let (xb, k0) = facts.get(x).copied().unwrap_or((*x, 0));
-                    for (k, seed) in self.seeds.iter().enumerate() {
-                        if let Seed::Cell((b, off)) = seed {
-                            if *b == xb {
-                                if let Some(off) = off.checked_sub(k0) {
-                                    out[k + 1] += callee.cell_add.get(&(p.var, off)).copied().unwrap_or(0.0);
-                                }
+                        for (cell, slot) in self.cells_off(s, *x) {
+                            if let Some(v) = callee.cell_add.get(&(p.var, cell)) {
+                                *add.entry(slot).or_insert(0.0) += v;
                             }
                         }
                     }
                 }
-                for v in &mut out[1..] {
-                    *v = v.min(callee.total);
-                }
             }
             _ => {}
         }
-        Ok(out)
+        let mut add: Sparse = add
+            .into_iter()
+            .filter(|(_, v)| *v > 0.0)
+            .map(|(k, v)| (k, v.min(total)))
+            .collect();
+        add.sort_unstable_by_key(|(k, _)| *k);
+        Q { total, add }
     }
 
-    /// Follows the edge `from → to`, unrolling loops `κ` times.
-    fn follow(&self, from: StmtIdx, to: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
-        let shape = &self.qce.shapes[self.g.0 as usize];
-        if shape.back.contains(&(from, to)) {
-            let done = iters.iter().find(|(h, _)| *h == to).map_or(0, |(_, n)| *n) + 1;
-            let Some(lp) = shape.loops.iter().find(|l| l.head == to) else {
-                return Ok(vec![0.0; self.seeds.len() + 1].into());
-            };
-            if done >= self.qce.params.kappa {
-                // Unrolled enough: continue where the loop is left.
-                let saved = iters.clone();
-                iters.retain(|(h, _)| *h != to);
-                let r = match lp.exit {
-                    Some(e) => self.follow_forward(e, iters, memo),
-                    None => Ok(vec![0.0; self.seeds.len() + 1].into()),
-                };
-                *iters = saved;
-                return r;
-            }
-            let saved = iters.clone();
-            iters.retain(|(h, _)| *h != to);
-            iters.push((to, done));
-            iters.sort_unstable();
-            let r = self.walk(to, iters, memo);
-            *iters = saved;
-            return r;
+    fn callee_of(&self, stmt: &Stmt) -> FuncId {
+        match stmt {
+            Stmt::Call {
+                callee: Operand::Const(Value::Func(h)),
+                ..
+            } => FuncId(*h),
+            _ => self.g,
         }
-        self.follow_forward(to, iters, memo)
     }
 
-    /// A forward arrival: entering a loop afresh resets its iteration count,
-    /// leaving loops forgets theirs.
-    fn follow_forward(&self, to: StmtIdx, iters: &mut Iters, memo: &mut Memo) -> Result<Rc<[f64]>, OutOfBudget> {
-        let shape = &self.qce.shapes[self.g.0 as usize];
-        let saved = iters.clone();
-        iters.retain(|(h, _)| *h != to && shape.loops.iter().any(|l| l.head == *h && l.body.contains(&to)));
-        let r = self.walk(to, iters, memo);
-        *iters = saved;
-        r
+    /// The slots whose values flow into what `stmt` defines: its variable
+    /// operands, and for a load of a tracked cell, the cell.
+    fn sources(&self, s: StmtIdx, stmt: &Stmt) -> Vec<u32> {
+        let mut out: Vec<u32> = stmt
+            .operands()
+            .into_iter()
+            .filter_map(|o| match o {
+                Operand::Var(x) => Some(x.0),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        if matches!(
+            stmt,
+            Stmt::Assign {
+                rhs: Rhs::Load { .. },
+                ..
+            }
+        ) {
+            let facts = &self.qce.facts[self.g.0 as usize];
+            if let Some(slot) = accessed_cell(self.f, facts, s).and_then(|c| self.cell_slot.get(&c)) {
+                out.push(*slot);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The tracked cells at a constant offset from what `x` points to at
+    /// `s`, as (offset from `x`, slot).
+    fn cells_off(&self, s: StmtIdx, x: VarId) -> Vec<(i128, u32)> {
+        let facts = &self.qce.facts[self.g.0 as usize][s as usize];
+        let (b, k0) = facts.get(&x).copied().unwrap_or((x, 0));
+        self.cell_slot
+            .iter()
+            .filter(|((base, _), _)| *base == b)
+            .filter_map(|((_, off), slot)| off.checked_sub(k0).map(|o| (o, *slot)))
+            .collect()
+    }
+
+    /// Per statement, the slots a later address (of a load or store here or
+    /// in a callee) may depend on: a backward fixpoint over the CFG.
+    fn addressed(&mut self) -> Result<Vec<Bits>, OutOfBudget> {
+        let n = self.f.stmts.len();
+        let slots = self.f.vars.len() + self.cell_slot.len();
+        let mut at: Vec<Bits> = vec![Bits::with_len(slots); n];
+        let order: Vec<StmtIdx> = braid_ir::reverse_post_order(self.f).into_iter().rev().collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &s in &order {
+                self.tick()?;
+                let stmt = &self.f.stmts[s as usize];
+                let mut out = Bits::with_len(slots);
+                for t in successors(self.f, s) {
+                    out.union(&at[t as usize]);
+                }
+                if let Some(d) = defined(stmt) {
+                    let flows = out.contains(d.0 as usize);
+                    out.remove(d.0 as usize);
+                    if flows {
+                        for x in self.sources(s, stmt) {
+                            out.insert(x as usize);
+                        }
+                    }
+                }
+                match stmt {
+                    Stmt::Assign {
+                        rhs: Rhs::Load {
+                            addr: Operand::Var(x), ..
+                        },
+                        ..
+                    }
+                    | Stmt::Store {
+                        addr: Operand::Var(x), ..
+                    } => out.insert(x.0 as usize),
+                    Stmt::Call { args, .. } => {
+                        if let Some(callee) = self.callees.get(&s) {
+                            let params = &self.qce.module.func(self.callee_of(stmt)).params;
+                            for (p, a) in params.iter().zip(args) {
+                                let Operand::Var(x) = a else { continue };
+                                if callee.addressed.contains(&Seed::Var(p.var)) {
+                                    out.insert(x.0 as usize);
+                                }
+                                for (cell, slot) in self.cells_off(s, *x) {
+                                    if callee.addressed.contains(&Seed::Cell((p.var, cell))) {
+                                        out.insert(slot as usize);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if out != at[s as usize] {
+                    at[s as usize] = out;
+                    changed = true;
+                }
+            }
+        }
+        Ok(at)
+    }
+}
+
+/// The variable `stmt` assigns, if any.
+fn defined(stmt: &Stmt) -> Option<VarId> {
+    match stmt {
+        Stmt::Assign { dst, .. } => Some(*dst),
+        Stmt::Call { dst, .. } => *dst,
+        _ => None,
     }
 }
 

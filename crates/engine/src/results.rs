@@ -192,6 +192,11 @@ pub struct Stats {
     pub partial_solutions: u64,
     /// The largest resident memory seen during the run, in MiB.
     pub peak_rss_mb: u64,
+    /// Terms built; the most BDD nodes alive at once, and garbage
+    /// collections of the BDD manager (multise).
+    pub terms: u64,
+    pub bdd_nodes: u64,
+    pub bdd_collections: u64,
     /// Tests whose concrete run ended otherwise than the engine recorded.
     pub tests_not_reproduced: u64,
 }

@@ -99,6 +99,11 @@ pub struct Guards {
     atoms: Vec<TermId>,
     atom_of: FxHashMap<TermId, u32>,
     terms: FxHashMap<Guard, TermId>,
+    /// Slots of collected nodes, reused before the table grows.
+    free: Vec<u32>,
+    /// The most nodes alive at once, and how many collections ran.
+    pub peak_nodes: usize,
+    pub collections: u64,
     /// Time spent in BDD operations (reported on its own).
     pub time: Duration,
     /// One operation can take exponential time: its recursive steps look at
@@ -129,6 +134,9 @@ impl Guards {
             atoms: Vec::new(),
             atom_of: FxHashMap::default(),
             terms: FxHashMap::default(),
+            free: Vec::new(),
+            peak_nodes: 0,
+            collections: 0,
             time: Duration::ZERO,
             budget: Budget::unlimited(),
             steps: 0,
@@ -141,8 +149,53 @@ impl Guards {
         self.budget = budget.clone();
     }
 
+    /// Nodes alive (built and not collected), terminals included.
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.nodes.len() - self.free.len()
+    }
+
+    /// Garbage collection: keeps the nodes the guards in `roots` use and
+    /// frees the others for reuse. Every guard the caller still holds must
+    /// be among the roots: a freed node's id is given to a new one. The
+    /// operation caches are emptied (they may name freed nodes).
+    pub fn collect(&mut self, roots: impl Iterator<Item = Guard>) {
+        let start = Instant::now();
+        let mut live = vec![false; self.nodes.len()];
+        live[0] = true;
+        live[1] = true;
+        let mut stack: Vec<Guard> = roots.collect();
+        while let Some(g) = stack.pop() {
+            if live[g.0 as usize] {
+                continue;
+            }
+            live[g.0 as usize] = true;
+            let node = self.nodes[g.0 as usize];
+            stack.push(node.lo);
+            stack.push(node.hi);
+        }
+        for (i, alive) in live.iter().enumerate() {
+            let n = self.nodes[i];
+            // Free slots hold the terminal marker (only slots 0 and 1 are terminals).
+            if *alive || n.var == TERMINAL {
+                continue;
+            }
+            self.unique.remove(&(n.var, n.lo, n.hi));
+            self.nodes[i] = Node {
+                var: TERMINAL,
+                lo: Guard::FALSE,
+                hi: Guard::FALSE,
+            };
+            self.free.push(i as u32);
+        }
+        if self.unique.len() * 4 < self.unique.capacity() {
+            self.unique.shrink_to_fit();
+        }
+        self.terms.retain(|g, _| live[g.0 as usize]);
+        for cache in [&mut self.and_cache, &mut self.or_cache, &mut self.not_cache] {
+            *cache = Computed::new();
+        }
+        self.collections += 1;
+        self.time += start.elapsed();
     }
 
     pub fn atom_count(&self) -> usize {
@@ -160,9 +213,19 @@ impl Guards {
         if let Some(&g) = self.unique.get(&(var, lo, hi)) {
             return g;
         }
-        let g = Guard(self.nodes.len() as u32);
-        self.nodes.push(Node { var, lo, hi });
+        let node = Node { var, lo, hi };
+        let g = match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                Guard(id)
+            }
+            None => {
+                self.nodes.push(node);
+                Guard(self.nodes.len() as u32 - 1)
+            }
+        };
         self.unique.insert((var, lo, hi), g);
+        self.peak_nodes = self.peak_nodes.max(self.node_count());
         g
     }
 
@@ -279,7 +342,7 @@ impl Guards {
         let lo = self.apply(op, a0, b0);
         let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
-        let nodes = self.nodes.len();
+        let nodes = self.node_count();
         match op {
             Connective::And => self.and_cache.insert(key, r, nodes),
             Connective::Or => self.or_cache.insert(key, r, nodes),
@@ -313,7 +376,7 @@ impl Guards {
         let lo = self.not_rec(n.lo);
         let hi = self.not_rec(n.hi);
         let r = self.mk(n.var, lo, hi);
-        let nodes = self.nodes.len();
+        let nodes = self.node_count();
         self.not_cache.insert((a, a), r, nodes);
         self.not_cache.insert((r, r), a, nodes);
         r
@@ -460,6 +523,41 @@ mod tests {
         assert!(g.or(a, b).is_true());
         assert!(g.and(a, b).is_false());
         assert_eq!(g.atom_count(), 1);
+    }
+
+    #[test]
+    fn collection_keeps_the_roots_and_reuses_the_rest() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let atoms: Vec<Guard> = (0..8)
+            .map(|i| {
+                let x = s.symbol_term(&format!("x{i}"), Sort::Int);
+                let zero = s.constant(Value::Int(0));
+                let p = s.app(Op::Gt, &[x, zero]).unwrap();
+                g.atom(&mut s, p)
+            })
+            .collect();
+        // (x0 ∧ x1) ∨ (x2 ∧ x3) ∨ …, kept; its negation, dropped.
+        let mut keep = Guard::FALSE;
+        for pair in atoms.chunks(2) {
+            let both = g.and(pair[0], pair[1]);
+            keep = g.or(keep, both);
+        }
+        let dropped = g.not(keep);
+        let before = g.node_count();
+        g.collect(atoms.iter().copied().chain([keep]));
+        assert!(g.node_count() < before, "the negation's nodes are freed");
+        // The kept guard means what it meant, and rebuilding gives the same ids.
+        let mut again = Guard::FALSE;
+        for pair in atoms.chunks(2) {
+            let both = g.and(pair[0], pair[1]);
+            again = g.or(again, both);
+        }
+        assert_eq!(again, keep);
+        let negated = g.not(keep);
+        assert!(g.and(negated, keep).is_false());
+        assert!(g.or(negated, keep).is_true());
+        let _ = dropped;
     }
 
     #[test]

@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 /// How many recent models the counterexample cache tries before the backend.
 const RECENT_MODELS: usize = 16;
+/// Queries the cache holds at most; past it, it starts over (a long run's
+/// cache would otherwise grow with every query).
+const CACHE_ENTRIES: usize = 1 << 18;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverStats {
@@ -102,6 +105,13 @@ impl QuerySolver {
         SatResult::Sat(merged)
     }
 
+    fn remember(&mut self, set: Vec<TermId>, answer: Option<Model>) {
+        if self.cache.len() >= CACHE_ENTRIES {
+            self.cache.clear();
+        }
+        self.cache.insert(set.into_boxed_slice(), answer);
+    }
+
     fn solve_set(&mut self, store: &TermStore, set: Vec<TermId>) -> SatResult {
         if self.caching {
             if let Some(answer) = self.cache.get(set.as_slice()) {
@@ -118,7 +128,7 @@ impl QuerySolver {
                 .map(|m| project(store, &set, m));
             if let Some(m) = reuse {
                 self.stats.cex_hits += 1;
-                self.cache.insert(set.into_boxed_slice(), Some(m.clone()));
+                self.remember(set, Some(m.clone()));
                 return SatResult::Sat(m);
             }
         }
@@ -128,14 +138,14 @@ impl QuerySolver {
         self.stats.solver_time += start.elapsed();
         match &answer {
             SatResult::Sat(m) if self.caching => {
-                self.cache.insert(set.into_boxed_slice(), Some(m.clone()));
+                self.remember(set, Some(m.clone()));
                 if self.recent.len() == RECENT_MODELS {
                     self.recent.pop_back();
                 }
                 self.recent.push_front(m.clone());
             }
             SatResult::Unsat if self.caching => {
-                self.cache.insert(set.into_boxed_slice(), None);
+                self.remember(set, None);
             }
             SatResult::Unknown(_) => self.stats.unknowns += 1,
             _ => {}

@@ -192,6 +192,9 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
     Err(format!("unsupported by the Z3 backend: {}", what.into()))
 }
 
+/// Z3 terms a translator keeps at most.
+const TRANSLATIONS_KEPT: usize = 1 << 20;
+
 struct Translator<'ctx> {
     ctx: &'ctx Context,
     kit: Option<FloatKit<'ctx>>,
@@ -239,6 +242,11 @@ impl<'ctx> Translator<'ctx> {
     fn translate(&mut self, store: &TermStore, root: TermId) -> Result<Dynamic<'ctx>, String> {
         if let Some(d) = self.done.get(&root) {
             return Ok(d.clone());
+        }
+        // Translations are kept for later queries, up to a bound: past it
+        // they start over (Z3 frees what no one holds).
+        if self.done.len() >= TRANSLATIONS_KEPT {
+            self.done.clear();
         }
         for t in store.postorder(&[root]) {
             if self.done.contains_key(&t) {

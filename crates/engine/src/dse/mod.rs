@@ -56,6 +56,7 @@ impl Engine for Dse<'_> {
         self.explore(rec)?;
         let stats = &mut self.result.stats;
         stats.record_solver(&self.solver.stats);
+        stats.terms = self.store.len() as u64;
         stats.avg_value_summary_size = 1.0;
         stats.sharing_factor = 1.0;
         stats.branches_explored = Some(self.covered.len() as u64);
@@ -345,7 +346,7 @@ impl<'m> Dse<'m> {
             SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
                 // A query cut short by the run's stop is not the solver's failure.
-                if !self.budget.stopped() {
+                if !self.budget.poll() {
                     self.incomplete(format!("solver: {reason}"));
                 }
                 Err(())

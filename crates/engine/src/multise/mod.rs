@@ -72,6 +72,9 @@ pub struct Options {
     pub trace: bool,
     /// Render the final value summaries (`--dump-state`).
     pub dump_state: bool,
+    /// BDD nodes below which no garbage collection runs (tests set it low
+    /// to collect at nearly every step).
+    pub gc_min_nodes: usize,
 }
 
 impl Default for Options {
@@ -83,6 +86,7 @@ impl Default for Options {
             no_float: false,
             trace: false,
             dump_state: false,
+            gc_min_nodes: GC_MIN_NODES,
         }
     }
 }
@@ -93,6 +97,27 @@ const MAX_OFFSET_SPLIT: i128 = 64;
 /// How many cubes of a guard the feasibility check tries before it sends
 /// the whole guard to the solver.
 const CUBES_TRIED: usize = 4;
+
+/// Below this many BDD nodes, no garbage collection (by default).
+const GC_MIN_NODES: usize = 1 << 20;
+
+/// Every guard a frame holds: its `pc` entries, variables, returned values
+/// and merged exits.
+fn frame_guards(frame: &Frame) -> impl Iterator<Item = Guard> + '_ {
+    frame
+        .pc
+        .iter()
+        .chain(&frame.halted)
+        .map(|e| e.guard)
+        .chain(
+            frame
+                .vars
+                .iter()
+                .chain([&frame.returned])
+                .flat_map(|s| s.iter().map(|e| e.0)),
+        )
+        .chain(frame.exits.iter().map(|x| x.guard))
+}
 
 /// A `pc` entry: the paths in `guard` are at statement `at`.
 #[derive(Clone)]
@@ -207,6 +232,11 @@ pub struct Multise<'m> {
     entries_processed: u64,
     /// Functions of the active calls below the current frame.
     depth: Vec<FuncId>,
+    /// Per active call below the current frame, the guards it still needs
+    /// (roots of the garbage collection).
+    suspended: Vec<Vec<Guard>>,
+    /// BDD nodes past which the next collection runs.
+    gc_threshold: usize,
 }
 
 const ALLOCS: &str = "allocations";
@@ -230,6 +260,7 @@ impl<'m> Multise<'m> {
         } else {
             "multise --no-coalesce"
         };
+        let gc_threshold = opts.gc_min_nodes;
         Multise {
             module,
             entry,
@@ -257,6 +288,8 @@ impl<'m> Multise<'m> {
             summaries_processed: 0,
             entries_processed: 0,
             depth: Vec::new(),
+            suspended: Vec::new(),
+            gc_threshold,
         }
     }
 
@@ -305,6 +338,35 @@ impl<'m> Multise<'m> {
         for t in self.found.drain(..) {
             rec.test(t);
         }
+    }
+
+    /// Collects the BDD nodes no guard of the state uses, once they are
+    /// twice as many as after the last collection. Between two steps every
+    /// guard alive is in `frame`, the suspended calls, memory, the counters
+    /// and the ended paths' events.
+    fn maybe_collect(&mut self, frame: &Frame) {
+        if self.guards.node_count() < self.gc_threshold {
+            return;
+        }
+        let summaries = |s: &ValueSummary| s.iter().map(|e| e.0).collect::<Vec<_>>();
+        let roots = frame_guards(frame)
+            .chain(self.suspended.iter().flatten().copied())
+            .chain(
+                self.memory
+                    .iter()
+                    .flat_map(|a| a.cells.iter().chain([&a.size]))
+                    .flat_map(summaries),
+            )
+            .chain(self.counters.values().flat_map(summaries))
+            .chain(self.events.iter().flat_map(|e| {
+                let mut gs = vec![e.guard];
+                if let EventKind::End { vars, returned, .. } = &e.kind {
+                    gs.extend(vars.iter().chain(returned).flat_map(summaries));
+                }
+                gs
+            }));
+        self.guards.collect(roots);
+        self.gc_threshold = (2 * self.guards.node_count()).max(self.opts.gc_min_nodes);
     }
 
     /// A model becomes a test input, unless one with the same inputs exists.
@@ -365,6 +427,7 @@ impl<'m> Multise<'m> {
             if self.budget.stopped() {
                 return;
             }
+            self.maybe_collect(frame);
             let i = self.pick(frame);
             let e = frame.pc.swap_remove(i);
             self.step(frame, e, rec);
@@ -458,7 +521,7 @@ impl<'m> Multise<'m> {
             SatResult::Unsat => None,
             SatResult::Unknown(why) => {
                 // A query cut short by the run's stop is not the solver's failure.
-                if !self.budget.stopped() {
+                if !self.budget.poll() {
                     self.incomplete(format!("solver: {why}"));
                 }
                 None
@@ -858,7 +921,8 @@ impl<'m> Multise<'m> {
         rec: &mut Recorder,
     ) {
         // Function values resolve by their guards: no solver call (§2.4).
-        for (g, fv) in self.restrict(callee, ctx.phi) {
+        let targets = self.restrict(callee, ctx.phi);
+        for (k, &(g, fv)) in targets.iter().enumerate() {
             let target = match self.store.as_const(fv) {
                 Some(Value::Func(i)) => Some(FuncId(i)),
                 _ => None,
@@ -882,9 +946,18 @@ impl<'m> Multise<'m> {
             }
             let first = self.entry_at(g, 0, e.mult, Rc::default(), e.model.clone());
             let mut inner = self.new_frame(g_id, vars, first);
+            // While the callee runs, what this call still needs is held here
+            // for the garbage collector.
+            let held: Vec<Guard> = frame_guards(frame)
+                .chain([e.guard, ctx.phi])
+                .chain(targets[k + 1..].iter().map(|t| t.0))
+                .chain(args.iter().flat_map(|a| a.iter().map(|x| x.0)))
+                .collect();
+            self.suspended.push(held);
             self.depth.push(g_id);
             self.run_frame(&mut inner, rec);
             self.depth.pop();
+            self.suspended.pop();
             for x in &inner.exits {
                 if let Some(d) = dst {
                     self.assign(frame, d, x.guard, &inner.returned);
@@ -1364,6 +1437,9 @@ impl Multise<'_> {
     fn finish_stats(&mut self, frame: Option<&Frame>) {
         let st = &mut self.result.stats;
         st.record_solver(&self.solver.stats);
+        st.terms = self.store.len() as u64;
+        st.bdd_nodes = self.guards.peak_nodes as u64;
+        st.bdd_collections = self.guards.collections;
         st.bdd_ms = self.guards.time.as_millis() as u64;
         st.operations = self.entries_processed;
         st.avg_value_summary_size = if self.summaries_processed == 0 {
