@@ -37,10 +37,13 @@ pub fn run_json(program: &str, out: &Path, extra: &[&str]) -> (i32, Value, Vec<V
     (code(&o), json, tests_in(out))
 }
 
+/// The tests under `out/tests` (whole files: a run writes `NNNNNN.json.tmp`
+/// and renames it).
 pub fn test_files(out: &Path) -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(out.join("tests"))
         .map(|d| d.map(|e| e.expect("entry").path().display().to_string()).collect())
         .unwrap_or_default();
+    files.retain(|f| f.ends_with(".json"));
     files.sort();
     files
 }

@@ -315,7 +315,7 @@ fn watchdog(weak: Weak<Inner>) {
             budget.stop(StopReason::Interrupted);
         }
         // Memory every other tick: reading /proc costs a few microseconds.
-        if tick % 2 == 0 {
+        if tick.is_multiple_of(2) {
             budget.sample_memory();
         }
         budget.advance(Instant::now());
@@ -363,7 +363,7 @@ fn address_space_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes into the struct we pass.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
-    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then(|| lim.rlim_cur as u64 / 5 * 4)
+    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then(|| lim.rlim_cur / 5 * 4)
 }
 
 static SIGNALLED: AtomicBool = AtomicBool::new(false);

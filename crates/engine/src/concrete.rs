@@ -373,7 +373,7 @@ impl<'m> Machine<'m> {
         let mut steps: u64 = 0;
         loop {
             steps += 1;
-            if steps % 4096 == 0 && budget.is_some_and(Budget::exhausted) {
+            if steps.is_multiple_of(4096) && budget.is_some_and(Budget::exhausted) {
                 return None;
             }
             if max_steps.is_some_and(|m| steps > m) {

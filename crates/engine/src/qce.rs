@@ -568,7 +568,7 @@ impl<'a, 'm> Pass<'a, 'm> {
 
     fn tick(&mut self) -> Result<(), OutOfBudget> {
         self.steps = self.steps.wrapping_add(1);
-        if self.steps % BUDGET_EVERY == 0 && self.qce.budget.stopped() {
+        if self.steps.is_multiple_of(BUDGET_EVERY) && self.qce.budget.stopped() {
             return Err(OutOfBudget);
         }
         Ok(())

@@ -234,7 +234,7 @@ impl Guards {
     #[inline]
     fn tick(&mut self) {
         self.steps = self.steps.wrapping_add(1);
-        if self.steps % 4096 == 0 {
+        if self.steps.is_multiple_of(4096) {
             self.budget.check_unwind();
         }
     }

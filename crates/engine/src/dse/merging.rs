@@ -437,7 +437,7 @@ impl Dse<'_> {
             lifted.push(Alt {
                 cond: t,
                 fresh: s.fresh.clone(),
-                model: Rc::new(s.model.clone()),
+                model: s.model.clone(),
             });
         }
         for alt in lifted {

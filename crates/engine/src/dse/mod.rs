@@ -224,7 +224,8 @@ impl<'m> Dse<'m> {
     /// yet, run concretely to the end (paths that covered something new
     /// recently first), until the budget is exhausted.
     fn frontier(&mut self, live: Vec<State>, rec: &mut Recorder) {
-        let mut inputs: Vec<(u64, Vec<TestInput>)> = Vec::new();
+        // (recency, state, the model: None for the state's own, else an alt's)
+        let mut todo: Vec<(u64, &State, Option<usize>)> = Vec::new();
         let needed = |me: &Self, fresh: &[Branch]| {
             me.merger
                 .as_ref()
@@ -234,32 +235,43 @@ impl<'m> Dse<'m> {
         for (st, _, alts) in &pending {
             for &i in alts {
                 if needed(self, &st.alts[i].fresh) {
-                    inputs.push((0, self.inputs_under(st, &st.alts[i].model)));
+                    todo.push((0, st, Some(i)));
                 }
             }
         }
         for st in &live {
-            for alt in &st.alts {
+            for (i, alt) in st.alts.iter().enumerate() {
                 if needed(self, &alt.fresh) {
-                    inputs.push((0, self.inputs_under(st, &alt.model)));
+                    todo.push((0, st, Some(i)));
                 }
             }
-            inputs.push((st.steps_since_cover, self.inputs_under(st, &st.model)));
+            todo.push((st.steps_since_cover, st, None));
         }
-        inputs.sort_by_key(|(recent, _)| *recent);
-        for (_, i) in inputs {
+        todo.sort_by_key(|(recent, ..)| *recent);
+        for (_, st, alt) in todo {
             if self.budget.poll_exhausted() {
                 break;
             }
-            rec.complete(i);
+            let model = match alt {
+                Some(i) => &st.alts[i].model,
+                None => &st.model,
+            };
+            rec.complete(self.inputs_under(st, model));
         }
     }
 
     /// `st`'s inputs as `model` gives them.
     fn inputs_under(&self, st: &State, model: &braid_term::Model) -> Vec<TestInput> {
         st.inputs
-            .iter()
-            .map(|(name, t)| TestInput::new(name, self.store.eval(*t, model).unwrap_or(Value::Undef)))
+            .terms()
+            .into_iter()
+            .map(|t| {
+                let name = match self.store.node(t) {
+                    Node::Sym(s) => self.store.symbol(*s).name.as_str(),
+                    _ => "?",
+                };
+                TestInput::new(name, self.store.eval(t, model).unwrap_or(Value::Undef))
+            })
             .collect()
     }
 
@@ -482,7 +494,7 @@ impl<'m> Dse<'m> {
                 let Some(m) = self.feasible(&st, alt.cond) else {
                     continue;
                 };
-                let mut model = st.model.clone();
+                let mut model = (*st.model).clone();
                 model.extend(m);
                 self.write_test(&st, &model, Some(alt.cond), &ending);
                 let merger = self.merger.as_mut().expect("merging is on");
@@ -866,7 +878,7 @@ impl<'m> Dse<'m> {
                 let v = self.store.eval(n, &st.model).unwrap_or(Value::Int(0));
                 let c = self.store.constant(v);
                 let fixed = self.store.eq(n, c);
-                let m = st.model.clone();
+                let m = (*st.model).clone();
                 st.assume(&self.store, fixed, m);
                 self.incomplete("symbolic allocation size concretised".into());
                 v

@@ -36,10 +36,11 @@ pub(crate) struct State {
     pub memory: Vec<Rc<Vec<TermId>>>,
     /// The path condition, as a list of conjuncts.
     pub path: Vec<TermId>,
-    /// A model of `path` (symbols it leaves out take default values).
-    pub model: Model,
+    /// A model of `path` (symbols it leaves out take default values),
+    /// shared between forks until one of them changes it.
+    pub model: Rc<Model>,
     /// Symbolic inputs in the order the path reads them.
-    pub inputs: Vec<(String, TermId)>,
+    pub inputs: Inputs,
     pub input_counts: FxHashMap<String, u32>,
     pub steps_since_cover: u64,
     /// How many paths this state stands for (seed 004): merging adds the
@@ -73,8 +74,8 @@ impl State {
             }],
             memory: Vec::new(),
             path: Vec::new(),
-            model: Model::default(),
-            inputs: Vec::new(),
+            model: Rc::default(),
+            inputs: Inputs::default(),
             input_counts: FxHashMap::default(),
             steps_since_cover: 0,
             multiplicity: 1,
@@ -106,7 +107,7 @@ impl State {
         let sym = braid_ir::input_name(name, *k);
         *k += 1;
         let t = store.symbol_term(&sym, sort);
-        self.inputs.push((sym, t));
+        self.inputs.push(t);
         t
     }
 
@@ -116,12 +117,70 @@ impl State {
         if !store.is_true(cond) {
             self.path.push(cond);
         }
-        self.model.extend(model);
+        // A model the state already agrees with (its own, reused by the
+        // solver layer) changes nothing: the shared one stays shared.
+        if model.iter().any(|(s, v)| self.model.get(s) != Some(v)) {
+            Rc::make_mut(&mut self.model).extend(model);
+        }
         debug_assert!(
             self.path
                 .iter()
                 .all(|c| store.eval(*c, &self.model) == Ok(braid_term::Value::Bool(true))),
             "the state's model satisfies its path condition"
         );
+    }
+}
+
+/// The inputs a path read, in order: a list whose prefix forks share, so a
+/// fork copies nothing (long input loops fork at every read).
+#[derive(Clone, Default)]
+pub(crate) struct Inputs {
+    last: Option<Rc<InputNode>>,
+    len: usize,
+}
+
+struct InputNode {
+    term: TermId,
+    prev: Option<Rc<InputNode>>,
+}
+
+impl Inputs {
+    pub fn push(&mut self, term: TermId) {
+        let prev = self.last.take();
+        self.last = Some(Rc::new(InputNode { term, prev }));
+        self.len += 1;
+    }
+
+    /// The input symbols (terms), first read first.
+    pub fn terms(&self) -> Vec<TermId> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut at = self.last.as_ref();
+        while let Some(n) = at {
+            out.push(n.term);
+            at = n.prev.as_ref();
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl PartialEq for Inputs {
+    /// Same inputs in the same order; a shared tail is compared at once.
+    fn eq(&self, other: &Inputs) -> bool {
+        if self.len != other.len {
+            return false;
+        }
+        let (mut a, mut b) = (self.last.as_ref(), other.last.as_ref());
+        loop {
+            match (a, b) {
+                (Some(x), Some(y)) if Rc::ptr_eq(x, y) => return true,
+                (Some(x), Some(y)) if x.term == y.term => {
+                    a = x.prev.as_ref();
+                    b = y.prev.as_ref();
+                }
+                (None, None) => return true,
+                _ => return false,
+            }
+        }
     }
 }

@@ -1,0 +1,181 @@
+//! Anytime and bounded: every engine stops on its limits (time, memory, a
+//! signal), hands over what it explored as tests that replay, and writes
+//! them as they come. The programs are bench/limits' parsers, which no
+//! engine finishes.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ENGINES: [&str; 4] = ["dse", "ssm", "dsm", "multise"];
+
+/// The reasons a run's JSON gives for being incomplete.
+fn reasons(json: &serde_json::Value) -> Vec<String> {
+    json["incomplete_reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| r.as_str().expect("a reason").to_string())
+        .collect()
+}
+
+/// The written summary, which must parse whole.
+fn summary(dir: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json is written");
+    serde_json::from_str(&text).expect("summary.json is whole JSON")
+}
+
+#[test]
+fn every_engine_stops_on_time_and_leaves_tests_that_replay() {
+    let program = example("bench/limits/json.wasm");
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let start = Instant::now();
+        let (code, json, tests) = run_json(&program, dir.path(), &["--engine", engine, "--max-time", "2"]);
+        let took = start.elapsed();
+        assert_eq!(code, 0, "{engine}: {json}");
+        // max(1 s, 5 %) past the limit, and a second for starting a process
+        // on a loaded machine.
+        assert!(took < Duration::from_secs(4), "{engine} took {took:?}");
+        assert!(
+            reasons(&json).iter().any(|r| r == "time limit of 2s reached"),
+            "{engine}: {json}"
+        );
+        assert!(!tests.is_empty(), "{engine} wrote no test");
+        assert_eq!(json["tests"].as_u64(), Some(tests.len() as u64), "{engine}");
+        assert!(json["coverage"]["branches_covered"].as_u64() > Some(0), "{engine}");
+        assert_eq!(summary(dir.path())["tests"], json["tests"], "{engine}");
+        replay_all(&program, dir.path());
+    }
+}
+
+#[test]
+fn the_frontier_of_a_stopped_merging_run_becomes_tests() {
+    // multise and ssm finish no path of this parser in a second: every
+    // test comes from the frontier, run concretely to the end.
+    let program = example("bench/limits/ini.wasm");
+    for engine in ["multise", "ssm"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (_, json, tests) = run_json(&program, dir.path(), &["--engine", engine, "--max-time", "1"]);
+        let frontier = tests.iter().filter(|t| t["frontier"] == true).count();
+        assert!(frontier > 0, "{engine}: {json}");
+        assert_eq!(json["frontier_tests"].as_u64(), Some(frontier as u64));
+        replay_all(&program, dir.path());
+    }
+}
+
+/// Starts `braid run PROGRAM --out DIR ARGS...` in the background.
+fn spawn(program: &str, dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(["run", program, "--json", "--progress", "never", "--out"])
+        .arg(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("braid starts")
+}
+
+#[test]
+fn sigterm_stops_the_run_gracefully() {
+    let program = example("bench/limits/url.wasm");
+    for engine in ["dse", "multise"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let child = spawn(&program, dir.path(), &["--engine", engine]);
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        let start = Instant::now();
+        let out = child.wait_with_output().expect("braid ends");
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{engine} took {:?}",
+            start.elapsed()
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s = summary(dir.path());
+        assert_eq!(reasons(&s), vec!["interrupted".to_string()], "{engine}");
+        assert!(s["tests"].as_u64() > Some(0), "{engine}: {s}");
+        replay_all(&program, dir.path());
+    }
+}
+
+#[test]
+fn tests_are_on_disk_before_the_run_ends() {
+    // Killed outright, a run has no chance to write anything more: the
+    // tests it found so far are already there, whole.
+    let program = example("bench/limits/base64.wasm");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = spawn(&program, dir.path(), &[]);
+    std::thread::sleep(Duration::from_millis(2000));
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+    assert!(!dir.path().join("summary.json").exists());
+    let files = test_files(dir.path());
+    assert!(!files.is_empty(), "no test on disk after 2 s");
+    // Every test file is whole JSON (one being written is a `.tmp` file).
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable");
+        serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{f}: {e}"));
+    }
+    replay_all(&program, dir.path());
+}
+
+#[test]
+fn a_memory_limit_stops_a_blow_up() {
+    // DFS reads characters forever here, and each fork copies a longer
+    // model: memory grows by hundreds of MB a second.
+    let program = example("bench/limits/words.wasm");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let start = Instant::now();
+    let (code, json, tests) = run_json(&program, dir.path(), &["--max-memory", "150", "--max-time", "60"]);
+    assert_eq!(code, 0, "{json}");
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+    assert_eq!(reasons(&json), vec!["memory limit of 150 MB reached".to_string()]);
+    assert!(json["stats"]["peak_rss_mb"].as_u64() < Some(300), "{json}");
+    assert!(!tests.is_empty());
+    replay_all(&program, dir.path());
+}
+
+#[test]
+fn out_of_range_limits_exit_2_without_a_panic() {
+    let program = example("examples/paper/figure1.bir");
+    for args in [
+        vec!["--max-time", "1e19"],
+        vec!["--max-time", "1e30"],
+        vec!["--max-time", "nan"],
+        vec!["--max-time", "inf"],
+        vec!["--max-memory", "0"],
+        vec!["--max-memory", "99999999999999"],
+        vec!["--max-states", "99999999999999999999999"],
+        vec!["--loop-bound", "4294967296"],
+        vec!["--progress", "sometimes"],
+        vec!["--engine", "dsm", "--delta", "18446744073709551615"],
+    ] {
+        let mut all = vec!["run", program.as_str()];
+        all.extend(&args);
+        let o = braid(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let o = braid(&["bench", &program, "--max-time", "1e19"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn progress_is_reported_off_a_terminal() {
+    let program = example("bench/limits/regex.wasm");
+    let o = braid(&["run", &program, "--max-time", "2.5", "--progress", "always"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("braid: ")).collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines[0].contains("tests") && lines[0].contains("coverage") && lines[0].contains("memory"));
+}
