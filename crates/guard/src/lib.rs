@@ -29,46 +29,68 @@ impl Guard {
     }
 }
 
+/// The order of BDD variables. A new variable can take any place in the
+/// order, since no node uses it yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarOrder {
+    /// Atoms in the order they are made (exploration order).
+    Creation,
+    /// Atoms over earlier inputs first (by the first input symbol an atom
+    /// mentions), then in the order they are made: multiplexer-shaped
+    /// guards (`tokens[pos]` where `pos` depends on earlier tokens) stay
+    /// small when the selecting inputs come first.
+    Inputs,
+}
+
 /// An operation cache that forgets: a direct-mapped table of results (as
-/// CUDD's computed table), so its memory is bounded and it never rehashes.
-/// It grows with the node table up to [`Computed::MAX`] entries; growing
-/// drops what it held.
+/// CUDD's computed table), so its memory is bounded and it never pauses to
+/// rehash a huge map. It doubles, keeping what it holds, each time it has
+/// taken as many insertions as it has slots, up to [`Computed::MAX`].
 struct Computed {
     slots: Vec<((Guard, Guard), Guard)>,
+    /// Insertions since the table last grew.
+    inserted: usize,
 }
 
 impl Computed {
     const MIN: usize = 1 << 12;
-    const MAX: usize = 1 << 22;
+    const MAX: usize = 1 << 23;
     /// A key no operation asks for (terminal operands never reach a cache).
     const EMPTY: (Guard, Guard) = (Guard::FALSE, Guard::FALSE);
 
     fn new() -> Computed {
         Computed {
             slots: vec![(Self::EMPTY, Guard::FALSE); Self::MIN],
+            inserted: 0,
         }
     }
 
     #[inline]
-    fn slot(&self, key: (Guard, Guard)) -> usize {
-        let h = (key.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (key.1 .0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        (h >> 20) as usize & (self.slots.len() - 1)
+    fn slot(key: (Guard, Guard), len: usize) -> usize {
+        let h = (key.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (key.1 .0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> 24) as usize & (len - 1)
     }
 
     #[inline]
     fn get(&self, key: (Guard, Guard)) -> Option<Guard> {
-        let (k, r) = self.slots[self.slot(key)];
+        let (k, r) = self.slots[Self::slot(key, self.slots.len())];
         (k == key).then_some(r)
     }
 
-    /// Remembers `key ↦ r`; `nodes`, the node count, sizes the table.
-    fn insert(&mut self, key: (Guard, Guard), r: Guard, nodes: usize) {
-        let want = nodes.next_power_of_two().clamp(Self::MIN, Self::MAX);
-        if want > self.slots.len() {
-            self.slots = vec![(Self::EMPTY, Guard::FALSE); want];
+    fn insert(&mut self, key: (Guard, Guard), r: Guard) {
+        self.inserted += 1;
+        if self.inserted > self.slots.len() && self.slots.len() < Self::MAX {
+            let len = self.slots.len() * 2;
+            let mut grown = vec![(Self::EMPTY, Guard::FALSE); len];
+            for &(k, v) in &self.slots {
+                if k != Self::EMPTY {
+                    grown[Self::slot(k, len)] = (k, v);
+                }
+            }
+            self.slots = grown;
+            self.inserted = 0;
         }
-        let i = self.slot(key);
+        let i = Self::slot(key, self.slots.len());
         self.slots[i] = (key, r);
     }
 }
@@ -99,6 +121,9 @@ pub struct Guards {
     atoms: Vec<TermId>,
     atom_of: FxHashMap<TermId, u32>,
     terms: FxHashMap<Guard, TermId>,
+    /// Per variable, its place in the order (see [`VarOrder`]).
+    rank: Vec<u64>,
+    order: VarOrder,
     /// Slots of collected nodes, reused before the table grows.
     free: Vec<u32>,
     /// The most nodes alive at once, and how many collections ran.
@@ -134,6 +159,8 @@ impl Guards {
             atoms: Vec::new(),
             atom_of: FxHashMap::default(),
             terms: FxHashMap::default(),
+            rank: Vec::new(),
+            order: VarOrder::Creation,
             free: Vec::new(),
             peak_nodes: 0,
             collections: 0,
@@ -266,7 +293,27 @@ impl Guards {
         let v = self.atoms.len() as u32;
         self.atoms.push(c);
         self.atom_of.insert(c, v);
+        let input = match self.order {
+            VarOrder::Creation => 0,
+            VarOrder::Inputs => store.symbols(c).first().map_or(u32::MAX, |s| s.0),
+        };
+        self.rank.push(((input as u64) << 32) | v as u64);
         self.mk(v, Guard::FALSE, Guard::TRUE)
+    }
+
+    /// Where variable `v` sits in the order (terminals last).
+    #[inline]
+    fn rank_of(&self, v: u32) -> u64 {
+        if v == TERMINAL {
+            u64::MAX
+        } else {
+            self.rank[v as usize]
+        }
+    }
+
+    /// Sets how new variables are ordered (before any atom is made).
+    pub fn set_order(&mut self, order: VarOrder) {
+        self.order = order;
     }
 
     fn cofactors(&self, g: Guard, var: u32) -> (Guard, Guard) {
@@ -337,15 +384,15 @@ impl Guards {
     fn expand(&mut self, op: Connective, a: Guard, b: Guard) -> Guard {
         self.tick();
         let key = (a.min(b), a.max(b));
-        let v = self.var(a).min(self.var(b));
+        let (va, vb) = (self.var(a), self.var(b));
+        let v = if self.rank_of(va) <= self.rank_of(vb) { va } else { vb };
         let ((a0, a1), (b0, b1)) = (self.cofactors(a, v), self.cofactors(b, v));
         let lo = self.apply(op, a0, b0);
         let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
-        let nodes = self.node_count();
         match op {
-            Connective::And => self.and_cache.insert(key, r, nodes),
-            Connective::Or => self.or_cache.insert(key, r, nodes),
+            Connective::And => self.and_cache.insert(key, r),
+            Connective::Or => self.or_cache.insert(key, r),
         };
         r
     }
@@ -376,9 +423,8 @@ impl Guards {
         let lo = self.not_rec(n.lo);
         let hi = self.not_rec(n.hi);
         let r = self.mk(n.var, lo, hi);
-        let nodes = self.node_count();
-        self.not_cache.insert((a, a), r, nodes);
-        self.not_cache.insert((r, r), a, nodes);
+        self.not_cache.insert((a, a), r);
+        self.not_cache.insert((r, r), a);
         r
     }
 

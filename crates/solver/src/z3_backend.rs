@@ -561,7 +561,9 @@ fn with_watchdog<T>(
     budget: Option<&braid_budget::Budget>,
     check: impl FnOnce() -> T,
 ) -> T {
-    if timeout.is_none() && budget.is_none() {
+    if timeout.is_none() {
+        // No clock to watch: a stop of the budget interrupts the context
+        // through the callback `set_budget` registered.
         return check();
     }
     /// How often the watchdog looks at the budget.
@@ -600,6 +602,8 @@ impl Solver for Z3Solver {
 
     fn set_budget(&mut self, budget: &braid_budget::Budget) {
         self.deadline = budget.explore_deadline();
+        let handle = self.ctx.handle();
+        budget.on_stop(move || handle.interrupt());
         self.budget = Some(budget.clone());
     }
 

@@ -188,6 +188,9 @@ impl Engine for Multise<'_> {
         self.budget = budget.clone();
         self.solver.set_budget(budget);
         self.guards.set_budget(budget);
+        if std::env::var("BRAID_ORDER").as_deref() == Ok("inputs") {
+            self.guards.set_order(braid_guard::VarOrder::Inputs);
+        }
         let frame = self.explore(rec)?;
         if budget.stopped() {
             self.frontier(rec);
