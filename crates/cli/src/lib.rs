@@ -13,6 +13,7 @@ use braid_engine::multise::Pick;
 use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
+use braid_guard::VarOrder;
 use braid_ir::{FuncId, Module};
 use braid_wasm::wasi::Config as WasiConfig;
 use clap::{Args, Parser, Subcommand};
@@ -157,6 +158,10 @@ struct RunArgs {
     /// multise: print the final value summaries.
     #[arg(long)]
     dump_state: bool,
+    /// multise: the order of BDD variables: inputs (a predicate on one
+    /// input with that input, in input order) or creation.
+    #[arg(long)]
+    bdd_order: Option<String>,
     /// multise: print each executed statement and its guard to stderr.
     #[arg(long)]
     trace: bool,
@@ -369,6 +374,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.no_float, "--no-float"),
         (args.dump_state, "--dump-state"),
         (args.trace, "--trace"),
+        (args.bdd_order.is_some(), "--bdd-order"),
     ];
     if kind != EngineKind::Multise {
         if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
@@ -384,6 +390,11 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
     o.no_float = args.no_float;
     o.trace = args.trace;
     o.dump_state = args.dump_state;
+    o.var_order = match args.bdd_order.as_deref() {
+        None | Some("inputs") => VarOrder::Inputs,
+        Some("creation") => VarOrder::Creation,
+        Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
+    };
     Ok(spec)
 }
 

@@ -35,10 +35,11 @@ impl Guard {
 pub enum VarOrder {
     /// Atoms in the order they are made (exploration order).
     Creation,
-    /// Atoms over earlier inputs first (by the first input symbol an atom
-    /// mentions), then in the order they are made: multiplexer-shaped
-    /// guards (`tokens[pos]` where `pos` depends on earlier tokens) stay
-    /// small when the selecting inputs come first.
+    /// A predicate on one input sits with that input, in input order; a
+    /// predicate relating several inputs sits after all inputs read when it
+    /// is made. Parsers' multiplexer-shaped guards (`tokens[pos]` where `pos`
+    /// depends on earlier tokens) stay small when the selecting inputs come
+    /// first; comparisons between inputs (sorting) keep creation order.
     Inputs,
 }
 
@@ -67,7 +68,8 @@ impl Computed {
 
     #[inline]
     fn slot(key: (Guard, Guard), len: usize) -> usize {
-        let h = (key.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (key.1 .0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let h = (key.0 .0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (key.1 .0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         (h >> 24) as usize & (len - 1)
     }
 
@@ -295,7 +297,12 @@ impl Guards {
         self.atom_of.insert(c, v);
         let input = match self.order {
             VarOrder::Creation => 0,
-            VarOrder::Inputs => store.symbols(c).first().map_or(u32::MAX, |s| s.0),
+            // A predicate on one input sits with that input; one relating
+            // several sits after every input read so far (creation order).
+            VarOrder::Inputs => match store.symbols(c) {
+                [one] => one.0,
+                _ => store.symbol_count() as u32,
+            },
         };
         self.rank.push(((input as u64) << 32) | v as u64);
         self.mk(v, Guard::FALSE, Guard::TRUE)
@@ -437,6 +444,7 @@ impl Guards {
             Guard::FALSE => store.bool(false),
             Guard::TRUE => store.bool(true),
             _ => {
+                self.tick();
                 let n = self.nodes[g.0 as usize];
                 let a = self.atoms[n.var as usize];
                 let hi = self.to_term(store, n.hi);
@@ -534,14 +542,35 @@ impl Guards {
 
     /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.
     pub fn display(&mut self, store: &mut TermStore, g: Guard) -> String {
+        /// Larger guards are described, not spelled out.
+        const SHOWN: usize = 64;
         match g {
             Guard::TRUE => "true".into(),
             Guard::FALSE => "false".into(),
+            _ if self.larger_than(g, SHOWN) => format!("(a guard of more than {SHOWN} BDD nodes)"),
             _ => {
                 let t = self.to_term(store, g);
                 store.display(t)
             }
         }
+    }
+
+    /// Whether `g` has more than `limit` nodes (counted up to the limit).
+    pub fn larger_than(&self, g: Guard, limit: usize) -> bool {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![g];
+        while let Some(x) = stack.pop() {
+            if x.0 < 2 || !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > limit {
+                return true;
+            }
+            let n = self.nodes[x.0 as usize];
+            stack.push(n.lo);
+            stack.push(n.hi);
+        }
+        false
     }
 }
 

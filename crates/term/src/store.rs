@@ -49,6 +49,11 @@ impl TermStore {
         TermStore::default()
     }
 
+    /// How many symbols exist (each new one gets the next id).
+    pub fn symbol_count(&self) -> usize {
+        self.symbols.len()
+    }
+
     pub fn len(&self) -> usize {
         self.nodes.len()
     }

@@ -27,7 +27,7 @@ use crate::run::{Engine, EngineKind};
 use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
-use braid_guard::{Guard, Guards};
+use braid_guard::{Guard, Guards, VarOrder};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
@@ -75,6 +75,8 @@ pub struct Options {
     /// BDD nodes below which no garbage collection runs (tests set it low
     /// to collect at nearly every step).
     pub gc_min_nodes: usize,
+    /// The order of the guards' BDD variables.
+    pub var_order: VarOrder,
 }
 
 impl Default for Options {
@@ -87,12 +89,16 @@ impl Default for Options {
             trace: false,
             dump_state: false,
             gc_min_nodes: GC_MIN_NODES,
+            var_order: VarOrder::Inputs,
         }
     }
 }
 
 /// Symbolic offsets into allocations up to this size are split per offset.
 const MAX_OFFSET_SPLIT: i128 = 64;
+
+/// The largest guard (in BDD nodes) sent whole to the solver.
+const MAX_SOLVED_GUARD: usize = 20_000;
 
 /// How many cubes of a guard the feasibility check tries before it sends
 /// the whole guard to the solver.
@@ -188,9 +194,7 @@ impl Engine for Multise<'_> {
         self.budget = budget.clone();
         self.solver.set_budget(budget);
         self.guards.set_budget(budget);
-        if std::env::var("BRAID_ORDER").as_deref() == Ok("inputs") {
-            self.guards.set_order(braid_guard::VarOrder::Inputs);
-        }
+        self.guards.set_order(self.opts.var_order);
         let frame = self.explore(rec)?;
         if budget.stopped() {
             self.frontier(rec);
@@ -512,6 +516,14 @@ impl<'m> Multise<'m> {
         }
         if all {
             // Every cube is infeasible: so is the guard.
+            return None;
+        }
+        // A guard past this size would be a term the solver cannot take in
+        // (nor the run build in time): the paths it holds are given up.
+        if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
+            self.incomplete(format!(
+                "a path guard of more than {MAX_SOLVED_GUARD} BDD nodes was not sent to the solver"
+            ));
             return None;
         }
         let parts = self.guards.conjuncts(&mut self.store, g);
