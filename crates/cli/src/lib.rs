@@ -9,7 +9,7 @@ mod testcomp;
 
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::multise::Pick;
+use braid_engine::multise::{Joins, Pick};
 use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
@@ -143,9 +143,15 @@ struct RunArgs {
     /// WASI: a stdin of N symbolic bytes.
     #[arg(long, value_name = "N")]
     sym_stdin: Option<u32>,
-    /// multise: keep equal values apart in value summaries (runs as DSE).
+    /// multise: keep equal values apart in value summaries (runs as DSE);
+    /// the same as --coalesce never.
     #[arg(long)]
     no_coalesce: bool,
+    /// multise: which paths merge where they meet: always (every join, as
+    /// MultiSE), auto (where QCE's similarity says merged values stay cheap;
+    /// the others are kept apart), never (DSE).
+    #[arg(long)]
+    coalesce: Option<String>,
     /// multise: which pc entry runs next: topo, dfs, bfs.
     #[arg(long, default_value = "topo")]
     pick: String,
@@ -369,6 +375,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
     })?;
     let multise_only = [
         (args.no_coalesce, "--no-coalesce"),
+        (args.coalesce.is_some(), "--coalesce"),
         (args.pick != "topo", "--pick"),
         (args.linear_only, "--linear-only"),
         (args.no_float, "--no-float"),
@@ -384,7 +391,14 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
     let mut spec = EngineSpec::new(kind);
     spec.merging = merging_of(args)?;
     let o = &mut spec.multise;
-    o.coalesce = !args.no_coalesce;
+    match (args.coalesce.as_deref(), args.no_coalesce) {
+        (Some("never"), _) | (None, true) => o.coalesce = false,
+        (Some("always"), false) => o.joins = Joins::All,
+        (Some("auto"), false) => o.joins = Joins::Similar,
+        (None, false) => {}
+        (Some(_), true) => bail!("--no-coalesce is --coalesce never: give one of them"),
+        (Some(other), false) => bail!("unknown --coalesce `{other}` (always, auto, never)"),
+    }
     o.pick = Pick::parse(&args.pick).ok_or_else(|| anyhow!("unknown pick `{}` (topo, dfs, bfs)", args.pick))?;
     o.linear_only = args.linear_only;
     o.no_float = args.no_float;

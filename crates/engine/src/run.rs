@@ -95,7 +95,7 @@ impl EngineSpec {
     }
 
     /// The variants `braid bench --engines` names.
-    pub const BENCH_NAMES: [&'static str; 9] = [
+    pub const BENCH_NAMES: [&'static str; 11] = [
         "dse",
         "ssm",
         "ssm-none",
@@ -104,6 +104,8 @@ impl EngineSpec {
         "dsm",
         "dsm-all",
         "multise",
+        "multise-always",
+        "multise-auto",
         "multise-no-coalesce",
     ];
 
@@ -120,6 +122,8 @@ impl EngineSpec {
                 }
             }
             (EngineKind::Multise, "no-coalesce") => spec.multise.coalesce = false,
+            (EngineKind::Multise, "always") => spec.multise.joins = multise::Joins::All,
+            (EngineKind::Multise, "auto") => spec.multise.joins = multise::Joins::Similar,
             _ => return None,
         }
         Some(spec)
@@ -136,8 +140,13 @@ impl EngineSpec {
             };
             args.extend(["--merge".to_string(), similarity.to_string()]);
         }
-        if self.kind == EngineKind::Multise && !self.multise.coalesce {
-            args.push("--no-coalesce".into());
+        if self.kind == EngineKind::Multise {
+            let coalesce = match (self.multise.coalesce, self.multise.joins) {
+                (false, _) => "never",
+                (true, multise::Joins::All) => "always",
+                (true, multise::Joins::Similar) => "auto",
+            };
+            args.extend(["--coalesce".to_string(), coalesce.to_string()]);
         }
         args
     }

@@ -21,6 +21,7 @@ pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
+use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
@@ -77,6 +78,16 @@ pub struct Options {
     pub gc_min_nodes: usize,
     /// The order of the guards' BDD variables.
     pub var_order: VarOrder,
+    /// Which `pc` entries at one statement merge (with `coalesce`).
+    pub joins: Joins,
+}
+
+/// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
+/// similarity says the merged values stay cheap to use).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Joins {
+    All,
+    Similar,
 }
 
 impl Default for Options {
@@ -90,6 +101,7 @@ impl Default for Options {
             dump_state: false,
             gc_min_nodes: GC_MIN_NODES,
             var_order: VarOrder::Inputs,
+            joins: Joins::All,
         }
     }
 }
@@ -244,6 +256,8 @@ pub struct Multise<'m> {
     suspended: Vec<Vec<Guard>>,
     /// BDD nodes past which the next collection runs.
     gc_threshold: usize,
+    /// Query count estimation, for `--coalesce auto` (made when first needed).
+    qce: Option<Qce<'m>>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -297,6 +311,7 @@ impl<'m> Multise<'m> {
             depth: Vec::new(),
             suspended: Vec::new(),
             gc_threshold,
+            qce: None,
         }
     }
 
@@ -460,11 +475,23 @@ impl<'m> Multise<'m> {
             return;
         }
         if self.opts.coalesce {
-            if let Some(o) = frame.pc.iter_mut().find(|o| o.at == e.at && o.visits == e.visits) {
+            let candidates: Vec<usize> = (0..frame.pc.len())
+                .filter(|&i| frame.pc[i].at == e.at && frame.pc[i].visits == e.visits)
+                .collect();
+            let mut kept_apart = false;
+            for i in candidates {
+                if self.opts.joins == Joins::Similar && !self.similar_at(frame, frame.pc[i].guard, e.guard, e.at) {
+                    kept_apart = true;
+                    continue;
+                }
+                let o = &mut frame.pc[i];
                 o.guard = self.guards.or(o.guard, e.guard);
                 o.mult = o.mult.saturating_add(e.mult);
                 self.result.stats.states_merged += 1;
                 return;
+            }
+            if kept_apart {
+                self.result.stats.joins_kept_apart += 1;
             }
         }
         if let Some(max) = self.config.limits.max_states {
@@ -911,17 +938,98 @@ impl<'m> Multise<'m> {
             self.result.paths = self.result.paths.saturating_add(e.mult);
             return;
         }
-        match frame.exits.first_mut() {
-            Some(x) if self.opts.coalesce => {
+        if self.opts.coalesce {
+            // Exits merge into one (§5); with `--coalesce auto`, only those
+            // returning similar values (the caller goes on with them).
+            for i in 0..frame.exits.len() {
+                let g = frame.exits[i].guard;
+                if self.opts.joins == Joins::Similar && !self.values_similar(&frame.returned, g, e.guard) {
+                    continue;
+                }
+                let x = &mut frame.exits[i];
                 x.guard = self.guards.or(x.guard, e.guard);
                 x.mult = x.mult.saturating_add(e.mult);
+                return;
             }
-            _ => frame.exits.push(Exit {
-                guard: e.guard,
-                mult: e.mult,
-                model: e.model.clone(),
-            }),
         }
+        frame.exits.push(Exit {
+            guard: e.guard,
+            mult: e.mult,
+            model: e.model.clone(),
+        });
+    }
+
+    /// Seed 004's similarity (equation 1) of the paths in `a` and `b` at
+    /// statement `at` of `frame`'s function: every variable and memory cell
+    /// that QCE finds hot there (many later queries depend on it, or a later
+    /// address does) has the same value on both, or a symbolic one on
+    /// either. Merging such paths adds few and cheap queries; merging others
+    /// makes values the next branches and addresses depend on multiplexed,
+    /// and their guards large.
+    fn similar_at(&mut self, frame: &Frame, a: Guard, b: Guard, at: StmtIdx) -> bool {
+        let qce = self
+            .qce
+            .get_or_insert_with(|| Qce::new(self.module, Default::default()));
+        qce.set_budget(&self.budget);
+        let Some(c) = qce.counts(frame.func, at) else {
+            return true;
+        };
+        let threshold = qce.params.alpha * c.total;
+        for (v, &(add, addressed)) in c.vars.iter().enumerate() {
+            if (add > threshold || addressed) && !self.values_similar(&frame.vars[v], a, b) {
+                return false;
+            }
+        }
+        for &((base, k), add, addressed) in &c.cells {
+            if !(add > threshold || addressed) {
+                continue;
+            }
+            let cell = |me: &mut Self, g: Guard| -> Option<ValueSummary> {
+                let [(_, p)] = me.values_under(&frame.vars[base.0 as usize], g)[..] else {
+                    return None;
+                };
+                let (alloc, off) = me.store.addr_parts(p)?;
+                let off = usize::try_from(me.store.as_const(off)?.as_int()?.checked_add(k)?).ok()?;
+                me.memory.get(alloc as usize)?.cells.get(off).cloned()
+            };
+            if let (Some(x), Some(y)) = (cell(self, a), cell(self, b)) {
+                let joined = ValueSummary(x.0.into_iter().chain(y.0).collect());
+                if !self.values_similar(&joined, a, b) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The entries of `s` under `g` (not counted as operations).
+    fn values_under(&mut self, s: &ValueSummary, g: Guard) -> Vec<(Guard, TermId)> {
+        let mut out = Vec::new();
+        for &(h, v) in s.iter() {
+            let r = self.guards.and(h, g);
+            if !r.is_false() {
+                out.push((r, v));
+            }
+        }
+        out
+    }
+
+    /// Equation 1 for one summary: under `a` and under `b` it holds the same
+    /// values, or a symbolic one on either side.
+    fn values_similar(&mut self, s: &ValueSummary, a: Guard, b: Guard) -> bool {
+        let va = self.values_under(s, a);
+        let vb = self.values_under(s, b);
+        let symbolic = |me: &Self, vs: &[(Guard, TermId)]| vs.iter().any(|(_, t)| me.store.as_const(*t).is_none());
+        if symbolic(self, &va) || symbolic(self, &vb) {
+            return true;
+        }
+        let mut xa: Vec<TermId> = va.iter().map(|x| x.1).collect();
+        let mut xb: Vec<TermId> = vb.iter().map(|x| x.1).collect();
+        xa.sort_unstable();
+        xa.dedup();
+        xb.sort_unstable();
+        xb.dedup();
+        xa == xb
     }
 
     #[allow(clippy::too_many_arguments)]
