@@ -15,7 +15,9 @@ type Covered = BTreeSet<braid_engine::results::Branch>;
 
 enum Engine {
     Dse(SearchKind),
-    Merging(Strategy, Similarity, SearchKind),
+    /// The last field: split a merged state back at its first query that
+    /// reaches the solver.
+    Merging(Strategy, Similarity, SearchKind, bool),
     /// `collect`: garbage-collect the BDD nodes at nearly every step.
     Multise {
         coalesce: bool,
@@ -41,7 +43,7 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
             config.search = *search;
             EngineSpec::new(EngineKind::Dse)
         }
-        Engine::Merging(strategy, similarity, search) => {
+        Engine::Merging(strategy, similarity, search, split) => {
             config.search = *search;
             let mut spec = EngineSpec::new(match strategy {
                 Strategy::Static => EngineKind::Ssm,
@@ -51,6 +53,11 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
                 strategy: *strategy,
                 similarity: *similarity,
                 qce: Default::default(),
+                split_after_ms: if *split {
+                    0
+                } else {
+                    braid_engine::dse::merging::SPLIT_AFTER_MS
+                },
             });
             spec
         }
@@ -90,7 +97,7 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
 fn engine_label(engine: &Engine) -> String {
     match engine {
         Engine::Dse(search) => search.name().to_string(),
-        Engine::Merging(_, similarity, search) => format!("{similarity:?} {}", search.name()),
+        Engine::Merging(_, similarity, search, split) => format!("{similarity:?} {} split {split}", search.name()),
         Engine::Multise {
             coalesce,
             pick,
@@ -154,17 +161,20 @@ proptest! {
         let (d, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
         let mut engines = vec![];
         for similarity in [Similarity::None, Similarity::All, Similarity::Qce] {
-            engines.push(Engine::Merging(Strategy::Static, similarity, SearchKind::Dfs));
+            engines.push(Engine::Merging(Strategy::Static, similarity, SearchKind::Dfs, false));
         }
+        // Splitting merged states back (at every query that reaches the
+        // solver) explores the same program.
+        engines.push(Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, true));
         for search in SearchKind::ALL {
             for similarity in [Similarity::All, Similarity::Qce] {
-                engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, similarity, search));
+                engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, similarity, search, false));
             }
         }
         for engine in &engines {
             let (m, mbugs, mcovered) = explore(&src, engine);
             prop_assert_eq!((&bugs, &covered), (&mbugs, &mcovered), "dse vs {}\n{}", m.engine, src);
-            if let Engine::Merging(_, Similarity::None, _) = engine {
+            if let Engine::Merging(_, Similarity::None, _, _) = engine {
                 prop_assert_eq!(d.paths, m.paths, "paths of dse vs ssm --merge none\n{}", src);
                 prop_assert_eq!(m.stats.states_merged, 0);
             }

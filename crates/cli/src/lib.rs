@@ -90,6 +90,10 @@ struct RunArgs {
     /// ssm, dsm: which states at one location merge: none, all, qce.
     #[arg(long)]
     merge: Option<String>,
+    /// ssm, dsm: solver time (ms) a merged state may take before it is
+    /// split back into the states it was merged from.
+    #[arg(long, value_name = "MS")]
+    split_after: Option<u32>,
     /// dsm: block starts of history kept per state (δ).
     #[arg(long)]
     delta: Option<usize>,
@@ -528,6 +532,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         (args.alpha.is_some(), "--alpha"),
         (args.beta.is_some(), "--beta"),
         (args.kappa.is_some(), "--kappa"),
+        (args.split_after.is_some(), "--split-after"),
     ];
     if !matches!(engine, "ssm" | "dsm") {
         if let Some((_, flag)) = flags.iter().find(|(on, _)| *on) {
@@ -564,6 +569,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         strategy,
         similarity,
         qce,
+        split_after_ms: args.split_after.unwrap_or(braid_engine::dse::merging::SPLIT_AFTER_MS),
     }))
 }
 

@@ -175,6 +175,8 @@ pub struct Stats {
     /// (same location, stack, allocations and inputs) that were compared.
     pub states_merged: u64,
     pub merge_attempts: u64,
+    /// Merged states split back because a query on them was too hard.
+    pub splits: u64,
     /// multise with `--coalesce auto`: joins where paths were kept apart.
     pub joins_kept_apart: u64,
     /// Dynamic state merging: states picked for fast-forwarding (a streak

@@ -82,6 +82,7 @@ impl EngineSpec {
             strategy,
             similarity: Similarity::Qce,
             qce: QceParams::default(),
+            split_after_ms: crate::dse::merging::SPLIT_AFTER_MS,
         };
         EngineSpec {
             kind,

@@ -42,6 +42,10 @@ pub trait Solver {
     /// cut short by it answers `Unknown`.
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 
+    /// Each check gives up after `ms` milliseconds (`None`: no limit but the
+    /// deadline).
+    fn set_timeout(&mut self, _ms: Option<u32>) {}
+
     /// The run's budget: no check runs past its exploration deadline, and a
     /// check running when the budget stops (memory, a signal) is cut short.
     fn set_budget(&mut self, budget: &Budget) {

@@ -56,6 +56,11 @@ impl QuerySolver {
         self.backend.set_deadline(deadline);
     }
 
+    /// Each backend check gives up after `ms` milliseconds.
+    pub fn set_timeout(&mut self, ms: Option<u32>) {
+        self.backend.set_timeout(ms);
+    }
+
     /// No backend check outlives the run's budget.
     pub fn set_budget(&mut self, budget: &braid_budget::Budget) {
         self.backend.set_budget(budget);
@@ -134,8 +139,16 @@ impl QuerySolver {
         }
         self.stats.solver_calls += 1;
         let start = Instant::now();
-        let answer = self.backend.check(store, &set);
+        let mut answer = self.backend.check(store, &set);
         self.stats.solver_time += start.elapsed();
+        // A model is checked before it is trusted: a backend interrupted at
+        // the wrong moment (or wrong) must not make a test that does not
+        // replay.
+        if let SatResult::Sat(m) = &answer {
+            if !store.satisfies(&set, m) {
+                answer = SatResult::Unknown("the solver's model does not satisfy the query".into());
+            }
+        }
         match &answer {
             SatResult::Sat(m) if self.caching => {
                 self.remember(set, Some(m.clone()));

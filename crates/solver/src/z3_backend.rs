@@ -600,6 +600,10 @@ impl Solver for Z3Solver {
         self.deadline = deadline;
     }
 
+    fn set_timeout(&mut self, ms: Option<u32>) {
+        self.timeout_ms = ms;
+    }
+
     fn set_budget(&mut self, budget: &braid_budget::Budget) {
         self.deadline = budget.explore_deadline();
         let handle = self.ctx.handle();
@@ -619,10 +623,6 @@ impl Solver for Z3Solver {
                 Err(reason) => return SatResult::Unknown(reason),
             }
         }
-        self.solver.push();
-        for b in &asserted {
-            self.solver.assert(b);
-        }
         let start = Instant::now();
         let per_query = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
         let to_deadline = self.deadline.map(|d| d.saturating_duration_since(start));
@@ -630,8 +630,14 @@ impl Solver for Z3Solver {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // Before the push: the kept solver must not keep this query's
+        // assertions.
         if timeout == Some(Duration::ZERO) {
             return SatResult::Unknown("time limit reached before the query".into());
+        }
+        self.solver.push();
+        for b in &asserted {
+            self.solver.assert(b);
         }
         let kept = &self.solver;
         let mut answer = self.translator.answer(

@@ -175,6 +175,43 @@ impl TermStore {
     /// `ite(c, a, b)`, even for values of different sorts (such a choice
     /// takes `a`'s sort and only evaluates: no operation may read it, as for
     /// the merged values of variables that are dead).
+    /// `terms` with every `ite(cond, x, y)` (and choice) taken as `x` when
+    /// `holds`, else `y`: what a merged value is on one side of its merge.
+    /// `memo` is shared between calls for the same `cond` and `holds`.
+    pub fn select_side(
+        &mut self,
+        t: TermId,
+        cond: TermId,
+        holds: bool,
+        memo: &mut FxHashMap<TermId, TermId>,
+    ) -> TermId {
+        if let Some(&r) = memo.get(&t) {
+            return r;
+        }
+        for u in self.postorder(&[t]) {
+            if memo.contains_key(&u) {
+                continue;
+            }
+            let r = match self.node(u).clone() {
+                Node::App(Op::Ite, args) if args[0] == cond => memo[&args[if holds { 1 } else { 2 }]],
+                Node::App(op, args) => {
+                    let new: Vec<TermId> = args.iter().map(|a| memo[a]).collect();
+                    if new[..] == args[..] {
+                        u
+                    } else if op == Op::Ite {
+                        self.choice(new[0], new[1], new[2])
+                    } else {
+                        // The arguments keep their sorts, so the application stays well-typed.
+                        self.app(op, &new).unwrap_or(u)
+                    }
+                }
+                _ => u,
+            };
+            memo.insert(u, r);
+        }
+        memo[&t]
+    }
+
     pub fn choice(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
         if let Ok(t) = self.app(Op::Ite, &[c, a, b]) {
             return t;

@@ -18,7 +18,7 @@
 //! such path that no test covers yet gets a test of its own. So the tests
 //! cover what the exploration covered, as dse's do.
 
-use super::state::{Alt, State};
+use super::state::{Alt, Merge, State};
 use super::Dse;
 use crate::qce::{Cell, Counts, Qce, QceParams};
 use crate::results::Branch;
@@ -64,7 +64,13 @@ pub struct Merging {
     pub strategy: Strategy,
     pub similarity: Similarity,
     pub qce: QceParams,
+    /// Time one query on a merged state may take before the state is split
+    /// back instead, in milliseconds.
+    pub split_after_ms: u32,
 }
+
+/// The default of [`Merging::split_after_ms`].
+pub const SPLIT_AFTER_MS: u32 = 250;
 
 /// A state's place in topological order: per frame, outermost first, for
 /// each loop around its statement (outermost first) the loop head's
@@ -100,6 +106,8 @@ pub(crate) struct Merger<'m> {
     pub test_covered: FxHashSet<Branch>,
     /// Live states at each block-start location (stale ids are dropped lazily).
     pub at_location: FxHashMap<u64, Vec<StateId>>,
+    /// Locations where merging made a query too hard, and no longer merges.
+    pub given_up: FxHashSet<u64>,
 }
 
 impl<'m> Merger<'m> {
@@ -144,6 +152,7 @@ impl<'m> Merger<'m> {
             live: module.functions.iter().map(braid_ir::live_variables).collect(),
             test_covered: FxHashSet::default(),
             at_location: FxHashMap::default(),
+            given_up: FxHashSet::default(),
         }
     }
 
@@ -324,6 +333,8 @@ impl Dse<'_> {
         }
         let loc = Merger::location_hash(&s);
         let peers: Vec<StateId> = match merger.at_location.get_mut(&loc) {
+            // Merges here made queries too hard once: no more of them.
+            _ if merger.given_up.contains(&loc) => Vec::new(),
             Some(ids) => {
                 ids.retain(|id| states.contains_key(id));
                 ids.clone()
@@ -332,7 +343,7 @@ impl Dse<'_> {
         };
         for id in peers {
             let Some(peer) = states.get(&id) else { continue };
-            if let Some(m) = self.try_merge(peer, &s) {
+            if let Some(m) = self.try_merge(peer, &s, loc) {
                 let peer = states.remove(&id).expect("a live peer");
                 sched.forget(&peer);
                 self.live -= 1;
@@ -348,7 +359,7 @@ impl Dse<'_> {
     }
 
     /// `a` and `b` merged, if they are mergeable and similar.
-    fn try_merge(&mut self, a: &State, b: &State) -> Option<State> {
+    fn try_merge(&mut self, a: &State, b: &State, location: u64) -> Option<State> {
         let loop_bound = self.config.limits.loop_bound.is_some();
         if !mergeable(a, b, loop_bound) {
             return None;
@@ -358,7 +369,14 @@ impl Dse<'_> {
         if !merger.similar(&self.store, a, b) {
             return None;
         }
-        let m = self.merge(a, b)?;
+        let mut m = self.merge(a, b)?;
+        if let Some(cond) = m.merge_cond.take() {
+            m.merges.push(Merge {
+                cond,
+                location,
+                other: b.model.clone(),
+            });
+        }
         self.result.stats.states_merged += 1;
         Some(m)
     }
@@ -420,6 +438,7 @@ impl Dse<'_> {
         self.lift_alts(b, cb, &mut m.alts);
         m.forwarding = false;
         m.current = None;
+        m.merge_cond = Some(ca);
         Some(m)
     }
 
@@ -447,6 +466,71 @@ impl Dse<'_> {
                 None => out.push(Alt { cond, ..alt }),
             }
         }
+    }
+}
+
+impl Dse<'_> {
+    /// Split where it hurts: a merged state whose query the solver did not
+    /// answer in time becomes the two states its last merge joined again
+    /// (every `ite` of that merge resolved to one side), and the location of
+    /// that merge merges no more. Each side keeps a model that satisfies its
+    /// path (the merged one, the other side's from the merge, or the
+    /// solver's); a side with none is dropped.
+    pub(super) fn unmerge(&mut self, mut st: State) -> Vec<State> {
+        let Some(merge) = st.merges.pop() else {
+            return vec![st];
+        };
+        self.result.stats.splits += 1;
+        if let Some(m) = &mut self.merger {
+            // Neither where the merge was made nor here, where the parts
+            // would meet again at once.
+            m.given_up.insert(merge.location);
+            m.given_up.insert(Merger::location_hash(&st));
+        }
+        let mut out = Vec::new();
+        for holds in [true, false] {
+            let mut memo = FxHashMap::default();
+            let mut side = st.clone();
+            let store = &mut self.store;
+            let mut pick = |t: TermId| store.select_side(t, merge.cond, holds, &mut memo);
+            for f in &mut side.frames {
+                for v in &mut f.vars {
+                    *v = pick(*v);
+                }
+            }
+            for a in &mut side.memory {
+                let cells: Vec<TermId> = a.iter().map(|c| pick(*c)).collect();
+                if cells[..] != a[..] {
+                    *a = Rc::new(cells);
+                }
+            }
+            let mut path: Vec<TermId> = side.path.iter().map(|c| pick(*c)).collect();
+            for alt in &mut side.alts {
+                alt.cond = pick(alt.cond);
+            }
+            let side_cond = if holds { merge.cond } else { self.store.not(merge.cond) };
+            path.push(side_cond);
+            if path.iter().any(|c| self.store.is_false(*c)) {
+                continue;
+            }
+            path.retain(|c| !self.store.is_true(*c));
+            side.path = path;
+            side.alts.retain(|a| !self.store.is_false(a.cond));
+            let model = [&st.model, &merge.other]
+                .into_iter()
+                .find(|m| self.store.satisfies(&side.path, m))
+                .cloned();
+            side.model = match model {
+                Some(m) => m,
+                None => match self.solver.model(&self.store, &side.path) {
+                    braid_solver::SatResult::Sat(m) => Rc::new(m),
+                    _ => continue,
+                },
+            };
+            out.push(side);
+        }
+        st.merges.clear();
+        out
     }
 }
 

@@ -22,7 +22,7 @@ use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
-use merging::{Merger, Merging, Scheduler, Similarity, Strategy};
+use merging::{Merger, Merging, Scheduler, Similarity, Strategy, SPLIT_AFTER_MS};
 use rustc_hash::{FxHashMap, FxHashSet};
 use state::{Frame, State};
 use std::collections::BTreeMap;
@@ -83,6 +83,13 @@ pub struct Dse<'m> {
     merger: Option<Merger<'m>>,
     /// Whether a term contains `ite` (for the statistics of merging).
     has_ite: FxHashMap<TermId, bool>,
+    /// A query on a merged state ran out of its time: split the state.
+    split_requested: bool,
+    /// Whether a step is running (and so can be undone to split its state).
+    stepping: bool,
+    /// Branches the running step covered first (undone if it is).
+    step_covered: Vec<Branch>,
+
     /// Completed merged states with merged paths still to test.
     pending: Vec<(State, Ending, Vec<usize>)>,
 }
@@ -127,6 +134,9 @@ impl<'m> Dse<'m> {
             merger: None,
             has_ite: FxHashMap::default(),
             pending: Vec::new(),
+            split_requested: false,
+            step_covered: Vec::new(),
+            stepping: false,
         }
     }
 
@@ -197,6 +207,8 @@ impl<'m> Dse<'m> {
                 states.0.insert(next_id, s);
                 ids.push(next_id);
             }
+            // A part may have merged into another one of this slice.
+            ids.retain(|id| states.0.contains_key(id));
             sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
             self.flush(rec);
             rec.progress(self.result.paths, self.live);
@@ -276,7 +288,10 @@ impl<'m> Dse<'m> {
     }
 
     fn incomplete(&mut self, reason: String) {
-        self.result.incomplete_reasons.insert(reason);
+        // A step about to be undone (its state split) reports nothing.
+        if !self.split_requested {
+            self.result.incomplete_reasons.insert(reason);
+        }
     }
 
     fn initial_state(&mut self) -> Result<State, EngineError> {
@@ -299,7 +314,23 @@ impl<'m> Dse<'m> {
             if self.budget.stopped() {
                 return vec![st];
             }
-            match self.step(st) {
+            // A merged state may be split back before this statement: it
+            // runs again in each part.
+            let before = (!st.merges.is_empty()).then(|| st.clone());
+            self.step_covered.clear();
+            self.stepping = true;
+            let step = self.step(st);
+            self.stepping = false;
+            if std::mem::take(&mut self.split_requested) {
+                if let Some(before) = before {
+                    // The step is undone: the parts will cover its branches.
+                    for b in self.step_covered.drain(..) {
+                        self.covered.remove(&b);
+                    }
+                    return self.unmerge(before);
+                }
+            }
+            match step {
                 // Merging states meet at block starts: stop there.
                 Step::Continue(next) if self.merger.as_ref().is_some_and(|m| m.at_block_start(&next)) => {
                     return vec![next]
@@ -353,12 +384,27 @@ impl<'m> Dse<'m> {
         if self.merger.is_some() && (self.contains_ite(cond) || st.path.iter().any(|c| self.contains_ite(*c))) {
             self.result.stats.ite_queries += 1;
         }
-        match self.solver.check(&self.store, &st.path, cond, Some(&st.model)) {
+        // A merged state's query may take a short while only: past it, the
+        // state is split instead ([`Dse::run_slice`]).
+        // Only a step can be undone and rerun on the split parts.
+        let merged = !st.merges.is_empty() && self.stepping;
+        let split_after = self.merger.as_ref().map_or(SPLIT_AFTER_MS, |m| m.config.split_after_ms);
+        if merged {
+            let user = self.config.limits.solver_timeout_ms.unwrap_or(u32::MAX);
+            self.solver.set_timeout(Some(user.min(split_after)));
+        }
+        let answer = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
+        if merged {
+            self.solver.set_timeout(self.config.limits.solver_timeout_ms);
+        }
+        match answer {
             SatResult::Sat(m) => Ok(Some(m)),
             SatResult::Unsat => Ok(None),
             SatResult::Unknown(reason) => {
-                // A query cut short by the run's stop is not the solver's failure.
-                if !self.budget.poll() {
+                if merged && !self.budget.poll() {
+                    self.split_requested = true;
+                } else if !self.budget.poll() {
+                    // A query cut short by the run's stop is not the solver's failure.
                     self.incomplete(format!("solver: {reason}"));
                 }
                 Err(())
@@ -414,11 +460,27 @@ impl<'m> Dse<'m> {
             return Some(st);
         }
         let possible = if self.store.is_true(bug) {
-            Some(Default::default())
+            Ok(Some(Default::default()))
         } else {
-            self.feasible(&st, bug)
+            self.decide(&st, bug)
         };
-        let Some(m) = possible else { return Some(st) };
+        let m = match possible {
+            Ok(Some(m)) => m,
+            // The bug cannot happen here.
+            Ok(None) => return Some(st),
+            // Undecided (the run is incomplete): the state goes on under the
+            // assumption that the bug does not happen, if its model agrees;
+            // else its own inputs would hit the bug and its test would not
+            // replay.
+            Err(()) => {
+                let ok = self.store.not(bug);
+                if self.store.eval(ok, &st.model) != Ok(Value::Bool(true)) {
+                    return None;
+                }
+                st.assume(&self.store, ok, Default::default());
+                return Some(st);
+            }
+        };
         let mut failing = st.clone();
         failing.assume(&self.store, bug, m);
         self.finish(&failing, Ending::Bug(kind.to_string()));
@@ -616,6 +678,7 @@ impl<'m> Dse<'m> {
                 for (mut s, i) in parts {
                     let taken = i == 0;
                     if self.covered.insert((func, at, taken)) {
+                        self.step_covered.push((func, at, taken));
                         s.steps_since_cover = 0;
                         if self.merger.is_some() {
                             s.fresh.push((func, at, taken));

@@ -18,6 +18,16 @@ pub(crate) struct Frame {
     pub visits: FxHashMap<At, u32>,
 }
 
+/// One merge a state went through: the condition selecting the first merged
+/// state's side (its values in every `ite(cond, …)` the merge made), where
+/// it happened, and a model of the other side when it was merged.
+#[derive(Clone)]
+pub(crate) struct Merge {
+    pub cond: TermId,
+    pub location: u64,
+    pub other: Rc<Model>,
+}
+
 /// Paths merged into a state that may still need a test of their own: the
 /// branches they covered first (which no test is yet known to cover) and
 /// the condition selecting them within the merged path condition.
@@ -53,6 +63,11 @@ pub(crate) struct State {
     pub fresh: Vec<Branch>,
     /// Merged-in paths that may need their own test (state merging only).
     pub alts: Vec<Alt>,
+    /// The merges this state is made of, last made last (state merging).
+    pub merges: Vec<Merge>,
+    /// The condition of the merge that just made this state (recorded in
+    /// `merges` with its location).
+    pub merge_cond: Option<TermId>,
     /// Dynamic state merging: the `(location, store)` hashes of this state
     /// at its last block starts, newest last (its recent predecessors).
     pub history: VecDeque<(u64, u64)>,
@@ -81,6 +96,8 @@ impl State {
             multiplicity: 1,
             fresh: Vec::new(),
             alts: Vec::new(),
+            merges: Vec::new(),
+            merge_cond: None,
             history: VecDeque::new(),
             current: None,
             forwarding: false,
