@@ -51,6 +51,21 @@ out=bench/RESULTS.md
         "$braid" bench bench/merging/timed --engines dse,ssm-qce,dsm --search "$search" --max-time 10 || true
         echo
     done
+    echo "## Anytime: programs that do not finish (bench/limits)"
+    echo
+    echo "Six programs written by the team in the style of real C libraries (JSON tokenizer, INI reader,"
+    echo "regex matcher, URL splitter, base64 decoder over 12-16 symbolic bytes, and an unbounded input"
+    echo "loop); no engine finishes any but base64 in the limit. Each engine runs as its own \`braid run\`"
+    echo "process: \`overrun\` is how far past the limit the process ended, \`peak MB\` its peak resident"
+    echo "memory, \`frontier\` the tests made from the stopped run's frontier, \`covered\` the branches its"
+    echo "tests cover when replayed."
+    echo
+    echo '```'
+    echo "braid bench bench/limits --engines dse,ssm,dsm,multise --max-time 20"
+    echo '```'
+    echo
+    "$braid" bench bench/limits --engines dse,ssm,dsm,multise --max-time 20 || true
+    echo
     echo "## MultiSE Table 1 (bench/multise)"
     echo
     echo "The 15 harnesses of seed 000's Table 1, written in C in the paper's style (call a library's"
