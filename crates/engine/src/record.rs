@@ -8,6 +8,7 @@
 
 use crate::concrete::{run_concrete, ConcreteRun};
 use crate::results::{Branch, BugReport, Outcome, TestCase, TestInput};
+use crate::semantics::BugKind;
 use crate::Progress;
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
@@ -113,6 +114,11 @@ impl<'a> Recorder<'a> {
         let Some(run) = self.run(&inputs) else {
             return false;
         };
+        // Inputs the explored prefix left free may break an `assume` further
+        // on: no path of the program runs that way, so there is no test.
+        if matches!(&run.outcome, Outcome::Bug { bug, .. } if bug == BugKind::AssumeViolated.name()) {
+            return false;
+        }
         let mut test = TestCase::new(
             self.program.clone(),
             self.module.func(self.entry).name.clone(),
