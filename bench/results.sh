@@ -5,7 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-braid=./target/release/braid
+# A copy: the runs (and the child processes `braid bench` starts) keep one
+# binary even if the tree is rebuilt meanwhile.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp ./target/release/braid "$tmp/braid"
+braid=$tmp/braid
 out=bench/RESULTS.md
 {
     echo "# Benchmark results"

@@ -1,33 +1,61 @@
 #!/usr/bin/env bash
-# Concrete execution speed: an input-free, compute-heavy wasm program
-# (primes.c, built here with clang) run once in wasmi and explored by
-# braid's engines (one path, every value concrete), and the one test replayed
-# by braid's concrete interpreter (which also runs it in wasmi), side by side.
+# Concrete speed (issue: a concrete fast path). Input-free, compute-heavy
+# programs written by the team (primes: arithmetic and division; sort:
+# loads and stores; hash: bytes, shifts, multiplications) run once in wasmi
+# and in braid's concrete interpreter, and explored by dse and multise (one
+# path, every value concrete; cut off at MAX_TIME seconds, default 60); and
+# checksum.c, a long concrete loop between a few symbolic branches, under
+# both engines. Throughput is IR statements per second; `x wasmi` divides
+# wasmi's throughput (the interpreter's statement count over wasmi's time
+# on the same program; for checksum the mean over the input-free ones) by
+# each runtime's: how many times slower than wasmi it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+max_time=${MAX_TIME:-60}
 if ! command -v clang >/dev/null || ! command -v wasm-ld >/dev/null; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang lld
 fi
-clang --target=wasm32 -O0 -nostdlib -Wl,--no-entry -Wl,--export-all -Wl,--allow-undefined \
-    -o bench/wasm/primes.wasm bench/wasm/primes.c
+for p in primes sort hash checksum; do
+    clang --target=wasm32 -O0 -nostdlib -Wl,--no-entry -Wl,--export-all -Wl,--allow-undefined \
+        -o "bench/wasm/$p.wasm" "bench/wasm/$p.c"
+done
 cargo build --release --quiet
-cargo build --release --quiet -p braid-wasm --example wasmi_time
-echo "| runtime | result | ms |"
-echo "|---|---|---|"
-w=$(./target/release/examples/wasmi_time bench/wasm/primes.wasm)
-echo "| wasmi 2.0.0 | ${w% * ms} | $(echo "$w" | awk '{print $(NF-1)}') |"
-for engine in dse multise; do
-    ./target/release/braid run bench/wasm/primes.wasm --engine "$engine" --json | python3 -c '
+cargo build --release --quiet -p braid-wasm --example concrete_time
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp ./target/release/braid "$tmp/braid"
+engine() { # program engine -> "statements wall_ms complete"
+    "$tmp/braid" run "bench/wasm/$1.wasm" --engine "$2" --max-time "$max_time" --json 2>/dev/null |
+        python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 s = d["stats"]
-print("| braid %s | %d IR statements | %d |" % (sys.argv[1], s["statements"], s["wall_ms"]))' "$engine"
+print(s["statements"], s["wall_ms"], "yes" if d.get("complete") else "no")'
+}
+echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s (x wasmi) | multise Mstmt/s (x wasmi) |"
+echo "|---|---:|---:|---:|---:|---:|"
+rates=()
+for p in primes sort hash; do
+    read -r _ _ steps ims < <(./target/release/examples/concrete_time "bench/wasm/$p.wasm" | grep '^braid-interpreter')
+    read -r _ _ _ wms < <(./target/release/examples/concrete_time "bench/wasm/$p.wasm" | grep '^wasmi' | awk '{print "x x x", $NF}')
+    wrate=$(python3 -c "print($steps / ($wms / 1e3))")
+    rates+=("$wrate")
+    row="| $p | $steps | $wms | $ims ($(python3 -c "print('%.0f' % ($ims / $wms))")) |"
+    for e in dse multise; do
+        read -r n ms done < <(engine "$p" "$e")
+        rate=$(python3 -c "print($n / ($ms / 1e3))")
+        cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
+        row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $wrate / $rate))")$cut |"
+    done
+    echo "$row"
 done
-out=$(mktemp -d)
-./target/release/braid run bench/wasm/primes.wasm --out "$out" >/dev/null
-start=$(date +%s%N)
-./target/release/braid replay bench/wasm/primes.wasm "$out"/tests/*.json >/dev/null
-end=$(date +%s%N)
-echo "| braid replay (interpreter + wasmi) | 1 test | $(( (end - start) / 1000000 )) |"
-rm -rf "$out"
+mean=$(python3 -c "import statistics; print(statistics.mean([${rates[*]// /,}]))")
+row="| checksum (4 symbolic bytes) | | | |"
+for e in dse multise; do
+    read -r n ms done < <(engine checksum "$e")
+    rate=$(python3 -c "print($n / ($ms / 1e3))")
+    cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
+    row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $mean / $rate))")$cut |"
+done
+echo "$row"

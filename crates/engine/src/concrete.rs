@@ -6,8 +6,9 @@ use crate::results::{Branch, Outcome, TestInput};
 use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
-use braid_term::{eval_op, Op, Value};
+use braid_term::{eval_bv, eval_op, Op, Value};
 use rustc_hash::FxHashMap;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub struct ConcreteRun {
@@ -22,18 +23,21 @@ pub struct ConcreteRun {
 struct Frame {
     func: FuncId,
     at: StmtIdx,
+    /// The variables, then the function's constants (see [`Code`]).
     vars: Vec<Value>,
     ret_dst: Option<VarId>,
 }
 
 struct Machine<'m> {
     module: &'m Module,
+    code: &'m Code,
     frames: Vec<Frame>,
     memory: Vec<Vec<Value>>,
     /// Input values by occurrence name (see [`input_name`]).
     inputs: FxHashMap<String, Value>,
     reads: FxHashMap<String, u32>,
-    covered: BTreeSet<Branch>,
+    /// Branch outcomes covered, two bits per statement of each function.
+    covered: Vec<Vec<u64>>,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     /// The value the run ended with (returned by the entry, or `halt`'s).
@@ -47,6 +51,135 @@ enum Flow {
     Jump(StmtIdx),
     Stay,
     Done(Outcome),
+}
+
+/// The interpreter's pre-decoded form of a module: per function, one
+/// instruction per statement with operands as frame slots (the function's
+/// variables, then its constants), jumps to known labels resolved. Built a
+/// function at a time, on its first call, and kept from run to run.
+pub struct Code {
+    funcs: Vec<OnceCell<FuncCode>>,
+}
+
+struct FuncCode {
+    insts: Vec<Inst>,
+    /// The slots a new frame starts with: undefined variables, then constants.
+    slots: Vec<Value>,
+}
+
+/// A statement in the fast form; the others (`Other`) run from the IR.
+#[derive(Clone, Copy)]
+enum Inst {
+    Copy {
+        dst: u32,
+        a: u32,
+    },
+    Unary {
+        op: Op,
+        dst: u32,
+        a: u32,
+    },
+    Binary {
+        op: Op,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `bytes` 0 is a one-cell access of any value.
+    Load {
+        dst: u32,
+        addr: u32,
+        bytes: u8,
+    },
+    Store {
+        addr: u32,
+        value: u32,
+        bytes: u8,
+    },
+    /// `to` is the statement a known label names (`None`: computed).
+    If {
+        cond: u32,
+        to: Option<StmtIdx>,
+    },
+    Goto {
+        to: StmtIdx,
+    },
+    Other,
+}
+
+impl Code {
+    pub fn new(module: &Module) -> Code {
+        Code {
+            funcs: module.functions.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    fn func(&self, module: &Module, f: FuncId) -> &FuncCode {
+        self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f))
+    }
+}
+
+impl FuncCode {
+    fn new(module: &Module, id: FuncId) -> FuncCode {
+        let f = module.func(id);
+        let mut slots = vec![Value::Undef; f.vars.len()];
+        let mut consts: FxHashMap<Value, u32> = FxHashMap::default();
+        let mut slot = |o: &Operand| -> u32 {
+            match o {
+                Operand::Var(v) => v.0,
+                Operand::Const(c) => *consts.entry(*c).or_insert_with(|| {
+                    slots.push(*c);
+                    slots.len() as u32 - 1
+                }),
+            }
+        };
+        let label = |o: &Operand| match o {
+            Operand::Const(Value::Label { func, label }) if *func == id.0 => f.label_target(*label),
+            _ => None,
+        };
+        let bytes = |w: &Option<u8>| w.map_or(0, |w| w / 8);
+        let insts = f
+            .stmts
+            .iter()
+            .map(|stmt| match stmt {
+                Stmt::Assign { dst, rhs } => match rhs {
+                    Rhs::Copy(a) => Inst::Copy { dst: dst.0, a: slot(a) },
+                    Rhs::Unary(op, a) => Inst::Unary {
+                        op: *op,
+                        dst: dst.0,
+                        a: slot(a),
+                    },
+                    Rhs::Binary(op, a, b) => Inst::Binary {
+                        op: *op,
+                        dst: dst.0,
+                        a: slot(a),
+                        b: slot(b),
+                    },
+                    Rhs::Load { addr, width } => Inst::Load {
+                        dst: dst.0,
+                        addr: slot(addr),
+                        bytes: bytes(width),
+                    },
+                    _ => Inst::Other,
+                },
+                Stmt::Store { addr, value, width } => Inst::Store {
+                    addr: slot(addr),
+                    value: slot(value),
+                    bytes: bytes(width),
+                },
+                Stmt::If { cond, target } => Inst::If {
+                    cond: slot(cond),
+                    to: label(target),
+                },
+                Stmt::Goto(target) => match label(target) {
+                    Some(to) => Inst::Goto { to },
+                    None => Inst::Other,
+                },
+                _ => Inst::Other,
+            })
+            .collect();
+        FuncCode { insts, slots }
+    }
 }
 
 impl Machine<'_> {
@@ -203,7 +336,7 @@ impl Machine<'_> {
                 if self.frames.len() >= crate::semantics::MAX_CALL_DEPTH {
                     return self.bug(BugKind::StackOverflow.name());
                 }
-                let mut vars = vec![Value::Undef; callee_fn.vars.len()];
+                let mut vars = self.code.func(self.module, FuncId(g)).slots.clone();
                 for (p, a) in callee_fn.params.iter().zip(args) {
                     vars[p.var.0 as usize] = self.value(a);
                 }
@@ -217,7 +350,7 @@ impl Machine<'_> {
             }
             Stmt::If { cond, target } => match self.value(cond) {
                 Value::Bool(taken) => {
-                    self.covered.insert((func, at, taken));
+                    self.cover(func, at, taken);
                     if !taken {
                         return Flow::Next;
                     }
@@ -270,6 +403,113 @@ impl Machine<'_> {
                 Flow::Next
             }
         }
+    }
+
+    fn cover(&mut self, func: FuncId, at: StmtIdx, taken: bool) {
+        let bit = 2 * at as usize + taken as usize;
+        self.covered[func.0 as usize][bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// The common statements in their fast form ([`Code`]); `false` leaves
+    /// the statement (and whatever bug it has) to [`Machine::step`].
+    #[inline]
+    fn step_fast(&mut self) -> bool {
+        let Some(frame) = self.frames.last_mut() else {
+            return false;
+        };
+        let code = self.code.func(self.module, frame.func);
+        let Some(inst) = code.insts.get(frame.at as usize) else {
+            return false;
+        };
+        let slots = &mut frame.vars;
+        let v = |i: u32| slots[i as usize];
+        match *inst {
+            Inst::Copy { dst, a } => slots[dst as usize] = v(a),
+            Inst::Unary { op, dst, a } => match eval_op(op, &[v(a)]) {
+                Ok(r) => slots[dst as usize] = r,
+                Err(_) => return false,
+            },
+            Inst::Binary { op, dst, a, b } => {
+                let (x, y) = (v(a), v(b));
+                if let (Value::Bv { width, bits: p }, Value::Bv { width: w, bits: q }) = (x, y) {
+                    if let Some(r) = (width == w).then(|| eval_bv(op, width, p, q)).flatten() {
+                        slots[dst as usize] = r;
+                        frame.at += 1;
+                        return true;
+                    }
+                }
+                if is_integer_division(op, x.sort(), y.sort()) && y == Value::default_of(y.sort()) {
+                    return false;
+                }
+                match eval_op(op, &[x, y]) {
+                    Ok(r) => slots[dst as usize] = r,
+                    Err(_) => return false,
+                }
+            }
+            Inst::Load { dst, addr, bytes } => {
+                let Value::Addr { alloc, offset } = v(addr) else {
+                    return false;
+                };
+                let Some(cells) = self.memory.get(alloc as usize) else {
+                    return false;
+                };
+                let n = bytes.max(1) as i128;
+                if offset < 0 || offset + n > cells.len() as i128 {
+                    return false;
+                }
+                let cells = &cells[offset as usize..(offset + n) as usize];
+                slots[dst as usize] = if bytes == 0 {
+                    cells[0]
+                } else {
+                    match compose_bytes(8 * bytes, cells) {
+                        Some(r) => r,
+                        None => return false,
+                    }
+                };
+            }
+            Inst::Store { addr, value, bytes } => {
+                let (Value::Addr { alloc, offset }, x) = (v(addr), v(value)) else {
+                    return false;
+                };
+                let Some(cells) = self.memory.get_mut(alloc as usize) else {
+                    return false;
+                };
+                let n = bytes.max(1) as i128;
+                if offset < 0 || offset + n > cells.len() as i128 {
+                    return false;
+                }
+                let at = offset as usize;
+                match x {
+                    _ if bytes == 0 => cells[at] = x,
+                    Value::Bv { width, bits } if width == 8 * bytes => {
+                        for (i, c) in cells[at..at + bytes as usize].iter_mut().enumerate() {
+                            *c = Value::bv(8, bits >> (8 * i));
+                        }
+                    }
+                    _ => return false,
+                }
+            }
+            Inst::If { cond, to } => {
+                let (Value::Bool(taken), func, at) = (v(cond), frame.func, frame.at) else {
+                    return false;
+                };
+                let to = match (taken, to) {
+                    (false, _) => at + 1,
+                    (true, Some(to)) => to,
+                    (true, None) => return false,
+                };
+                frame.at = to;
+                self.cover(func, at, taken);
+                return true;
+            }
+            Inst::Goto { to } => {
+                frame.at = to;
+                return true;
+            }
+            Inst::Other => return false,
+        }
+        frame.at += 1;
+        true
     }
 
     fn jump(&self, func: FuncId, target: Value) -> Flow {
@@ -325,13 +565,25 @@ pub fn run_concrete(
     inputs: &[TestInput],
     budget: Option<&Budget>,
 ) -> Option<ConcreteRun> {
+    run_concrete_with(&Code::new(module), module, entry, inputs, budget)
+}
+
+/// [`run_concrete`] with `code` built (and kept) by the caller: one per
+/// module, for many runs.
+pub fn run_concrete_with(
+    code: &Code,
+    module: &Module,
+    entry: FuncId,
+    inputs: &[TestInput],
+    budget: Option<&Budget>,
+) -> Option<ConcreteRun> {
     let values = inputs
         .iter()
         .map(|i| (i.name.clone(), i.parsed().unwrap_or(Value::Undef)))
         .collect();
-    let mut m = Machine::new(module, values);
+    let mut m = Machine::new(module, code, values);
     let f = module.func(entry);
-    let mut vars = vec![Value::Undef; f.vars.len()];
+    let mut vars = code.func(module, entry).slots.clone();
     for p in &f.params {
         let sort = p.sort.unwrap_or(braid_term::Sort::Int);
         vars[p.var.0 as usize] = m.next_input(&f.vars[p.var.0 as usize], sort);
@@ -343,9 +595,21 @@ pub fn run_concrete(
         ret_dst: None,
     });
     let (outcome, steps) = m.run(None, budget)?;
+    let covered = m
+        .covered
+        .iter()
+        .enumerate()
+        .flat_map(|(f, bits)| {
+            bits.iter().enumerate().flat_map(move |(w, word)| {
+                (0..64)
+                    .filter(move |b| word >> b & 1 == 1)
+                    .map(move |b| (FuncId(f as u32), ((w * 64 + b) / 2) as StmtIdx, b % 2 == 1))
+            })
+        })
+        .collect();
     Some(ConcreteRun {
         outcome,
-        covered: m.covered,
+        covered,
         steps,
         stdout: m.stdout,
         stderr: m.stderr,
@@ -353,14 +617,19 @@ pub fn run_concrete(
 }
 
 impl<'m> Machine<'m> {
-    fn new(module: &'m Module, inputs: FxHashMap<String, Value>) -> Machine<'m> {
+    fn new(module: &'m Module, code: &'m Code, inputs: FxHashMap<String, Value>) -> Machine<'m> {
         Machine {
             module,
+            code,
             frames: vec![],
             memory: vec![],
             inputs,
             reads: FxHashMap::default(),
-            covered: BTreeSet::new(),
+            covered: module
+                .functions
+                .iter()
+                .map(|f| vec![0; (2 * f.stmts.len()).div_ceil(64)])
+                .collect(),
             stdout: Vec::new(),
             stderr: Vec::new(),
             ended_with: None,
@@ -382,6 +651,9 @@ impl<'m> Machine<'m> {
                 };
                 return Some((outcome, steps));
             }
+            if self.step_fast() {
+                continue;
+            }
             match self.step() {
                 Flow::Next => self.frames.last_mut().expect("frame").at += 1,
                 Flow::Jump(s) => self.frames.last_mut().expect("frame").at = s,
@@ -399,9 +671,9 @@ pub struct Instance<'m> {
 }
 
 impl<'m> Instance<'m> {
-    pub fn new(module: &'m Module) -> Instance<'m> {
+    pub fn new(module: &'m Module, code: &'m Code) -> Instance<'m> {
         Instance {
-            machine: Machine::new(module, FxHashMap::default()),
+            machine: Machine::new(module, code, FxHashMap::default()),
         }
     }
 
@@ -410,7 +682,7 @@ impl<'m> Instance<'m> {
     pub fn call(&mut self, func: FuncId, args: &[Value], max_steps: u64) -> Result<Option<Value>, String> {
         let m = &mut self.machine;
         let f = m.module.func(func);
-        let mut vars = vec![Value::Undef; f.vars.len()];
+        let mut vars = m.code.func(m.module, func).slots.clone();
         for (p, a) in f.params.iter().zip(args) {
             vars[p.var.0 as usize] = *a;
         }

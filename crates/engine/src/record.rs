@@ -6,7 +6,7 @@
 //! explored code are run concretely to their end, and the run's outcome is
 //! the test's.
 
-use crate::concrete::{run_concrete, ConcreteRun};
+use crate::concrete::{run_concrete_with, Code, ConcreteRun};
 use crate::results::{Branch, BugReport, Outcome, TestCase, TestInput};
 use crate::semantics::BugKind;
 use crate::Progress;
@@ -57,6 +57,8 @@ pub struct Recorder<'a> {
     /// repeat one are not run again).
     seen: FxHashSet<u64>,
     last_progress: Instant,
+    /// The interpreter's form of the module, kept from test to test.
+    code: Code,
 }
 
 impl<'a> Recorder<'a> {
@@ -82,6 +84,7 @@ impl<'a> Recorder<'a> {
             covered: FxHashSet::default(),
             seen: FxHashSet::default(),
             last_progress: Instant::now(),
+            code: Code::new(module),
         }
     }
 
@@ -134,7 +137,7 @@ impl<'a> Recorder<'a> {
     }
 
     fn run(&self, inputs: &[TestInput]) -> Option<ConcreteRun> {
-        run_concrete(self.module, self.entry, inputs, Some(&self.budget))
+        run_concrete_with(&self.code, self.module, self.entry, inputs, Some(&self.budget))
     }
 
     fn emit(&mut self, test: &mut TestCase, run: ConcreteRun) {

@@ -2,7 +2,7 @@
 //! recorded one. Coverage is measured the same way, so every engine is
 //! judged by one ruler.
 
-use crate::concrete::{run_concrete, ConcreteRun};
+use crate::concrete::{run_concrete, run_concrete_with, Code, ConcreteRun};
 use crate::results::{Branch, TestCase};
 use braid_ir::Module;
 use std::collections::BTreeSet;
@@ -37,11 +37,12 @@ pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
 /// The branches the tests cover when run concretely.
 pub fn coverage(module: &Module, tests: &[TestCase]) -> BTreeSet<Branch> {
     let mut covered = BTreeSet::new();
+    let code = Code::new(module);
     for t in tests {
         let Some(entry) = module.func_index(&t.entry) else {
             continue;
         };
-        if let Some(run) = run_concrete(module, entry, &t.inputs, None) {
+        if let Some(run) = run_concrete_with(&code, module, entry, &t.inputs, None) {
             covered.extend(run.covered);
         }
     }

@@ -10,6 +10,6 @@ mod op;
 mod store;
 mod value;
 
-pub use op::{eval_op, int_range, EvalError, Op};
+pub use op::{eval_bv, eval_op, int_range, EvalError, Op};
 pub use store::{EvalMemo, Model, Node, SymId, Symbol, TermId, TermStore};
 pub use value::{Sort, Value};

@@ -429,6 +429,39 @@ fn canonical(v: Value) -> Value {
     }
 }
 
+/// The common operations on two bit-vectors of one width, without the
+/// general path's sort checks (every one of them applies): what concrete
+/// code does most. `None` for the others and for a division by zero.
+#[inline]
+pub fn eval_bv(op: Op, width: u8, x: u64, y: u64) -> Option<Value> {
+    let signed = |v| Value::bv_signed(width, v);
+    let bits = match op {
+        Op::Add => x.wrapping_add(y),
+        Op::Sub => x.wrapping_sub(y),
+        Op::Mul => x.wrapping_mul(y),
+        Op::And => x & y,
+        Op::Or => x | y,
+        Op::Xor => x ^ y,
+        Op::Shl => shift_amount(width, y).map_or(0, |s| x << s),
+        Op::LShr => shift_amount(width, y).map_or(0, |s| x >> s),
+        Op::AShr => (signed(x) >> shift_amount(width, y).unwrap_or(width as u32 - 1)) as u64,
+        Op::UDiv if y != 0 => x / y,
+        Op::URem if y != 0 => x % y,
+        Op::Eq => return Some(Value::Bool(x == y)),
+        Op::Ne => return Some(Value::Bool(x != y)),
+        Op::ULt => return Some(Value::Bool(x < y)),
+        Op::ULe => return Some(Value::Bool(x <= y)),
+        Op::UGt => return Some(Value::Bool(x > y)),
+        Op::UGe => return Some(Value::Bool(x >= y)),
+        Op::Lt => return Some(Value::Bool(signed(x) < signed(y))),
+        Op::Le => return Some(Value::Bool(signed(x) <= signed(y))),
+        Op::Gt => return Some(Value::Bool(signed(x) > signed(y))),
+        Op::Ge => return Some(Value::Bool(signed(x) >= signed(y))),
+        _ => return None,
+    };
+    Some(Value::bv(width, bits))
+}
+
 fn shift_amount(width: u8, amount: u64) -> Option<u32> {
     (amount < width as u64).then_some(amount as u32)
 }
@@ -443,6 +476,59 @@ fn float_to_int(x: f64) -> Result<i128, EvalError> {
 
 /// Applies `op` to concrete arguments.
 pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
+    match eval_common(op, args) {
+        Some(v) => Ok(v),
+        None => eval_general(op, args),
+    }
+}
+
+/// What concrete code does most — bit-vector arithmetic and comparisons,
+/// widening and narrowing, integer offsets and address arithmetic —
+/// without the general path's sort checks (each case is well-sorted).
+/// `None` for the rest, and for every case that fails.
+#[inline]
+fn eval_common(op: Op, args: &[Value]) -> Option<Value> {
+    use Value::*;
+    match *args {
+        [Bv { width, bits: x }, Bv { width: w, bits: y }] if width == w => eval_bv(op, width, x, y),
+        [Int(x), Int(y)] => match op {
+            Op::Add => x.checked_add(y).map(Int),
+            Op::Sub => x.checked_sub(y).map(Int),
+            Op::Eq => Some(Bool(x == y)),
+            Op::Ne => Some(Bool(x != y)),
+            Op::Lt => Some(Bool(x < y)),
+            Op::Le => Some(Bool(x <= y)),
+            Op::Gt => Some(Bool(x > y)),
+            Op::Ge => Some(Bool(x >= y)),
+            _ => None,
+        },
+        [Addr { alloc, offset }, Int(k)] | [Int(k), Addr { alloc, offset }] if op == Op::Add => {
+            offset.checked_add(k).map(|offset| Addr { alloc, offset })
+        }
+        [Bv { width, bits }] => match op {
+            Op::ZExt(w) if width <= w => Some(Value::bv(w, bits)),
+            Op::SExt(w) if width <= w => Some(Value::bv(w, Value::bv_signed(width, bits) as u64)),
+            Op::Trunc(w) if width >= w => Some(Value::bv(w, bits)),
+            Op::ToInt => Some(Int(Value::bv_signed(width, bits) as i128)),
+            Op::ToBv(w) => Some(Value::bv(w, Value::bv_signed(width, bits) as u64)),
+            Op::Not => Some(Value::bv(width, !bits)),
+            _ => None,
+        },
+        [Bool(b)] => match op {
+            Op::ToBv(w) => Some(Value::bv(w, b as u64)),
+            Op::ToInt => Some(Int(b as i128)),
+            Op::Not => Some(Bool(!b)),
+            _ => None,
+        },
+        [Int(i)] => match op {
+            Op::ToBv(w) => Some(Value::bv(w, i as u64)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn eval_general(op: Op, args: &[Value]) -> Result<Value, EvalError> {
     use Value::*;
     let (a, b) = match args {
         [a, b] if op.promotes_numbers() => promote_pair(*a, *b),
@@ -450,8 +536,8 @@ pub fn eval_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
         [a] => (*a, Undef),
         _ => (Undef, Undef),
     };
-    let sorts: Vec<Sort> = match args.len() {
-        2 => vec![a.sort(), b.sort()],
+    let sorts: smallvec::SmallVec<[Sort; 3]> = match args.len() {
+        2 => [a.sort(), b.sort()].into_iter().collect(),
         _ => args.iter().map(Value::sort).collect(),
     };
     op.result_sort(&sorts)?;
@@ -767,6 +853,87 @@ fn compare(op: Op, ord: Option<std::cmp::Ordering>) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_bit_vector_fast_path_agrees_with_the_general_one() {
+        let ops = [
+            Op::Add,
+            Op::Sub,
+            Op::Mul,
+            Op::And,
+            Op::Or,
+            Op::Xor,
+            Op::Shl,
+            Op::LShr,
+            Op::AShr,
+            Op::UDiv,
+            Op::URem,
+            Op::Eq,
+            Op::Ne,
+            Op::ULt,
+            Op::ULe,
+            Op::UGt,
+            Op::UGe,
+            Op::Lt,
+            Op::Le,
+            Op::Gt,
+            Op::Ge,
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for width in [1u8, 8, 16, 32, 64] {
+            for _ in 0..2000 {
+                let (x, y) = (next() & mask(width), next() % 3);
+                // Small and boundary second operands exercise shifts and division.
+                let y = match y {
+                    0 => next() & mask(width),
+                    1 => next() % (width as u64 + 2),
+                    _ => [0, 1, mask(width)][(next() % 3) as usize],
+                } & mask(width);
+                for op in ops {
+                    let args = [Value::bv(width, x), Value::bv(width, y)];
+                    assert_eq!(
+                        eval_bv(op, width, x, y),
+                        eval_general(op, &args).ok(),
+                        "{op:?} bv{width} {x} {y}"
+                    );
+                }
+                let unary = [
+                    Op::ZExt(64),
+                    Op::ZExt(32),
+                    Op::SExt(64),
+                    Op::SExt(16),
+                    Op::Trunc(8),
+                    Op::Trunc(1),
+                    Op::ToInt,
+                    Op::ToBv(32),
+                    Op::ToBv(64),
+                    Op::Not,
+                ];
+                let (i, j) = (Value::bv_signed(width, x) as i128, (y as i128) << (y % 70));
+                let cases: Vec<Vec<Value>> = vec![
+                    vec![Value::bv(width, x)],
+                    vec![Value::Bool(x & 1 == 1)],
+                    vec![Value::Int(i)],
+                    vec![Value::Int(i), Value::Int(j)],
+                    vec![Value::Addr { alloc: 1, offset: j }, Value::Int(i)],
+                    vec![Value::Int(i), Value::Addr { alloc: 2, offset: j }],
+                ];
+                for args in &cases {
+                    for op in unary.iter().chain(&ops) {
+                        if let Some(v) = eval_common(*op, args) {
+                            assert_eq!(Ok(v), eval_general(*op, args), "{op:?} {args:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

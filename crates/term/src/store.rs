@@ -144,6 +144,30 @@ impl TermStore {
     /// Builds `op(args)`: promotes `Int` operands meeting floats, checks sorts,
     /// folds concrete operands and applies local rewrites.
     pub fn app(&mut self, op: Op, args: &[TermId]) -> Result<TermId, EvalError> {
+        // Concrete operands fold at once (`eval_op` checks sorts itself),
+        // unless an integer meets a float and is promoted below.
+        if args.len() <= 3 {
+            let mut values = [Value::Undef; 3];
+            if args.iter().zip(&mut values).all(|(a, v)| match self.node(*a) {
+                Node::Const(c) => {
+                    *v = *c;
+                    true
+                }
+                _ => false,
+            }) {
+                let values = &values[..args.len()];
+                let mixed = op.promotes_numbers()
+                    && values.len() == 2
+                    && values[0].sort().is_float() != values[1].sort().is_float();
+                if !mixed {
+                    if matches!(op, Op::Eq | Op::Ne) && values.len() == 2 && values[0].sort() != values[1].sort() {
+                        return Ok(self.bool(op == Op::Ne));
+                    }
+                    let v = eval_op(op, values)?;
+                    return Ok(self.constant(v));
+                }
+            }
+        }
         let mut args: SmallVec<[TermId; 3]> = args.iter().copied().collect();
         if op.promotes_numbers() && args.len() == 2 {
             for (i, j) in [(0, 1), (1, 0)] {

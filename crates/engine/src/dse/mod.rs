@@ -16,10 +16,10 @@ use crate::record::Recorder;
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
 use crate::search::{make_searcher, StateId, StateInfo};
-use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
+use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
 use crate::EngineError;
 use braid_budget::Budget;
-use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, VarId};
+use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx as At, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use merging::{Merger, Merging, Scheduler, Similarity, Strategy, SPLIT_AFTER_MS};
@@ -313,6 +313,12 @@ impl<'m> Dse<'m> {
         for _ in 0..SLICE {
             if self.budget.stopped() {
                 return vec![st];
+            }
+            if self.step_fast(&mut st) {
+                if self.merger.as_ref().is_some_and(|m| m.at_block_start(&st)) {
+                    return vec![st];
+                }
+                continue;
             }
             // A merged state may be split back before this statement: it
             // runs again in each part.
@@ -644,6 +650,160 @@ impl<'m> Dse<'m> {
     }
 
     // ---- statements -----------------------------------------------------
+
+    /// An operand's value, not counted (see [`Dse::step_fast`]).
+    fn peek(&mut self, st: &State, o: &Operand) -> TermId {
+        match o {
+            Operand::Var(v) => st.top().vars[v.0 as usize],
+            Operand::Const(c) => self.store.constant(*c),
+        }
+    }
+
+    /// The concrete fast path: a statement that can neither fork, fail nor
+    /// ask the solver (arithmetic, a branch on a known condition, an access
+    /// at a known in-bounds address, …) runs here in place, without moving
+    /// or copying the state; `false` leaves it, untouched, to [`Dse::step`].
+    /// Both count the same statements and operations.
+    fn step_fast(&mut self, st: &mut State) -> bool {
+        let (func, at) = (st.top().func, st.top().at);
+        let module = self.module;
+        let Some(stmt) = module.func(func).stmts.get(at as usize) else {
+            return false;
+        };
+        let operands = match stmt {
+            Stmt::Assign { dst, rhs } => {
+                let value = match rhs {
+                    Rhs::Copy(a) => Some(self.peek(st, a)),
+                    Rhs::Unary(op, a) => {
+                        let a = self.peek(st, a);
+                        self.store.app(*op, &[a]).ok()
+                    }
+                    Rhs::Binary(op, a, b) => {
+                        let (a, b) = (self.peek(st, a), self.peek(st, b));
+                        let (sa, sb) = (self.store.sort(a), self.store.sort(b));
+                        let nonzero = self.store.as_const(b).is_some_and(|d| d != Value::default_of(sb));
+                        // A divisor that may be zero is a bug check: the general path's.
+                        if crate::concrete::is_integer_division(*op, sa, sb) && !nonzero {
+                            None
+                        } else {
+                            self.store.app(*op, &[a, b]).ok()
+                        }
+                    }
+                    Rhs::Select(c, a, b) => {
+                        let (c, a, b) = (self.peek(st, c), self.peek(st, a), self.peek(st, b));
+                        self.store.app(Op::Ite, &[c, a, b]).ok()
+                    }
+                    Rhs::Load { addr, width } => {
+                        let p = self.peek(st, addr);
+                        let cells = width.map_or(1, |w| w as usize / 8);
+                        match self.known_cells(st, p, cells) {
+                            Some((alloc, off)) => {
+                                let cells = &st.memory[alloc][off..off + cells];
+                                match width {
+                                    None => Some(cells[0]),
+                                    Some(w) => {
+                                        let values: Option<Vec<Value>> =
+                                            cells.iter().map(|c| self.store.as_const(*c)).collect();
+                                        values
+                                            .and_then(|v| compose_bytes(*w, &v))
+                                            .map(|v| self.store.constant(v))
+                                    }
+                                }
+                            }
+                            None => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let Some(value) = value else {
+                    return false;
+                };
+                st.set(*dst, value);
+                st.top_mut().at += 1;
+                match rhs {
+                    Rhs::Binary(..) => 2,
+                    Rhs::Select(..) => 3,
+                    _ => 1,
+                }
+            }
+            Stmt::Store { addr, value, width } => {
+                let (p, v) = (self.peek(st, addr), self.peek(st, value));
+                let cells = width.map_or(1, |w| w as usize / 8);
+                let Some((alloc, off)) = self.known_cells(st, p, cells) else {
+                    return false;
+                };
+                match width {
+                    None => Rc::make_mut(&mut st.memory[alloc])[off] = v,
+                    Some(w) => {
+                        let Some(bytes) = self.store.as_const(v).and_then(|v| split_bytes(*w, v)) else {
+                            return false;
+                        };
+                        let bytes: Vec<TermId> = bytes.into_iter().map(|b| self.store.constant(b)).collect();
+                        Rc::make_mut(&mut st.memory[alloc])[off..off + cells].copy_from_slice(&bytes);
+                    }
+                }
+                st.top_mut().at += 1;
+                2
+            }
+            Stmt::If { cond, target } => {
+                let (c, t) = (self.peek(st, cond), self.peek(st, target));
+                let Some(Value::Bool(taken)) = self.store.as_const(c) else {
+                    return false;
+                };
+                let dest = if taken {
+                    match self.known_jump(st, t) {
+                        Some(dest) => dest,
+                        None => return false,
+                    }
+                } else {
+                    at + 1
+                };
+                if self.covered.insert((func, at, taken)) {
+                    st.steps_since_cover = 0;
+                    if self.merger.is_some() {
+                        st.fresh.push((func, at, taken));
+                    }
+                }
+                st.top_mut().at = dest;
+                2
+            }
+            Stmt::Goto(target) => {
+                let t = self.peek(st, target);
+                let Some(dest) = self.known_jump(st, t) else {
+                    return false;
+                };
+                st.top_mut().at = dest;
+                1
+            }
+            _ => return false,
+        };
+        st.steps_since_cover += 1;
+        self.result.stats.statements += 1;
+        self.result.stats.operations += operands;
+        true
+    }
+
+    /// The allocation and offset of `cells` cells at the address `p`, when
+    /// it is a known address and they are in bounds.
+    fn known_cells(&self, st: &State, p: TermId, cells: usize) -> Option<(usize, usize)> {
+        let Some(Value::Addr { alloc, offset }) = self.store.as_const(p) else {
+            return None;
+        };
+        let size = st.memory.get(alloc as usize)?.len() as i128;
+        (offset >= 0 && offset + cells as i128 <= size).then_some((alloc as usize, offset as usize))
+    }
+
+    /// Where a jump to the known label `t` goes, unless it is a loop head
+    /// whose visits are counted (see [`Dse::jump`]).
+    fn known_jump(&self, st: &State, t: TermId) -> Option<At> {
+        let func = st.top().func;
+        let Some(Value::Label { func: g, label }) = self.store.as_const(t) else {
+            return None;
+        };
+        let dest = (g == func.0).then(|| self.module.func(func).label_target(label))??;
+        let counted = self.config.limits.loop_bound.is_some() || self.merger.is_some();
+        (!(counted && self.loop_heads[func.0 as usize][dest as usize])).then_some(dest)
+    }
 
     fn step(&mut self, mut st: State) -> Step {
         st.steps_since_cover += 1;

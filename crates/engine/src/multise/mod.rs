@@ -450,6 +450,13 @@ impl<'m> Multise<'m> {
                 return;
             }
             self.maybe_collect(frame);
+            if self.step_fast(frame).is_some() {
+                // The clock is read at every 1024th fast step only.
+                if self.result.stats.statements.is_multiple_of(1024) {
+                    rec.progress(self.result.paths, 1);
+                }
+                continue;
+            }
             let i = self.pick(frame);
             let e = frame.pc.swap_remove(i);
             self.step(frame, e, rec);
@@ -760,6 +767,133 @@ impl<'m> Multise<'m> {
     }
 
     // ---- statements -------------------------------------------------------
+
+    /// The one value `o` has on the paths of `phi`, if it has one.
+    fn sole(&mut self, frame: &Frame, o: &Operand, phi: Guard) -> Option<TermId> {
+        let s = match o {
+            Operand::Const(c) => return Some(self.store.constant(*c)),
+            Operand::Var(v) => &frame.vars[v.0 as usize],
+        };
+        for &(g, v) in s.iter() {
+            let r = if g == Guard::TRUE { phi } else { self.guards.and(g, phi) };
+            if r == phi {
+                return Some(v);
+            }
+            if !r.is_false() {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The concrete fast path: with one `pc` entry, a statement whose
+    /// operands each have one value on its paths, and that can neither
+    /// split them nor fail (arithmetic, a branch on a known condition), runs
+    /// here with no summary combinations, no guard for a next entry and no
+    /// solver: the entry moves on in place. It leaves the same summaries
+    /// and entry [`Multise::step`] would. `None` leaves the statement,
+    /// untouched, to it.
+    fn step_fast(&mut self, frame: &mut Frame) -> Option<()> {
+        let [e] = frame.pc.as_slice() else { return None };
+        let (phi, at) = (e.guard, e.at);
+        let stmt = self.module.func(frame.func).stmts.get(at as usize)?;
+        if self.opts.trace {
+            return None;
+        }
+        let read;
+        let to = match stmt {
+            Stmt::Assign { dst, rhs } => {
+                let mut args = [TermId(0); 3];
+                let (op, ops) = match rhs {
+                    Rhs::Copy(a) => (None, std::slice::from_ref(a)),
+                    Rhs::Unary(op, a) => (Some(*op), std::slice::from_ref(a)),
+                    Rhs::Binary(op, a, b) => {
+                        args[1] = self.sole(frame, b, phi)?;
+                        (Some(*op), std::slice::from_ref(a))
+                    }
+                    Rhs::Select(c, a, b) => {
+                        args[1] = self.sole(frame, a, phi)?;
+                        args[2] = self.sole(frame, b, phi)?;
+                        (Some(Op::Ite), std::slice::from_ref(c))
+                    }
+                    _ => return None,
+                };
+                args[0] = self.sole(frame, &ops[0], phi)?;
+                let n = match rhs {
+                    Rhs::Copy(_) | Rhs::Unary(..) => 1,
+                    Rhs::Binary(..) => 2,
+                    _ => 3,
+                };
+                let args = &args[..n];
+                let t = match op {
+                    None => args[0],
+                    // Selects split paths by guard (no `ite` terms): a known condition only.
+                    Some(Op::Ite) => match self.store.as_const(args[0])? {
+                        Value::Bool(true) => args[1],
+                        Value::Bool(false) => args[2],
+                        _ => return None,
+                    },
+                    Some(op) => {
+                        let symbolic = args.iter().any(|t| self.store.as_const(*t).is_none());
+                        // `--linear-only` and `--no-float` may concretise (`approximate`).
+                        if symbolic && (self.opts.linear_only || self.opts.no_float) {
+                            return None;
+                        }
+                        if let [a, d] = *args {
+                            let (sa, sd) = (self.store.sort(a), self.store.sort(d));
+                            let nonzero = self.store.as_const(d).is_some_and(|v| v != Value::default_of(sd));
+                            if is_integer_division(op, sa, sd) && !nonzero {
+                                return None;
+                            }
+                        }
+                        self.store.app(op, args).ok()?
+                    }
+                };
+                read = n as u64;
+                let new = ValueSummary::single(phi, t);
+                self.assign(frame, *dst, phi, &new);
+                at + 1
+            }
+            Stmt::If { cond, target } => {
+                let c = self.sole(frame, cond, phi)?;
+                let Value::Bool(taken) = self.store.as_const(c)? else {
+                    return None;
+                };
+                read = 1 + taken as u64;
+                if taken {
+                    let t = self.sole(frame, target, phi)?;
+                    self.fast_jump(frame.func, t)?
+                } else {
+                    at + 1
+                }
+            }
+            Stmt::Goto(target) => {
+                let t = self.sole(frame, target, phi)?;
+                read = 1;
+                self.fast_jump(frame.func, t)?
+            }
+            _ => return None,
+        };
+        self.result.stats.statements += 1;
+        self.summaries_processed += read;
+        self.entries_processed += read;
+        self.seq += 1;
+        let e = &mut frame.pc[0];
+        e.at = to;
+        e.seq = self.seq;
+        Some(())
+    }
+
+    /// Where a jump to the known label `t` goes, unless a loop bound counts
+    /// the visits of a loop head there (see [`Multise::conditional`]).
+    fn fast_jump(&self, func: FuncId, t: TermId) -> Option<StmtIdx> {
+        let Some(Value::Label { func: g, label }) = self.store.as_const(t) else {
+            return None;
+        };
+        let dest = (g == func.0).then(|| self.module.func(func).label_target(label))??;
+        let counted = self.config.limits.loop_bound.is_some() && self.loop_heads[func.0 as usize][dest as usize];
+        (!counted).then_some(dest)
+    }
 
     fn step(&mut self, frame: &mut Frame, e: PcEntry, rec: &mut Recorder) {
         let (func, at) = (frame.func, e.at);

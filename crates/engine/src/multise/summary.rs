@@ -54,6 +54,10 @@ pub fn guarded_update(
     new: &ValueSummary,
     coalesce: bool,
 ) -> ValueSummary {
+    // Under `true` the new value replaces the old (one entry: nothing to coalesce).
+    if phi == Guard::TRUE && new.len() <= 1 {
+        return new.clone();
+    }
     let not_phi = guards.not(phi);
     let mut out = ValueSummary::default();
     for &(g, v) in old.iter() {
