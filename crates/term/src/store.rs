@@ -42,6 +42,27 @@ pub struct TermStore {
     unique: FxHashMap<Node, TermId>,
     symbols: Vec<Symbol>,
     symbol_ids: FxHashMap<Symbol, SymId>,
+    /// Recently made constants, direct-mapped by value: concrete code makes
+    /// the same few again and again, and this spares the hash table.
+    recent: Vec<Option<(Value, TermId)>>,
+}
+
+const RECENT_BITS: u32 = 12;
+
+/// The slot of `v` in [`TermStore::recent`].
+fn recent_slot(v: &Value) -> usize {
+    let key = match *v {
+        Value::Bv { width, bits } => bits ^ ((width as u64) << 57),
+        Value::Int(i) => (i as u64) ^ ((i >> 64) as u64) ^ (1 << 56),
+        Value::Bool(b) => b as u64 ^ (2 << 56),
+        Value::Addr { alloc, offset } => (offset as u64) ^ ((alloc as u64) << 32) ^ (3 << 56),
+        Value::Label { func, label } => (label as u64) ^ ((func as u64) << 32) ^ (4 << 56),
+        Value::Func(f) => f as u64 ^ (5 << 56),
+        Value::F32(x) => x as u64 ^ (6 << 56),
+        Value::F64(x) => x ^ (7 << 56),
+        Value::Undef => 8 << 56,
+    };
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_BITS)) as usize
 }
 
 impl TermStore {
@@ -116,7 +137,18 @@ impl TermStore {
     }
 
     pub fn constant(&mut self, v: Value) -> TermId {
-        self.intern(Node::Const(v), v.sort())
+        if self.recent.is_empty() {
+            self.recent = vec![None; 1 << RECENT_BITS];
+        }
+        let slot = recent_slot(&v);
+        if let Some((u, t)) = self.recent[slot] {
+            if u == v {
+                return t;
+            }
+        }
+        let t = self.intern(Node::Const(v), v.sort());
+        self.recent[slot] = Some((v, t));
+        t
     }
 
     pub fn bool(&mut self, b: bool) -> TermId {

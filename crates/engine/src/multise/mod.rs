@@ -33,6 +33,7 @@ use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult, Z3Solver};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -121,6 +122,20 @@ const GC_MIN_NODES: usize = 1 << 20;
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
 /// and merged exits.
+/// The one value `s` has on the paths of `phi`, if it has one.
+fn sole_in(guards: &mut Guards, s: &ValueSummary, phi: Guard) -> Option<TermId> {
+    for &(g, v) in s.iter() {
+        let r = if g == Guard::TRUE { phi } else { guards.and(g, phi) };
+        if r == phi {
+            return Some(v);
+        }
+        if !r.is_false() {
+            return None;
+        }
+    }
+    None
+}
+
 fn frame_guards(frame: &Frame) -> impl Iterator<Item = Guard> + '_ {
     frame
         .pc
@@ -770,20 +785,69 @@ impl<'m> Multise<'m> {
 
     /// The one value `o` has on the paths of `phi`, if it has one.
     fn sole(&mut self, frame: &Frame, o: &Operand, phi: Guard) -> Option<TermId> {
-        let s = match o {
-            Operand::Const(c) => return Some(self.store.constant(*c)),
-            Operand::Var(v) => &frame.vars[v.0 as usize],
-        };
-        for &(g, v) in s.iter() {
-            let r = if g == Guard::TRUE { phi } else { self.guards.and(g, phi) };
-            if r == phi {
-                return Some(v);
-            }
-            if !r.is_false() {
-                return None;
-            }
+        match o {
+            Operand::Const(c) => Some(self.store.constant(*c)),
+            Operand::Var(v) => sole_in(&mut self.guards, &frame.vars[v.0 as usize], phi),
         }
-        None
+    }
+
+    /// The allocation and offset of `cells` cells at the known address `p`,
+    /// when its size on the paths of `phi` is one number and they are in it.
+    fn known_cells(&mut self, p: TermId, cells: usize, phi: Guard) -> Option<(usize, usize)> {
+        let Some(Value::Addr { alloc, offset }) = self.store.as_const(p) else {
+            return None;
+        };
+        let a = self.memory.get(alloc as usize)?;
+        let Value::Int(n) = self.store.as_const(sole_in(&mut self.guards, &a.size, phi)?)? else {
+            return None;
+        };
+        (offset >= 0 && offset + cells as i128 <= n).then_some((alloc as usize, offset as usize))
+    }
+
+    /// A load at a known address whose cells have one value each on the
+    /// paths of `phi`: the value [`Multise::load`] composes.
+    fn fast_load(&mut self, p: TermId, width: Option<u8>, phi: Guard) -> Option<TermId> {
+        let (k, o) = self.known_cells(p, width.map_or(1, |w| w as usize / 8), phi)?;
+        let Some(w) = width else {
+            return sole_in(&mut self.guards, &self.memory[k].cells[o], phi);
+        };
+        let mut acc = self.store.constant(Value::bv(w, 0));
+        for i in 0..w as usize / 8 {
+            let byte = sole_in(&mut self.guards, &self.memory[k].cells[o + i], phi)?;
+            match self.store.sort(byte) {
+                Sort::Undef => continue,
+                Sort::Bv(8) => {}
+                _ => return None,
+            }
+            let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
+            let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+            let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
+            acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
+        }
+        Some(acc)
+    }
+
+    /// A store of `v` at a known address: the cells [`Multise::store_through`]
+    /// writes. `None` (nothing written) if it would fail.
+    fn fast_store(&mut self, p: TermId, v: TermId, width: Option<u8>, phi: Guard) -> Option<()> {
+        let (k, o) = self.known_cells(p, width.map_or(1, |w| w as usize / 8), phi)?;
+        let bytes: SmallVec<[TermId; 8]> = match width {
+            None => [v].into_iter().collect(),
+            Some(w) if self.store.sort(v) == Sort::Bv(w) => (0..w as u64 / 8)
+                .map(|i| {
+                    let sh = self.store.constant(Value::bv(w, 8 * i));
+                    let moved = self.store.app(Op::LShr, &[v, sh]).expect("same width");
+                    self.store.app(Op::Trunc(8), &[moved]).expect("narrows")
+                })
+                .collect(),
+            Some(_) => return None,
+        };
+        for (i, b) in bytes.into_iter().enumerate() {
+            let new = ValueSummary::single(phi, b);
+            let cell = &mut self.memory[k].cells[o + i];
+            *cell = guarded_update(&mut self.guards, cell, phi, &new, self.opts.coalesce);
+        }
+        Some(())
     }
 
     /// The concrete fast path: with one `pc` entry, a statement whose
@@ -815,6 +879,12 @@ impl<'m> Multise<'m> {
                         args[1] = self.sole(frame, a, phi)?;
                         args[2] = self.sole(frame, b, phi)?;
                         (Some(Op::Ite), std::slice::from_ref(c))
+                    }
+                    Rhs::Load { addr, width } => {
+                        let p = self.sole(frame, addr, phi)?;
+                        let t = self.fast_load(p, *width, phi)?;
+                        self.assign(frame, *dst, phi, &ValueSummary::single(phi, t));
+                        return self.fast_next(frame, at + 1, 1);
                     }
                     _ => return None,
                 };
@@ -872,8 +942,19 @@ impl<'m> Multise<'m> {
                 read = 1;
                 self.fast_jump(frame.func, t)?
             }
+            Stmt::Store { addr, value, width } => {
+                let (p, v) = (self.sole(frame, addr, phi)?, self.sole(frame, value, phi)?);
+                self.fast_store(p, v, *width, phi)?;
+                read = 2;
+                at + 1
+            }
             _ => return None,
         };
+        self.fast_next(frame, to, read)
+    }
+
+    /// The fast path's step done: the entry moves on to `to`.
+    fn fast_next(&mut self, frame: &mut Frame, to: StmtIdx, read: u64) -> Option<()> {
         self.result.stats.statements += 1;
         self.summaries_processed += read;
         self.entries_processed += read;
