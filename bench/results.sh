@@ -9,7 +9,7 @@ cargo build --release --quiet
 # binary even if the tree is rebuilt meanwhile.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp ./target/release/braid "$tmp/braid"
+cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
 braid=$tmp/braid
 out=bench/RESULTS.md
 {

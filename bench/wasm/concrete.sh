@@ -24,7 +24,7 @@ cargo build --release --quiet
 cargo build --release --quiet -p braid-wasm --example concrete_time
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp ./target/release/braid "$tmp/braid"
+cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
 engine() { # program engine -> "statements wall_ms complete"
     "$tmp/braid" run "bench/wasm/$1.wasm" --engine "$2" --max-time "$max_time" --json 2>/dev/null |
         python3 -c '
@@ -37,8 +37,8 @@ echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s
 echo "|---|---:|---:|---:|---:|---:|"
 rates=()
 for p in primes sort hash; do
-    read -r _ _ steps ims < <(./target/release/examples/concrete_time "bench/wasm/$p.wasm" | grep '^braid-interpreter')
-    read -r _ _ _ wms < <(./target/release/examples/concrete_time "bench/wasm/$p.wasm" | grep '^wasmi' | awk '{print "x x x", $NF}')
+    read -r _ _ steps ims < <("${CARGO_TARGET_DIR:-target}/release/examples/concrete_time" "bench/wasm/$p.wasm" | grep '^braid-interpreter')
+    read -r _ _ _ wms < <("${CARGO_TARGET_DIR:-target}/release/examples/concrete_time" "bench/wasm/$p.wasm" | grep '^wasmi' | awk '{print "x x x", $NF}')
     wrate=$(python3 -c "print($steps / ($wms / 1e3))")
     rates+=("$wrate")
     row="| $p | $steps | $wms | $ims ($(python3 -c "print('%.0f' % ($ims / $wms))")) |"
