@@ -2,10 +2,13 @@
 # Installs what building braid needs on Debian 12, when missing:
 #   libz3-dev     Z3 (4.8.12) headers and library, linked by the `z3` crate
 #   libclang-dev  libclang, which the `z3-sys` build uses (bindgen) to read z3.h
+#   clang lld     `braid run prog.c` compiles C to wasm32 with them
+#   wasi-libc libclang-rt-dev-wasm32
+#                 the C library and runtime for C programs that use libc
 # Needs root (as on a fresh machine) or sudo. Rust itself comes from rustup.
 set -euo pipefail
 missing=()
-for pkg in libz3-dev libclang-dev; do
+for pkg in libz3-dev libclang-dev clang lld wasi-libc libclang-rt-dev-wasm32; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

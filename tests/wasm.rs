@@ -91,6 +91,89 @@ fn traps_and_harness_failures_are_bugs_with_tests() {
     assert_eq!(fnptr, ["division-by-zero", "integer-overflow"]);
     assert!(bug_kinds("sort.wasm").is_empty());
     assert!(bug_kinds("params.wasm").is_empty());
+    // SV-COMP: the call to a reach_error the program defines is the bug;
+    // abort() (after it, in assume_abort_if_not) ends a path silently.
+    assert_eq!(bug_kinds("svabort.wasm"), ["reach_error"]);
+    // KLEE: abort() is a bug, exit(3) ends the path with code 3.
+    assert_eq!(bug_kinds("exit.wasm"), ["abort"]);
+}
+
+/// The bug kinds, and the values returned at the ends, of a dse run with `args`.
+fn run_with(p: &str, args: &[&str]) -> (Vec<String>, Vec<String>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, tests) = run_json(p, dir.path(), args);
+    replay_all(p, dir.path());
+    let mut kinds: Vec<String> = json["bugs"]
+        .as_array()
+        .expect("bugs")
+        .iter()
+        .map(|b| b["kind"].as_str().expect("kind").to_string())
+        .collect();
+    kinds.sort();
+    let mut returned: Vec<String> = tests
+        .iter()
+        .filter_map(|t| t["outcome"]["returned"].as_str().map(String::from))
+        .collect();
+    returned.sort();
+    (kinds, returned)
+}
+
+#[test]
+fn conventions_decide_what_abort_exit_and_reach_error_mean_and_tests_replay_under_them() {
+    let exit = example("examples/c/exit.wasm");
+    // main(argc, argv) is the entry (`__main_argc_argv`, argc 0).
+    assert_eq!(
+        run_with(&exit, &[]),
+        (vec!["abort".into()], vec!["0:bv32".into(), "3:bv32".into()])
+    );
+    let (bugs, _) = run_with(&exit, &["--convention", "svcomp"]);
+    assert!(bugs.is_empty(), "{bugs:?}");
+    let svabort = example("examples/c/svabort.wasm");
+    let (bugs, _) = run_with(&svabort, &["--convention", "klee"]);
+    assert_eq!(bugs, ["abort", "abort"]);
+    let o = braid(&["run", &exit, "--convention", "bogus"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--convention"));
+}
+
+#[test]
+fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
+    let (bugs, _) = run_with(&example("examples/c/svcomp.c"), &[]);
+    assert_eq!(bugs, ["reach_error"]);
+    // braid.h declares the harness; --cflags reach clang (and the tests).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path().join("div.c");
+    std::fs::write(
+        &src,
+        "#include \"braid.h\"\nint main(void) {\n  int x = klee_int(\"x\");\n  return 100 / (x - LIMIT);\n}\n",
+    )
+    .expect("write");
+    let p = src.display().to_string();
+    let (bugs, _) = run_with(&p, &["--cflags", "-DLIMIT=7"]);
+    assert_eq!(bugs, ["division-by-zero"]);
+    let o = braid(&["run", &p]);
+    assert_eq!(code(&o), 2, "LIMIT undefined: clang fails");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("clang failed") && err.contains("LIMIT"), "{err}");
+    let o = braid(&["run", &example("examples/c/svcomp.wasm"), "--cflags", "-O2"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn a_module_with_only_a_start_function_runs_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wat = dir.path().join("start.wat");
+    std::fs::write(
+        &wat,
+        r#"(module
+  (import "symbolic" "i32_symbol" (func $sym (result i32)))
+  (import "symbolic" "assert" (func $assert (param i32)))
+  (func $main (call $assert (i32.ne (call $sym) (i32.const 42))))
+  (start $main))"#,
+    )
+    .expect("write");
+    let (bugs, _) = run_with(&wat.display().to_string(), &[]);
+    assert_eq!(bugs, ["assertion"]);
 }
 
 #[test]

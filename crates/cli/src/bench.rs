@@ -10,7 +10,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::replay::replay;
 use braid_engine::results::Branch;
 use braid_engine::{EngineKind, EngineSpec, SearchKind, TestCase};
-use braid_wasm::wasi::Config as WasiConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -272,8 +271,8 @@ fn example_words(path: &Path) -> Vec<String> {
 fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
     let spec = EngineSpec::named(engine).ok_or_else(|| unknown_engine(engine))?;
     let words = example_words(path);
-    let (entry, wasi): (Option<String>, WasiConfig) = crate::program_args(&words)?;
-    let crate::Loaded { module, .. } = crate::load_program(path, entry.as_deref(), false, true, &wasi)?;
+    let program_args = crate::ProgramArgs::parse(&words)?;
+    let crate::Loaded { module, .. } = crate::load_program(path, &program_args, false, true)?;
     let dir = scratch_dir()?;
     let mut cmd = std::process::Command::new(std::env::current_exe().context("cannot find the braid binary")?);
     cmd.arg("run")

@@ -4,6 +4,7 @@
 //! `replay`: 0 iff every test reproduces its recorded outcome.
 
 mod bench;
+mod cc;
 mod output;
 mod testcomp;
 
@@ -16,6 +17,7 @@ use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Reco
 use braid_guard::VarOrder;
 use braid_ir::{FuncId, Module};
 use braid_wasm::wasi::Config as WasiConfig;
+use braid_wasm::Convention;
 use clap::{Args, Parser, Subcommand};
 use output::{ProgressMode, Report, RunSink};
 use std::path::{Path, PathBuf};
@@ -140,6 +142,17 @@ struct RunArgs {
     /// value on each call (the run is then incomplete) instead of being an error.
     #[arg(long)]
     allow_unknown_imports: bool,
+    /// WebAssembly: whose harness semantics apply: auto (the program's:
+    /// SV-COMP if it calls or defines `reach_error` or calls
+    /// `__VERIFIER_*`, Owi if it imports `symbolic`, else KLEE), svcomp
+    /// (`abort()` ends the path; only `reach_error()` is a bug), klee, owi
+    /// (`abort()` is a bug).
+    #[arg(long, default_value = "auto")]
+    convention: String,
+    /// C sources: extra clang flags, e.g. --cflags "-O2 -DN=4" (braid
+    /// compiles .c and .i files to wasm32 with clang first).
+    #[arg(long, allow_hyphen_values = true)]
+    cflags: Option<String>,
     /// WASI: up to N symbolic command-line arguments of up to L bytes each
     /// after argv[0] (KLEE's meaning).
     #[arg(long, num_args = 2, value_names = ["N", "L"])]
@@ -197,8 +210,8 @@ pub fn main() -> i32 {
     let outcome = match cli.command {
         Command::Run(args) => run(*args),
         Command::Replay { program, tests } => replay_tests(&program, &tests),
-        Command::Show { program } => load(&program, &WasiConfig::default()).map(|m| {
-            print!("{}", braid_ir::print(&m));
+        Command::Show { program } => load(&program, &ProgramArgs::default()).map(|l| {
+            print!("{}", braid_ir::print(&l.module));
             0
         }),
         Command::Qce {
@@ -227,6 +240,66 @@ pub(crate) struct Loaded {
     pub module: Module,
     pub entry: FuncId,
     pub incomplete: Option<String>,
+    /// The WebAssembly module, for programs that are (or compile to) one.
+    pub wasm: Option<Vec<u8>>,
+}
+
+/// What lowers a program besides its file. Tests record it (their
+/// `run_args`) so replay lowers the program alike; an example gives it on
+/// its `// braid-args:` line.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ProgramArgs {
+    pub entry: Option<String>,
+    pub wasi: WasiConfig,
+    pub convention: Convention,
+    /// C sources: extra clang flags (`--cflags`).
+    pub cflags: Option<String>,
+}
+
+impl ProgramArgs {
+    /// These settings among `braid run` arguments; others are ignored.
+    pub fn parse(args: &[String]) -> Result<ProgramArgs> {
+        let mut p = ProgramArgs::default();
+        let mut words = args.iter();
+        let number = |words: &mut std::slice::Iter<String>, flag: &str| -> Result<u32> {
+            words
+                .next()
+                .and_then(|w| w.parse().ok())
+                .ok_or_else(|| anyhow!("{flag} needs a number"))
+        };
+        while let Some(w) = words.next() {
+            match w.as_str() {
+                "--sym-args" => p.wasi.sym_args = Some((number(&mut words, w)?, number(&mut words, w)?)),
+                "--sym-stdin" => p.wasi.sym_stdin = number(&mut words, w)?,
+                "--entry" => p.entry = words.next().cloned(),
+                "--convention" => p.convention = convention_of(words.next().map_or("", |w| w.as_str()))?,
+                "--cflags" => p.cflags = words.next().cloned(),
+                _ => {}
+            }
+        }
+        Ok(p)
+    }
+
+    /// As `braid run` arguments, but for the entry (tests record it apart).
+    pub fn run_args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.convention != Convention::Auto {
+            out.extend([
+                "--convention".to_string(),
+                format!("{:?}", self.convention).to_lowercase(),
+            ]);
+        }
+        if let Some((n, l)) = self.wasi.sym_args {
+            out.extend(["--sym-args".to_string(), n.to_string(), l.to_string()]);
+        }
+        if self.wasi.sym_stdin > 0 {
+            out.extend(["--sym-stdin".to_string(), self.wasi.sym_stdin.to_string()]);
+        }
+        if let Some(f) = &self.cflags {
+            out.extend(["--cflags".to_string(), f.clone()]);
+        }
+        out
+    }
 }
 
 /// Reads a program: `.bir` text, or WebAssembly (`.wasm`, or `.wat` text)
@@ -234,14 +307,20 @@ pub(crate) struct Loaded {
 /// line and column, or the byte offset.
 pub(crate) fn load_program(
     path: &Path,
-    entry: Option<&str>,
+    args: &ProgramArgs,
     allow_unknown_imports: bool,
     need_entry: bool,
-    wasi: &WasiConfig,
 ) -> Result<Loaded> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let src = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if matches!(ext, "wasm" | "wat") {
+    if args.cflags.is_some() && !matches!(ext, "c" | "i") {
+        bail!("--cflags applies to C sources (.c, .i) only");
+    }
+    let src = if matches!(ext, "c" | "i") {
+        cc::compile(path, args.cflags.as_deref())?
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
+    if matches!(ext, "wasm" | "wat" | "c" | "i") {
         let shown = path.display();
         let bytes = if ext == "wat" {
             let text = String::from_utf8(src).map_err(|e| anyhow!("{shown}: not UTF-8 text ({e})"))?;
@@ -250,9 +329,10 @@ pub(crate) fn load_program(
             src
         };
         let opts = braid_wasm::Options {
-            entry: entry.map(String::from),
+            entry: args.entry.clone(),
             allow_unknown_imports,
-            wasi: *wasi,
+            wasi: args.wasi,
+            convention: args.convention,
         };
         let p = braid_wasm::load(&bytes, &opts).map_err(|e| anyhow!("{shown}: {e}"))?;
         let entry = match p.entry {
@@ -260,7 +340,7 @@ pub(crate) fn load_program(
             // Any entry serves replay and `show`; a run needs the user's.
             None if !need_entry => p.module.func_index("$init").unwrap_or(FuncId(0)),
             None => bail!(
-                "{shown}: no `_start` or `main` export: choose one with --entry (exported functions: {})",
+                "{shown}: no `_start`, `main` or `__main_argc_argv` export and no start function: choose one with --entry (exported functions: {})",
                 if p.functions.is_empty() {
                     "none".to_string()
                 } else {
@@ -276,62 +356,37 @@ pub(crate) fn load_program(
             module: p.module,
             entry,
             incomplete: p.incomplete,
+            wasm: Some(bytes),
         });
     }
     let src = String::from_utf8(src).map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
     let module = braid_ir::parse(&path.display().to_string(), &src)?;
-    let entry = entry_of(&module, entry)?;
+    let entry = entry_of(&module, args.entry.as_deref())?;
     Ok(Loaded {
         module,
         entry,
         incomplete: None,
+        wasm: None,
     })
 }
 
 /// A program's IR (WebAssembly: with every unknown import made symbolic,
 /// as replay and `show` need; every export has its entry `$f`).
-fn load(path: &Path, wasi: &WasiConfig) -> Result<Module> {
+fn load(path: &Path, args: &ProgramArgs) -> Result<Loaded> {
     let is_wasm = is_wasm(path);
-    Ok(load_program(path, None, is_wasm, false, wasi)?.module)
-}
-
-fn is_wasm(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("wasm" | "wat"))
-}
-
-/// The WASI settings as `braid run` arguments (tests record them).
-fn wasi_args(c: &WasiConfig) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some((n, l)) = c.sym_args {
-        out.extend(["--sym-args".to_string(), n.to_string(), l.to_string()]);
-    }
-    if c.sym_stdin > 0 {
-        out.extend(["--sym-stdin".to_string(), c.sym_stdin.to_string()]);
-    }
-    out
-}
-
-/// The WASI settings and `--entry` among `braid run` arguments (a test's
-/// `run_args`, an example's `// braid-args:` line); others are ignored.
-pub(crate) fn program_args(args: &[String]) -> Result<(Option<String>, WasiConfig)> {
-    let mut c = WasiConfig::default();
-    let mut entry = None;
-    let mut words = args.iter();
-    let number = |words: &mut std::slice::Iter<String>, flag: &str| -> Result<u32> {
-        words
-            .next()
-            .and_then(|w| w.parse().ok())
-            .ok_or_else(|| anyhow!("{flag} needs a number"))
+    let args = ProgramArgs {
+        entry: None,
+        ..args.clone()
     };
-    while let Some(w) = words.next() {
-        match w.as_str() {
-            "--sym-args" => c.sym_args = Some((number(&mut words, w)?, number(&mut words, w)?)),
-            "--sym-stdin" => c.sym_stdin = number(&mut words, w)?,
-            "--entry" => entry = words.next().cloned(),
-            _ => {}
-        }
-    }
-    Ok((entry, c))
+    load_program(path, &args, is_wasm, false)
+}
+
+/// WebAssembly, or C, which braid compiles to it.
+fn is_wasm(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("wasm" | "wat" | "c" | "i")
+    )
 }
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
@@ -427,18 +482,18 @@ fn run(args: RunArgs) -> Result<i32> {
         time: max_time(args.max_time)?,
         memory_mb: max_memory(args.max_memory)?,
     };
-    let wasi = wasi_of(&args)?;
+    let program_args = ProgramArgs {
+        entry: args.entry.clone(),
+        wasi: wasi_of(&args)?,
+        convention: convention_of(&args.convention)?,
+        cflags: args.cflags.clone(),
+    };
     let Loaded {
         module,
         entry,
         incomplete,
-    } = load_program(
-        &args.program,
-        args.entry.as_deref(),
-        args.allow_unknown_imports,
-        true,
-        &wasi,
-    )?;
+        ..
+    } = load_program(&args.program, &program_args, args.allow_unknown_imports, true)?;
     let config = Config {
         search,
         seed: args.seed,
@@ -455,7 +510,14 @@ fn run(args: RunArgs) -> Result<i32> {
     let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
     braid_budget::install_signal_handlers();
     let budget = Budget::start(budget_limits);
-    let mut rec = Recorder::new(&module, entry, &program, wasi_args(&wasi), budget.clone(), &mut sink);
+    let mut rec = Recorder::new(
+        &module,
+        entry,
+        &program,
+        program_args.run_args(),
+        budget.clone(),
+        &mut sink,
+    );
     let result = explore(engine, &budget, &mut rec);
     drop(rec);
     sink.finish();
@@ -502,6 +564,10 @@ fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64
         max_time: self::max_time(Some(max_time))?,
         search,
     })
+}
+
+fn convention_of(s: &str) -> Result<Convention> {
+    Convention::parse(s).ok_or_else(|| anyhow!("unknown --convention `{s}` (auto, svcomp, klee, owi)"))
 }
 
 /// `--sym-args` and `--sym-stdin`, for WebAssembly programs only.
@@ -582,7 +648,7 @@ fn check_qce_params(params: &QceParams) -> Result<()> {
 
 fn qce(program: &Path, params: QceParams) -> Result<i32> {
     check_qce_params(&params)?;
-    let m = load(program, &WasiConfig::default())?;
+    let m = load(program, &ProgramArgs::default())?.module;
     let q = Qce::new(&m, params);
     println!(
         "QCE with alpha = {}, beta = {}, kappa = {}",
@@ -642,27 +708,23 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
 }
 
 fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
-    // WebAssembly tests also run in wasmi, an independent runtime.
-    let wasm = match program.extension().and_then(|e| e.to_str()) {
-        Some("wasm") => Some(std::fs::read(program)?),
-        Some("wat") => Some(braid_wasm::from_text(&std::fs::read_to_string(program)?)?),
-        _ => None,
-    };
-    // The program as each test's run arguments lower it.
-    let mut modules: std::collections::BTreeMap<Vec<String>, Module> = Default::default();
+    // The program as each test's run arguments lower it. WebAssembly tests
+    // (C compiles to it) also run in wasmi, an independent runtime.
+    let mut modules: std::collections::BTreeMap<Vec<String>, Loaded> = Default::default();
     let mut failed = 0;
     for path in tests {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let test: TestCase =
             serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
-        let (_, wasi) = program_args(&test.run_args).with_context(|| format!("{}: run_args", path.display()))?;
+        let args = ProgramArgs::parse(&test.run_args).with_context(|| format!("{}: run_args", path.display()))?;
         if !modules.contains_key(&test.run_args) {
-            modules.insert(test.run_args.clone(), load(program, &wasi)?);
+            modules.insert(test.run_args.clone(), load(program, &args)?);
         }
-        let module = &modules[&test.run_args];
+        let loaded = &modules[&test.run_args];
+        let module = &loaded.module;
         let mut verdict = replay(module, &test).and_then(|run| same_output("braid", &test, &run.stdout, &run.stderr));
-        if let (Ok(()), Some(bytes)) = (&verdict, &wasm) {
-            verdict = wasmi_agrees(module, bytes, &test, &wasi);
+        if let (Ok(()), Some(bytes)) = (&verdict, &loaded.wasm) {
+            verdict = wasmi_agrees(module, bytes, &test, &args.wasi, args.convention);
         }
         match verdict {
             Ok(()) => println!("ok {}", path.display()),
@@ -692,7 +754,13 @@ fn same_output(runtime: &str, test: &TestCase, stdout: &[u8], stderr: &[u8]) -> 
 
 /// Whether wasmi, fed the test's inputs, ends the way the test recorded
 /// and prints the same.
-fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase, wasi: &WasiConfig) -> Result<(), String> {
+fn wasmi_agrees(
+    module: &Module,
+    bytes: &[u8],
+    test: &TestCase,
+    wasi: &WasiConfig,
+    convention: Convention,
+) -> Result<(), String> {
     use braid_engine::Outcome;
     use braid_wasm::wasmi_replay::{run, Ending};
     let inputs: Vec<(String, braid_term::Value)> = test
@@ -700,8 +768,9 @@ fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase, wasi: &WasiConfi
         .iter()
         .filter_map(|i| i.parsed().map(|v| (i.name.clone(), v)))
         .collect();
-    let export = test.entry.trim_start_matches('$');
-    let run = run(bytes, export, &inputs, wasi)?;
+    // `$init` is the entry of a module run by its start function.
+    let export = (test.entry != "$init").then(|| test.entry.trim_start_matches('$'));
+    let run = run(bytes, export, &inputs, wasi, convention)?;
     let agrees = match (&test.outcome, &run.ending) {
         (Outcome::Bug { bug, .. }, Ending::Bug(kind)) => bug == kind,
         (Outcome::End { returned, .. }, Ending::Returned(v)) => *returned == v.as_ref().map(|v| module.render_value(v)),
@@ -709,6 +778,7 @@ fn wasmi_agrees(module: &Module, bytes: &[u8], test: &TestCase, wasi: &WasiConfi
         (Outcome::End { returned, .. }, Ending::Exited(code)) => {
             *returned == Some(module.render_value(&braid_term::Value::bv(32, *code as u32 as u64)))
         }
+        (Outcome::End { returned: None, .. }, Ending::Halted) => true,
         _ => false,
     };
     if agrees {

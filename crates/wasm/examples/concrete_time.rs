@@ -24,7 +24,7 @@ fn main() {
     };
     println!("braid-interpreter {result} {} {ms:.1}", run.steps);
     let start = Instant::now();
-    let ending = braid_wasm::wasmi_replay::run(&bytes, &export, &[], &Default::default())
+    let ending = braid_wasm::wasmi_replay::run(&bytes, Some(&export), &[], &Default::default(), Default::default())
         .expect("runs")
         .ending;
     let ms = start.elapsed().as_secs_f64() * 1e3;

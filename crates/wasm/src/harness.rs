@@ -5,7 +5,7 @@
 //! signature; symbolic values are inputs named after the function.
 
 use crate::builder::{bv, var, FnBuilder};
-use crate::{layout, Sig};
+use crate::{layout, Convention, Sig};
 use braid_ir::{FuncId, Function, Operand, Rhs, Stmt, VarId};
 use braid_term::{Op, Sort};
 use wasmparser::ValType;
@@ -21,7 +21,14 @@ pub enum Exit {
 
 /// The IR function implementing import `module.name`, or `None` if braid
 /// does not know it (for calls through the table).
-pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig, wasi: &crate::wasi::Config) -> Option<Function> {
+pub fn stub(
+    id: FuncId,
+    module: &str,
+    name: &str,
+    sig: &Sig,
+    wasi: &crate::wasi::Config,
+    convention: Convention,
+) -> Option<Function> {
     if module == crate::wasi::MODULE {
         return crate::wasi::function(id, name, sig, wasi);
     }
@@ -32,7 +39,7 @@ pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig, wasi: &crate::wasi:
         .enumerate()
         .map(|(i, t)| b.param(&format!("p{i}"), crate::sort_of(*t)))
         .collect();
-    let known = emit(&mut b, module, name, sig, &params, Exit::Return);
+    let known = emit(&mut b, module, name, sig, &params, Exit::Return, convention);
     known.then(|| b.finish())
 }
 
@@ -40,7 +47,15 @@ pub fn stub(id: FuncId, module: &str, name: &str, sig: &Sig, wasi: &crate::wasi:
 /// `false` (and nothing emitted) if braid does not know it. Direct calls
 /// inline it, so bugs (`reach_error`, a failed `assert`) are located at the
 /// call.
-pub fn emit(b: &mut FnBuilder, module: &str, name: &str, sig: &Sig, params: &[VarId], exit: Exit) -> bool {
+pub fn emit(
+    b: &mut FnBuilder,
+    module: &str,
+    name: &str,
+    sig: &Sig,
+    params: &[VarId],
+    exit: Exit,
+    convention: Convention,
+) -> bool {
     let result = sig.results.first().copied();
     let b = &mut Out { b, exit };
     match (module, name) {
@@ -52,7 +67,10 @@ pub fn emit(b: &mut FnBuilder, module: &str, name: &str, sig: &Sig, params: &[Va
         ("symbolic", "assert") => condition(b, params, true),
         (_, "__VERIFIER_assume") | (_, "klee_assume") => condition(b, params, false),
         (_, "reach_error") => error(b, "reach_error"),
+        // SV-COMP: only `reach_error` is the property; `abort` ends the path.
+        (_, "abort") if convention == Convention::Svcomp => halt(b, None),
         (_, "abort") => error(b, "abort"),
+        (_, "exit" | "_exit" | "_Exit") => halt(b, params.first()),
         (_, "__assert_fail") => error(b, "assertion"),
         (_, "klee_int") => symbol(b, name, Sort::Bv(32), result),
         (_, "klee_range") => klee_range(b, params, result),
@@ -194,6 +212,12 @@ fn condition(b: &mut Out, params: &[VarId], assert: bool) -> bool {
         Stmt::Assume(var(nz))
     });
     b.done(None);
+    true
+}
+
+/// Ends the program (`exit(code)`; `abort()` where it is no bug).
+fn halt(b: &mut Out, code: Option<&VarId>) -> bool {
+    b.emit(Stmt::Halt(code.map(|c| var(*c))));
     true
 }
 

@@ -105,10 +105,63 @@ pub fn sort_of(t: ValType) -> Sort {
 /// allocate at most 2^20 cells (`braid_engine::semantics::MAX_ALLOC`).
 pub const MAX_PAGES: u64 = (1 << 20) / 65536;
 
+/// Whose harness semantics a program follows. They disagree on `abort()`:
+/// in SV-COMP and Test-Comp only `reach_error()` is the property and
+/// `abort()` ends the path; in KLEE and Owi `abort()` is a bug.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Convention {
+    /// The one the program uses: SV-COMP if it calls or defines
+    /// `reach_error` or calls a `__VERIFIER_*` function, else KLEE's.
+    #[default]
+    Auto,
+    Svcomp,
+    Klee,
+    Owi,
+}
+
+impl Convention {
+    /// The convention a program with these function imports (module,
+    /// name) follows, `defines_reach_error` or not: this one, unless `Auto`.
+    pub fn resolve<'a>(
+        self,
+        defines_reach_error: bool,
+        mut imports: impl Iterator<Item = (&'a str, &'a str)>,
+    ) -> Convention {
+        if self != Convention::Auto {
+            return self;
+        }
+        let imports: Vec<(&str, &str)> = imports.by_ref().collect();
+        if defines_reach_error
+            || imports
+                .iter()
+                .any(|(_, n)| *n == "reach_error" || n.starts_with("__VERIFIER_"))
+        {
+            Convention::Svcomp
+        } else if imports.iter().any(|(m, _)| *m == "symbolic") {
+            Convention::Owi
+        } else {
+            Convention::Klee
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Convention> {
+        match s {
+            "auto" => Some(Convention::Auto),
+            "svcomp" | "testcomp" => Some(Convention::Svcomp),
+            "klee" => Some(Convention::Klee),
+            "owi" => Some(Convention::Owi),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// The export to run (default: `_start`, else `main`).
+    /// The export to run (default: `_start`, else `main`, else C's
+    /// `__main_argc_argv`, else the module's start function).
     pub entry: Option<String>,
+    /// The harness convention (`--convention`).
+    pub convention: Convention,
     /// Unknown imports return fresh symbolic values instead of being an error.
     pub allow_unknown_imports: bool,
     /// WASI's symbolic arguments and stdin.
@@ -169,6 +222,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let mut exports: Vec<(String, u32)> = Vec::new();
     let mut global_exports: Vec<(String, u32)> = Vec::new();
     let mut start = None;
+    let mut function_names: Vec<(u32, String)> = Vec::new();
     let mut elements: Vec<(u32, Vec<u32>, usize)> = Vec::new();
     let mut data: Vec<(u32, Vec<u8>, usize)> = Vec::new();
     let mut bodies: Vec<FunctionBody> = Vec::new();
@@ -266,6 +320,16 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                 }
             }
             Payload::StartSection { func, .. } => start = Some(func),
+            Payload::CustomSection(c) => {
+                if let wasmparser::KnownCustom::Name(r) = c.as_known() {
+                    // Names are only read for `reach_error`: a malformed section is ignored.
+                    for name in r.into_iter().flatten() {
+                        if let wasmparser::Name::Function(map) = name {
+                            function_names.extend(map.into_iter().flatten().map(|n| (n.index, n.name.to_string())));
+                        }
+                    }
+                }
+            }
             Payload::ElementSection(r) => {
                 for e in r.into_iter_with_offsets() {
                     let (offset, e) = e?;
@@ -333,6 +397,18 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         .max()
         .unwrap_or(0);
     let pages_cell = layout::global((globals.len() + return_area) as u32);
+    // SV-COMP programs often define `reach_error` (empty, or calling
+    // `abort`): a call to it is the property violation, whatever its body.
+    let reach_error = exports
+        .iter()
+        .map(|(n, i)| (n.as_str(), *i))
+        .chain(function_names.iter().map(|(i, n)| (n.as_str(), *i)))
+        .find(|(n, i)| *n == "reach_error" && *i as usize >= imports.len())
+        .map(|(_, i)| i);
+    let convention = opts.convention.resolve(
+        reach_error.is_some(),
+        imports.iter().map(|(m, n, _, _)| (m.as_str(), n.as_str())),
+    );
     let info = ModuleInfo {
         types: types.clone(),
         funcs: funcs.clone(),
@@ -343,6 +419,8 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         sig_ids,
         helpers: vec![fill_id, copy_id],
         imports: imports.iter().map(|(m, n, _, _)| (m.clone(), n.clone())).collect(),
+        convention,
+        reach_error: reach_error.filter(|_| convention == Convention::Svcomp),
     };
 
     let mut names: Vec<String> = Vec::new();
@@ -360,7 +438,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     for (i, (m, n, t, _)) in imports.iter().enumerate() {
         let sig = &types[*t as usize];
         let name = unique(&names, n.clone());
-        let f = match harness::stub(FuncId(i as u32), m, n, sig, &opts.wasi) {
+        let f = match harness::stub(FuncId(i as u32), m, n, sig, &opts.wasi, convention) {
             Some(f) => f,
             None => {
                 unknown.push(format!("{m}.{n}"));
@@ -481,7 +559,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         let mut b = FnBuilder::new(id, &name);
         // C's `main(argc, argv)` gets no arguments (argc 0, argv null), as
         // a harness's main expects; other exports' parameters are symbolic.
-        let c_main = export == "main" && sig.params == [ValType::I32, ValType::I32];
+        let c_main = (export == "main" || export == "__main_argc_argv") && sig.params == [ValType::I32, ValType::I32];
         let args: Vec<Operand> = if c_main {
             vec![bv(32, 0), bv(32, 0)]
         } else {
@@ -526,10 +604,13 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                 )));
             }
         },
-        None => ["_start", "main"]
+        // With none of these, a module with a start function (Owi style)
+        // runs it: `$init` calls it.
+        None => ["_start", "main", "__main_argc_argv"]
             .iter()
             .find_map(|n| wrappers.iter().find(|(w, _)| w == n))
-            .map(|(_, id)| *id),
+            .map(|(_, id)| *id)
+            .or(start.map(|_| init_id)),
     };
     if let Err((span, message)) = braid_ir::check::check(&module) {
         return Err(WasmError::at(

@@ -28,6 +28,10 @@ pub struct ModuleInfo {
     pub helpers: Vec<FuncId>,
     /// Per imported function: module and name.
     pub imports: Vec<(String, String)>,
+    pub convention: crate::Convention,
+    /// The defined function named `reach_error` under SV-COMP: a direct
+    /// call to it is the property violation.
+    pub reach_error: Option<u32>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -497,11 +501,15 @@ impl<'a> Lowerer<'a> {
                         .map(|(i, t)| self.slot(h + i, *t))
                         .collect();
                     let dst = sig.results.first().map(|t| self.slot(h, *t));
-                    if harness::emit(&mut self.b, m, n, &sig, &args, harness::Exit::Into(dst)) {
+                    let (conv, into) = (self.info.convention, harness::Exit::Into(dst));
+                    if harness::emit(&mut self.b, m, n, &sig, &args, into, conv) {
                         self.stack.truncate(h);
                         self.stack.extend(sig.results.first().copied());
                         return Ok(());
                     }
+                }
+                if self.info.reach_error == Some(function_index) {
+                    self.b.emit(Stmt::Error("reach_error".into()));
                 }
                 self.call(&sig, Operand::Const(Value::Func(callee.0)))?;
             }

@@ -21,8 +21,11 @@ pub enum Ending {
     Bug(String),
     /// An `assume` did not hold: the inputs left the recorded path.
     AssumeViolated,
-    /// WASI `proc_exit` with this code.
+    /// WASI `proc_exit` or C's `exit` with this code.
     Exited(i32),
+    /// Ended without a value or a bug: `abort()` under SV-COMP, or an
+    /// instance whose start function is the entry.
+    Halted,
 }
 
 /// A run's ending and what it wrote to stdout and stderr.
@@ -54,13 +57,14 @@ struct Host {
     stdin_pos: usize,
 }
 
-/// `proc_exit`'s code, raised as a host error to end the run.
+/// `proc_exit`'s code, raised as a host error to end the run (`None`:
+/// ended without one).
 #[derive(Debug)]
-struct Exit(i32);
+struct Exit(Option<i32>);
 
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "exit {}", self.0)
+        write!(f, "exit {:?}", self.0)
     }
 }
 
@@ -144,9 +148,19 @@ fn range(mem_len: usize, p: i32, n: i32) -> Result<std::ops::Range<usize>, wasmi
 /// Runs export `export` of the module with `inputs` (name, value): its
 /// parameters are inputs `arg0`, `arg1`, … (C's `main(argc, argv)` gets
 /// zeros, as braid runs it).
-pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)], wasi: &crate::wasi::Config) -> Result<Run, String> {
+/// Runs `export` (none: the instance is only made, its start function run)
+/// on `inputs` under the harness `convention`.
+pub fn run(
+    bytes: &[u8],
+    export: Option<&str>,
+    inputs: &[(String, Value)],
+    wasi: &crate::wasi::Config,
+    convention: crate::Convention,
+) -> Result<Run, String> {
+    let (bytes, convention) = prepare(bytes, convention)?;
+    let svcomp = convention == crate::Convention::Svcomp;
     let engine = Engine::default();
-    let module = Module::new(&engine, bytes).map_err(|e| format!("wasmi: {e}"))?;
+    let module = Module::new(&engine, &bytes).map_err(|e| format!("wasmi: {e}"))?;
     let host = Host {
         inputs: inputs.iter().cloned().collect(),
         reads: HashMap::new(),
@@ -189,7 +203,9 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)], wasi: &crate:
                     }
                 }
                 (_, "reach_error") => return Err(bug("reach_error")),
+                (_, "abort") if svcomp => return Err(wasmi::Error::host(Exit(None))),
                 (_, "abort") => return Err(bug("abort")),
+                (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
                 (_, "__assert_fail") => return Err(bug("assertion")),
                 (_, "klee_range") => {
                     let v = caller.data_mut().next("klee_range");
@@ -256,11 +272,14 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)], wasi: &crate:
         Ok(i) => i,
         Err(e) => return Ok(finish(store, ending_of(&e))),
     };
+    let Some(export) = export else {
+        return Ok(finish(store, Ending::Halted));
+    };
     let func = instance
         .get_func(&store, export)
         .ok_or_else(|| format!("wasmi: the module exports no function `{export}`"))?;
     let ty = func.ty(&store);
-    let c_main = export == "main" && ty.params() == [ValType::I32, ValType::I32];
+    let c_main = matches!(export, "main" | "__main_argc_argv") && ty.params() == [ValType::I32, ValType::I32];
     let args: Vec<Val> = ty
         .params()
         .iter()
@@ -288,6 +307,149 @@ pub fn run(bytes: &[u8], export: &str, inputs: &[(String, Value)], wasi: &crate:
     Ok(finish(store, ending))
 }
 
+/// The module as wasmi runs it, and its convention. Under SV-COMP a call
+/// to a `reach_error` the program defines is the violation, whatever its
+/// body (braid's lowering says so at the call): here its body becomes a
+/// call to an import `braid.reach_error` added for it, which fails as the
+/// imported `reach_error` does.
+fn prepare(bytes: &[u8], convention: crate::Convention) -> Result<(Vec<u8>, crate::Convention), String> {
+    use wasmparser::{ExternalKind, KnownCustom, Name, Parser, Payload, TypeRef};
+    let err = |e: wasmparser::BinaryReaderError| format!("wasmi: {e}");
+    let mut imports: Vec<(String, String)> = Vec::new();
+    let mut types: Vec<u32> = Vec::new();
+    let mut named: Vec<(u32, String)> = Vec::new();
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload.map_err(err)? {
+            Payload::ImportSection(r) => {
+                for i in r.into_imports() {
+                    let i = i.map_err(err)?;
+                    if matches!(i.ty, TypeRef::Func(_)) {
+                        imports.push((i.module.to_string(), i.name.to_string()));
+                    }
+                }
+            }
+            Payload::FunctionSection(r) => {
+                for t in r {
+                    types.push(t.map_err(err)?);
+                }
+            }
+            Payload::ExportSection(r) => {
+                for e in r.into_iter().flatten() {
+                    if e.kind == ExternalKind::Func {
+                        named.push((e.index, e.name.to_string()));
+                    }
+                }
+            }
+            Payload::CustomSection(c) => {
+                if let KnownCustom::Name(r) = c.as_known() {
+                    for name in r.into_iter().flatten() {
+                        if let Name::Function(map) = name {
+                            named.extend(map.into_iter().flatten().map(|n| (n.index, n.name.to_string())));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let n = imports.len() as u32;
+    let reach_error = named
+        .iter()
+        .find(|(i, name)| name == "reach_error" && *i >= n)
+        .map(|(i, _)| *i);
+    let convention = convention.resolve(
+        reach_error.is_some(),
+        imports.iter().map(|(m, n)| (m.as_str(), n.as_str())),
+    );
+    let (Some(target), crate::Convention::Svcomp) = (reach_error, convention) else {
+        return Ok((bytes.to_vec(), convention));
+    };
+    let Some(&ty) = types.get((target - n) as usize) else {
+        return Ok((bytes.to_vec(), convention));
+    };
+    let mut r = ReachError {
+        imported: n,
+        target,
+        ty,
+        next_body: n,
+        added: false,
+    };
+    let mut module = wasm_encoder::Module::new();
+    wasm_encoder::reencode::Reencode::parse_core_module(&mut r, &mut module, Parser::new(0), bytes)
+        .map_err(|e| format!("wasmi: rewriting reach_error: {e:?}"))?;
+    Ok((module.finish(), convention))
+}
+
+/// See [`prepare`]: the import is added after the others (function index
+/// `imported`), so defined functions move up by one.
+struct ReachError {
+    imported: u32,
+    /// reach_error's index before the import is added, and its type.
+    target: u32,
+    ty: u32,
+    /// The index (before) of the next function body.
+    next_body: u32,
+    added: bool,
+}
+
+impl ReachError {
+    fn add_import(&mut self, section: &mut wasm_encoder::ImportSection) {
+        section.import("braid", "reach_error", wasm_encoder::EntityType::Function(self.ty));
+        self.added = true;
+    }
+}
+
+impl wasm_encoder::reencode::Reencode for ReachError {
+    type Error = std::convert::Infallible;
+
+    fn function_index(&mut self, func: u32) -> Result<u32, wasm_encoder::reencode::Error<Self::Error>> {
+        Ok(if func >= self.imported { func + 1 } else { func })
+    }
+
+    fn parse_import_section(
+        &mut self,
+        imports: &mut wasm_encoder::ImportSection,
+        section: wasmparser::ImportSectionReader<'_>,
+    ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
+        wasm_encoder::reencode::utils::parse_import_section(self, imports, section)?;
+        self.add_import(imports);
+        Ok(())
+    }
+
+    fn intersperse_section_hook(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        _after: Option<wasm_encoder::SectionId>,
+        before: Option<wasm_encoder::SectionId>,
+    ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
+        // A module without imports gets a section for the one added.
+        if !self.added && before.is_some_and(|b| b as u8 > wasm_encoder::SectionId::Import as u8) {
+            let mut section = wasm_encoder::ImportSection::new();
+            self.add_import(&mut section);
+            module.section(&section);
+        }
+        Ok(())
+    }
+
+    fn parse_function_body(
+        &mut self,
+        code: &mut wasm_encoder::CodeSection,
+        func: wasmparser::FunctionBody<'_>,
+    ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
+        let index = self.next_body;
+        self.next_body += 1;
+        if index != self.target {
+            return wasm_encoder::reencode::utils::parse_function_body(self, code, func);
+        }
+        let mut f = wasm_encoder::Function::new([]);
+        f.instruction(&wasm_encoder::Instruction::Call(self.imported));
+        f.instruction(&wasm_encoder::Instruction::Unreachable);
+        f.instruction(&wasm_encoder::Instruction::End);
+        code.function(&f);
+        Ok(())
+    }
+}
+
 fn finish(store: Store<Host>, ending: Ending) -> Run {
     let host = store.into_data();
     Run {
@@ -313,7 +475,7 @@ fn wasi_call(caller: &mut Caller<'_, Host>, name: &str, params: &[Val], out: &mu
     use crate::wasi::{ARGV0, ERRNO_BADF, ERRNO_NOSYS, ERRNO_SPIPE};
     let arg = |i: usize| params.get(i).map_or(0, i32_of) as u32;
     if name == "proc_exit" {
-        return Err(wasmi::Error::host(Exit(arg(0) as i32)));
+        return Err(wasmi::Error::host(Exit(Some(arg(0) as i32))));
     }
     let errno: u64 = match name {
         "args_sizes_get" => {
@@ -442,7 +604,7 @@ fn wasi_call(caller: &mut Caller<'_, Host>, name: &str, params: &[Val], out: &mu
 
 fn ending_of(e: &wasmi::Error) -> Ending {
     if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
-        return Ending::Exited(*code);
+        return code.map_or(Ending::Halted, Ending::Exited);
     }
     if let Some(HostBug(kind)) = e.downcast_ref::<HostBug>() {
         if kind == "assume-violated" {

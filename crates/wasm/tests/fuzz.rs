@@ -24,6 +24,7 @@ fn lower(bytes: &[u8]) {
             sym_args: Some((1, 2)),
             sym_stdin: 2,
         },
+        ..Default::default()
     };
     match braid_wasm::load(bytes, &opts) {
         Ok(p) => assert!(braid_ir::check::check(&p.module).is_ok()),

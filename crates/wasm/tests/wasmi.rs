@@ -6,7 +6,7 @@ use braid_wasm::wasmi_replay::{run, Ending};
 
 /// How a run with no WASI settings ends.
 fn ending(bytes: &[u8], export: &str, inputs: &[(String, braid_term::Value)]) -> Result<Ending, String> {
-    run(bytes, export, inputs, &Default::default()).map(|r| r.ending)
+    run(bytes, Some(export), inputs, &Default::default(), Default::default()).map(|r| r.ending)
 }
 
 fn example(name: &str) -> Vec<u8> {

@@ -1,0 +1,72 @@
+//! C in: `braid run prog.c` (or a preprocessed `.i`) compiles the source
+//! with clang to a wasm32 module first, and `braid replay prog.c` compiles
+//! it again the same way.
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::Path;
+use std::process::Command;
+
+/// The harness header every compilation can include (`#include "braid.h"`).
+const BRAID_H: &str = include_str!("../../../include/braid.h");
+
+/// How to get clang when it is missing.
+const INSTALL: &str =
+    "apt-get install clang lld (and wasi-libc libclang-rt-dev-wasm32 for programs that use the C library)";
+
+/// Compiles `source` to WebAssembly. A program that includes a system
+/// header (`#include <…>`, other than braid.h) is built against wasi-libc
+/// (`--target=wasm32-wasi`); others freestanding, every function exported.
+/// Either way the harness functions stay imports (`--allow-undefined`),
+/// `braid.h` is on the include path, and debug information is kept (`-g`).
+/// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
+pub(crate) fn compile(source: &Path, cflags: Option<&str>) -> Result<Vec<u8>> {
+    let shown = source.display();
+    let text = std::fs::read(source).with_context(|| format!("cannot read {shown}"))?;
+    let text = String::from_utf8_lossy(&text);
+    let libc = text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("#include") && l.contains('<') && !l.contains("braid.h")
+    });
+    let dir = std::env::temp_dir().join(format!("braid-cc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let result = (|| {
+        std::fs::write(dir.join("braid.h"), BRAID_H).context("cannot write braid.h")?;
+        let out = dir.join("program.wasm");
+        let mut cmd = Command::new("clang");
+        if libc {
+            cmd.arg("--target=wasm32-wasi");
+        } else {
+            cmd.args(["--target=wasm32", "-nostdlib", "-Wl,--no-entry", "-Wl,--export-all"]);
+        }
+        cmd.args(["-O0", "-g", "-Wl,--allow-undefined"])
+            .arg("-I")
+            .arg(&dir)
+            .arg(source)
+            .arg("-o")
+            .arg(&out);
+        cmd.args(cflags.unwrap_or("").split_whitespace());
+        let o = match cmd.output() {
+            Ok(o) => o,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("{shown}: compiling C needs clang, which is not installed: {INSTALL}")
+            }
+            Err(e) => return Err(anyhow!("{shown}: cannot run clang: {e}")),
+        };
+        if !o.status.success() {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let hint = if err.contains("wasm-ld") && err.contains("not found")
+                || err.contains("unable to execute command")
+            {
+                format!("\n(the linker is missing: {INSTALL})")
+            } else if libc && (err.contains("file not found") || err.contains("cannot find") || err.contains("-lc")) {
+                format!("\n(the C library for wasm32-wasi is missing: {INSTALL})")
+            } else {
+                String::new()
+            };
+            bail!("{shown}: clang failed:\n{}{hint}", err.trim_end());
+        }
+        std::fs::read(&out).with_context(|| format!("cannot read {}", out.display()))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}

@@ -1,0 +1,49 @@
+/* braid.h: the harness API braid implements, in each convention's own
+ * spelling. `braid run prog.c` puts this header on the include path.
+ * Symbolic values are inputs named after the function (KLEE's
+ * klee_make_symbolic: after its name argument). */
+#ifndef BRAID_H
+#define BRAID_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* KLEE */
+void klee_make_symbolic(void *addr, unsigned long size, const char *name);
+void klee_assume(unsigned long condition);
+int klee_int(const char *name);
+int klee_range(int lo, int hi, const char *name);
+
+/* SV-COMP / Test-Comp: reach_error() is the property. */
+void reach_error(void);
+void __VERIFIER_assume(int condition);
+_Bool __VERIFIER_nondet_bool(void);
+char __VERIFIER_nondet_char(void);
+unsigned char __VERIFIER_nondet_uchar(void);
+short __VERIFIER_nondet_short(void);
+unsigned short __VERIFIER_nondet_ushort(void);
+int __VERIFIER_nondet_int(void);
+unsigned int __VERIFIER_nondet_uint(void);
+long __VERIFIER_nondet_long(void);
+unsigned long __VERIFIER_nondet_ulong(void);
+long long __VERIFIER_nondet_longlong(void);
+unsigned long long __VERIFIER_nondet_ulonglong(void);
+float __VERIFIER_nondet_float(void);
+double __VERIFIER_nondet_double(void);
+void *__VERIFIER_nondet_pointer(void);
+unsigned long __VERIFIER_nondet_size_t(void);
+
+/* Owi / WASP */
+__attribute__((import_module("symbolic"), import_name("i32_symbol"))) int owi_i32(void);
+__attribute__((import_module("symbolic"), import_name("i64_symbol"))) long long owi_i64(void);
+__attribute__((import_module("symbolic"), import_name("f32_symbol"))) float owi_f32(void);
+__attribute__((import_module("symbolic"), import_name("f64_symbol"))) double owi_f64(void);
+__attribute__((import_module("symbolic"), import_name("assume"))) void owi_assume(int condition);
+__attribute__((import_module("symbolic"), import_name("assert"))) void owi_assert(int condition);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
