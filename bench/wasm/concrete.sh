@@ -50,7 +50,7 @@ for p in primes sort hash; do
     done
     echo "$row"
 done
-mean=$(python3 -c "import statistics; print(statistics.mean([${rates[*]// /,}]))")
+mean=$(python3 -c "import statistics; print(statistics.mean([$(IFS=,; echo "${rates[*]}")]))")
 row="| checksum (4 symbolic bytes) | | | |"
 for e in dse multise; do
     read -r n ms done < <(engine checksum "$e")
