@@ -138,8 +138,14 @@ fn conventions_decide_what_abort_exit_and_reach_error_mean_and_tests_replay_unde
 
 #[test]
 fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
-    let (bugs, _) = run_with(&example("examples/c/svcomp.c"), &[]);
+    let svcomp = example("examples/c/svcomp.c");
+    let (bugs, _) = run_with(&svcomp, &[]);
     assert_eq!(bugs, ["reach_error"]);
+    // Bugs are located at C lines (the module's DWARF).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, _) = run_json(&svcomp, dir.path(), &[]);
+    let at = json["bugs"][0]["location"].as_str().expect("a location");
+    assert!(at.ends_with("(svcomp.c:12:34)"), "{at}");
     // braid.h declares the harness; --cflags reach clang (and the tests).
     let dir = tempfile::tempdir().expect("temp dir");
     let src = dir.path().join("div.c");

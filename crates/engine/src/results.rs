@@ -59,7 +59,7 @@ impl Outcome {
             bug: kind.to_string(),
             function: f.name.clone(),
             stmt,
-            location: f.location(stmt),
+            location: module.location(func, stmt),
         }
     }
 

@@ -21,12 +21,15 @@ pub use print::print;
 use braid_term::{Op, Sort, Value};
 
 /// A source position: 1-based line and column of `.bir` text, or (line 0)
-/// the byte offset of the instruction a statement was lowered from.
+/// the byte offset of the instruction a statement was lowered from, with
+/// (`file` > 0) the line and column of the C source its debug information
+/// names, `Module::files[file - 1]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Span {
     pub line: u32,
     pub col: u32,
     pub offset: u32,
+    pub file: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,12 +190,17 @@ impl Function {
         self.vars.iter().position(|v| v == name).map(|i| VarId(i as u32))
     }
 
-    /// `f:L` (or `f:#i` for an unlabelled statement) plus its line, for messages.
-    pub fn location(&self, stmt: StmtIdx) -> String {
-        let at = match self.label_of(stmt) {
+    /// `f:L`, or `f:#i` for an unlabelled statement.
+    pub fn place(&self, stmt: StmtIdx) -> String {
+        match self.label_of(stmt) {
             Some(l) => format!("{}:{l}", self.name),
             None => format!("{}:#{stmt}", self.name),
-        };
+        }
+    }
+
+    /// [`Function::place`] plus its line (or offset), for messages.
+    pub fn location(&self, stmt: StmtIdx) -> String {
+        let at = self.place(stmt);
         match self.spans.get(stmt as usize) {
             Some(span) if span.line > 0 => format!("{at} (line {})", span.line),
             Some(span) if span.offset > 0 => format!("{at} (offset {:#x})", span.offset),
@@ -204,11 +212,26 @@ impl Function {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Module {
     pub functions: Vec<Function>,
+    /// Source files statements' spans name (see [`Span::file`]).
+    pub files: Vec<String>,
 }
 
 impl Module {
     pub fn func(&self, f: FuncId) -> &Function {
         &self.functions[f.0 as usize]
+    }
+
+    /// [`Function::location`], with the source file and line when the
+    /// statement's span names them: `f:#i (prog.c:12:5)`.
+    pub fn location(&self, f: FuncId, stmt: StmtIdx) -> String {
+        let func = self.func(f);
+        match func.spans.get(stmt as usize) {
+            Some(s) if s.file > 0 && s.line > 0 => {
+                let file = self.files.get(s.file as usize - 1).map_or("?", |f| f.as_str());
+                format!("{} ({file}:{}:{})", func.place(stmt), s.line, s.col)
+            }
+            _ => func.location(stmt),
+        }
     }
 
     pub fn func_index(&self, name: &str) -> Option<FuncId> {

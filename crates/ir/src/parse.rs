@@ -329,6 +329,7 @@ impl Parser {
                 line: self.pos().line,
                 col: self.pos().col,
                 offset: 0,
+                file: 0,
             };
             let stmt = self.stmt(&mut f)?;
             let idx = f.stmts.len() as u32;

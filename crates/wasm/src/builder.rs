@@ -89,6 +89,7 @@ impl FnBuilder {
             line: 0,
             col: 0,
             offset: self.offset,
+            file: 0,
         });
     }
 

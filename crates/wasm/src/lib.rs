@@ -223,6 +223,8 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let mut global_exports: Vec<(String, u32)> = Vec::new();
     let mut start = None;
     let mut function_names: Vec<(u32, String)> = Vec::new();
+    let mut debug: std::collections::HashMap<String, Vec<u8>> = Default::default();
+    let mut code_start = 0;
     let mut elements: Vec<(u32, Vec<u32>, usize)> = Vec::new();
     let mut data: Vec<(u32, Vec<u8>, usize)> = Vec::new();
     let mut bodies: Vec<FunctionBody> = Vec::new();
@@ -320,6 +322,9 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                 }
             }
             Payload::StartSection { func, .. } => start = Some(func),
+            Payload::CustomSection(c) if c.name().starts_with(".debug_") => {
+                debug.insert(c.name().to_string(), c.data().to_vec());
+            }
             Payload::CustomSection(c) => {
                 if let wasmparser::KnownCustom::Name(r) = c.as_known() {
                     // Names are only read for `reach_error`: a malformed section is ignored.
@@ -366,6 +371,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
                     }
                 }
             }
+            Payload::CodeSectionStart { unchecked_range, .. } => code_start = unchecked_range.start as usize,
             Payload::CodeSectionEntry(body) => bodies.push(body),
             _ => {}
         }
@@ -612,6 +618,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             .map(|(_, id)| *id)
             .or(start.map(|_| init_id)),
     };
+    source_lines(&mut module, &debug, code_start);
     if let Err((span, message)) = braid_ir::check::check(&module) {
         return Err(WasmError::at(
             span.offset as usize,
@@ -636,6 +643,58 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         return_area: layout::global(globals.len() as u32),
         incomplete: (!unknown.is_empty()).then(|| format!("unknown imports made symbolic: {}", unknown.join(", "))),
     })
+}
+
+/// Statements' C source lines from the module's DWARF (clang's `-g`): a
+/// line-table address is an offset from the start of the code section's
+/// contents. Without debug information (or with some braid cannot read)
+/// statements keep their byte offsets only.
+fn source_lines(module: &mut Module, debug: &std::collections::HashMap<String, Vec<u8>>, code_start: usize) {
+    use addr2line::gimli;
+    if !debug.contains_key(".debug_line") {
+        return;
+    }
+    let load = |id: gimli::SectionId| -> Result<gimli::EndianSlice<'_, gimli::LittleEndian>, gimli::Error> {
+        let data = debug.get(id.name()).map_or(&[][..], |d| d.as_slice());
+        Ok(gimli::EndianSlice::new(data, gimli::LittleEndian))
+    };
+    let Ok(dwarf) = gimli::Dwarf::load(load) else { return };
+    let Ok(ctx) = addr2line::Context::from_dwarf(dwarf) else {
+        return;
+    };
+    let mut files: Vec<String> = Vec::new();
+    for f in &mut module.functions {
+        for span in &mut f.spans {
+            let Some(addr) = (span.offset as usize)
+                .checked_sub(code_start)
+                .filter(|_| span.offset > 0)
+            else {
+                continue;
+            };
+            let Ok(Some(loc)) = ctx.find_location(addr as u64) else {
+                continue;
+            };
+            let (Some(file), Some(line)) = (loc.file, loc.line) else {
+                continue;
+            };
+            // The file's name as written (directories dropped: tests and
+            // messages stay the same wherever the program was built).
+            let name = std::path::Path::new(file)
+                .file_name()
+                .map_or(file.into(), |n| n.to_string_lossy());
+            let k = match files.iter().position(|f| *f == name) {
+                Some(k) => k,
+                None => {
+                    files.push(name.into_owned());
+                    files.len() - 1
+                }
+            };
+            span.file = k as u32 + 1;
+            span.line = line;
+            span.col = loc.column.unwrap_or(0);
+        }
+    }
+    module.files = files;
 }
 
 /// The value of a constant expression (`i32.const` and the like).

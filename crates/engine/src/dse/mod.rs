@@ -964,7 +964,7 @@ impl<'m> Dse<'m> {
                 *visits += 1;
                 let visits = *visits;
                 if let Some(bound) = me.config.limits.loop_bound.filter(|b| visits > *b) {
-                    let at = me.module.func(func).location(dest);
+                    let at = me.module.location(func, dest);
                     me.incomplete(format!("loop bound {bound} reached at {at}"));
                     return Step::Done;
                 }

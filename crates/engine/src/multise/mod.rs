@@ -982,7 +982,7 @@ impl<'m> Multise<'m> {
         self.result.stats.statements += 1;
         if self.opts.trace {
             let g = self.guards.display(&mut self.store, e.guard);
-            eprintln!("exec {} under {g}", f.location(at));
+            eprintln!("exec {} under {g}", self.module.location(func, at));
         }
         let ctx = StepCtx {
             phi: e.guard,
@@ -1123,7 +1123,7 @@ impl<'m> Multise<'m> {
                 if jumped && self.loop_heads[ctx.func.0 as usize][to as usize] {
                     let n = visits.get(&to).copied().unwrap_or(0) + 1;
                     if n > bound {
-                        let at = self.module.func(ctx.func).location(to);
+                        let at = self.module.location(ctx.func, to);
                         self.incomplete(format!("loop bound {bound} reached at {at}"));
                         continue;
                     }
