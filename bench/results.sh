@@ -134,5 +134,16 @@ PAPER
     echo
     bash bench/wasm/concrete.sh || true
     echo
+    echo "## SV-COMP-style verdicts (bench/sv)"
+    echo
+    echo "The team's SV-COMP-style programs, each with its expected verdict; \`braid verify\` under each engine,"
+    echo "scored with SV-COMP's rule (+2 correct TRUE, +1 correct FALSE, -16 wrong FALSE, -32 wrong TRUE)."
+    echo
+    echo '```'
+    echo "bench/sv/score.sh dse,multise 30"
+    echo '```'
+    echo
+    bash bench/sv/score.sh dse,multise 30 || true
+    echo
 } > "$out"
 echo "wrote $out"

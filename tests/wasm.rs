@@ -166,6 +166,29 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
 }
 
 #[test]
+fn verify_answers_true_false_or_unknown_and_never_turns_a_trap_into_a_verdict() {
+    let verdict = |p: &str, extra: &[&str]| {
+        let mut args = vec!["verify", p];
+        args.extend(extra);
+        let o = braid(&args);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        (code(&o), out.lines().next().unwrap_or("").to_string(), out)
+    };
+    let (c, v, out) = verdict(&example("examples/c/svabort.c"), &[]);
+    assert_eq!((c, v.as_str()), (1, "FALSE"), "{out}");
+    assert!(out.contains("svabort.c:17"), "{out}");
+    let (c, v, _) = verdict(&example("examples/c/exit.c"), &[]);
+    assert_eq!((c, v.as_str()), (0, "TRUE"));
+    // A loop that does not end in the limit.
+    let (c, v, out) = verdict(&example("bench/sv/loop_long.c"), &["--max-time", "1"]);
+    assert_eq!((c, v.as_str()), (3, "UNKNOWN"), "{out}");
+    // A trap of the compiled module (its stack is too small) is no verdict.
+    let (c, v, out) = verdict(&example("bench/sv/big_stack.c"), &["--max-time", "20"]);
+    assert_eq!((c, v.as_str()), (3, "UNKNOWN"), "{out}");
+    assert!(out.contains("out-of-bounds"), "{out}");
+}
+
+#[test]
 fn a_module_with_only_a_start_function_runs_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let wat = dir.path().join("start.wat");

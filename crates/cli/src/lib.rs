@@ -34,6 +34,11 @@ struct Cli {
 enum Command {
     /// Explore a program symbolically: tests, bugs, coverage.
     Run(Box<RunArgs>),
+    /// SV-COMP's unreach-call: is `reach_error()` reachable? Prints TRUE,
+    /// FALSE (with the test that reaches it) or UNKNOWN (with why). The
+    /// convention is SV-COMP's unless --convention says otherwise. Exit 0
+    /// TRUE, 1 FALSE, 3 UNKNOWN.
+    Verify(Box<RunArgs>),
     /// Run tests concretely; exit 0 iff each reproduces its recorded outcome.
     Replay {
         program: PathBuf,
@@ -209,6 +214,7 @@ pub fn main() -> i32 {
     };
     let outcome = match cli.command {
         Command::Run(args) => run(*args),
+        Command::Verify(args) => verify(*args),
         Command::Replay { program, tests } => replay_tests(&program, &tests),
         Command::Show { program } => load(&program, &ProgramArgs::default()).map(|l| {
             print!("{}", braid_ir::print(&l.module));
@@ -472,20 +478,89 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
+    let (report, dump) = explore_program(&args, Convention::Auto)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.json())?);
+    } else {
+        print!("{}", report.human());
+    }
+    if let Some(state) = dump {
+        if args.json {
+            eprint!("{state}");
+        } else {
+            print!("{state}");
+        }
+    }
+    Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
+}
+
+/// `braid verify`: the verdict on unreach-call. FALSE needs a `reach_error`
+/// bug (its test replays); TRUE a complete exploration in which no path
+/// ends in a bug at all, since a trap may be an artefact of the compiled
+/// module (a small stack) that hides the rest of a path; else UNKNOWN.
+fn verify(args: RunArgs) -> Result<i32> {
+    let (report, _) = explore_program(&args, Convention::Svcomp)?;
+    let r = &report.result;
+    let reach = r.bugs.iter().find(|b| b.kind == "reach_error");
+    let (verdict, code, why): (&str, i32, Vec<String>) = match reach {
+        Some(b) => {
+            let test = match &args.out {
+                Some(dir) => format!("test {}", dir.join(&b.test).display()),
+                None => "--out DIR writes its test".to_string(),
+            };
+            ("FALSE", 1, vec![format!("reach_error at {} ({test})", b.location)])
+        }
+        None if !r.complete() => ("UNKNOWN", 3, r.incomplete_reasons.iter().cloned().collect()),
+        None if !r.bugs.is_empty() => (
+            "UNKNOWN",
+            3,
+            r.bugs
+                .iter()
+                .map(|b| {
+                    format!(
+                        "a path ends in {} at {}, so what follows it is unexplored",
+                        b.kind, b.location
+                    )
+                })
+                .collect(),
+        ),
+        None => ("TRUE", 0, vec![format!("every path explored ({} paths)", r.paths)]),
+    };
+    if args.json {
+        let mut j = report.json();
+        j["verdict"] = serde_json::json!(verdict);
+        j["why"] = serde_json::json!(why);
+        println!("{}", serde_json::to_string_pretty(&j)?);
+    } else {
+        println!("{verdict}");
+        for w in &why {
+            println!("  {w}");
+        }
+    }
+    Ok(code)
+}
+
+/// Explores `args.program` as `braid run` does (writing tests under
+/// `--out`); `default` is the convention `--convention auto` means here.
+fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Option<String>)> {
     let search_name = args.search.as_deref().unwrap_or("dfs");
     let search = SearchKind::parse(search_name)
         .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
-    let spec = engine_spec(&args)?;
+    let spec = engine_spec(args)?;
     let progress = ProgressMode::parse(&args.progress)
         .ok_or_else(|| anyhow!("unknown --progress `{}` (auto, always, never)", args.progress))?;
     let budget_limits = braid_budget::Limits {
         time: max_time(args.max_time)?,
         memory_mb: max_memory(args.max_memory)?,
     };
+    let convention = match convention_of(&args.convention)? {
+        Convention::Auto => default,
+        c => c,
+    };
     let program_args = ProgramArgs {
         entry: args.entry.clone(),
-        wasi: wasi_of(&args)?,
-        convention: convention_of(&args.convention)?,
+        wasi: wasi_of(args)?,
+        convention,
         cflags: args.cflags.clone(),
     };
     let Loaded {
@@ -536,19 +611,7 @@ fn run(args: RunArgs) -> Result<i32> {
     if let Some(dir) = &args.out {
         report.write_summary(dir)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report.json())?);
-    } else {
-        print!("{}", report.human());
-    }
-    if let Some(state) = dump {
-        if args.json {
-            eprint!("{state}");
-        } else {
-            print!("{state}");
-        }
-    }
-    Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
+    Ok((report, dump))
 }
 
 fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64, search: &str) -> Result<i32> {
