@@ -238,6 +238,14 @@ fn svcomp_reach_error_test_gives_the_inputs_that_reach_it() {
     let suite = dir.path().join("test-suite");
     let metadata = std::fs::read_to_string(suite.join("metadata.xml")).expect("metadata.xml");
     assert!(metadata.contains("<programfile>svcomp.wasm</programfile>") && metadata.contains("<programhash>"));
+    assert!(metadata.contains("<entryfunction>main</entryfunction>") && metadata.contains("<creationtime>20"));
+    // Zipped as Test-Comp submits it: every file under test-suite/.
+    let zip = std::fs::read(dir.path().join("test-suite.zip")).expect("test-suite.zip");
+    assert!(zip.starts_with(b"PK\x03\x04"));
+    let listed = String::from_utf8_lossy(&zip);
+    assert!(
+        listed.contains("test-suite/metadata.xml") && listed.contains(&format!("test-suite/test{:06}.xml", idx + 1))
+    );
     let xml = std::fs::read_to_string(suite.join(format!("test{:06}.xml", idx + 1))).expect("the test's XML");
     assert!(xml.contains("<input>671</input>\n  <input>90</input>"), "{xml}");
 }

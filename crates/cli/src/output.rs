@@ -104,9 +104,15 @@ impl RunSink {
     }
 
     /// Clears the status line before the summary is printed.
+    /// Ends the run's output: the status line cleared, Test-Comp's suite zipped.
     pub fn finish(&mut self) {
         if let Display::Bar(bar) = &self.display {
             bar.finish_and_clear();
+        }
+        if let (Some(dir), true) = (&self.out, self.testcomp) {
+            if let Err(e) = crate::testcomp::zip(dir) {
+                self.error.get_or_insert(e);
+            }
         }
     }
 
