@@ -243,6 +243,38 @@ impl Report {
             st.wall_ms,
             st.peak_rss_mb
         );
+        let d = &st.solver_detail;
+        if st.solver_calls > 0 {
+            let kinds: Vec<String> = d
+                .by_kind
+                .iter()
+                .filter(|k| k.queries > 0)
+                .map(|k| {
+                    format!(
+                        "{} {} ({} calls, {} ms)",
+                        k.kind, k.queries, k.solver_calls, k.solver_ms
+                    )
+                })
+                .collect();
+            let times: Vec<String> = d
+                .calls_by_time
+                .iter()
+                .map(|b| format!("{} {}", b.range, b.calls))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  queries: {}; calls by time: {}",
+                kinds.join(", "),
+                times.join(", ")
+            );
+            if let Some(q) = d.slowest.first() {
+                let _ = writeln!(
+                    s,
+                    "  slowest call {:.1} ms ({}, {} constraints, {})",
+                    q.ms, q.kind, q.constraints, q.answer
+                );
+            }
+        }
         s
     }
 

@@ -203,6 +203,45 @@ pub struct Stats {
     pub bdd_collections: u64,
     /// Tests whose concrete run ended otherwise than the engine recorded.
     pub tests_not_reproduced: u64,
+    /// Where the solver's time went.
+    pub solver_detail: SolverDetail,
+}
+
+/// The solver layer's statistics that explain its time: per kind of
+/// question how it was answered, the backend calls by duration, the slowest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SolverDetail {
+    pub by_kind: Vec<KindDetail>,
+    /// Path constraints left out of queries by independence.
+    pub constraints_sliced_away: u64,
+    pub calls_by_time: Vec<TimeBucket>,
+    pub slowest: Vec<SlowQueryDetail>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct KindDetail {
+    pub kind: String,
+    pub queries: u64,
+    pub trivial: u64,
+    pub cache_hits: u64,
+    pub model_hits: u64,
+    pub solver_calls: u64,
+    pub solver_ms: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TimeBucket {
+    /// `<1ms`, `1-10ms`, `10-100ms`, `100-1000ms`, `>=1000ms`.
+    pub range: String,
+    pub calls: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SlowQueryDetail {
+    pub ms: f64,
+    pub kind: String,
+    pub constraints: usize,
+    pub answer: String,
 }
 
 impl Stats {
@@ -213,6 +252,46 @@ impl Stats {
         self.solver_cache_hits = solver.cache_hits;
         self.solver_cex_hits = solver.cex_hits;
         self.solver_ms = solver.solver_time.as_millis() as u64;
+        let bounds = braid_solver::HISTOGRAM_MS;
+        self.solver_detail = SolverDetail {
+            by_kind: braid_solver::QueryKind::ALL
+                .iter()
+                .zip(&solver.by_kind)
+                .map(|(k, s)| KindDetail {
+                    kind: k.name().to_string(),
+                    queries: s.queries,
+                    trivial: s.trivial,
+                    cache_hits: s.cache_hits,
+                    model_hits: s.cex_hits,
+                    solver_calls: s.solver_calls,
+                    solver_ms: s.solver_time.as_millis() as u64,
+                })
+                .collect(),
+            constraints_sliced_away: solver.sliced_away,
+            calls_by_time: solver
+                .histogram
+                .iter()
+                .enumerate()
+                .map(|(i, calls)| TimeBucket {
+                    range: match i {
+                        0 => format!("<{}ms", bounds[0]),
+                        i if i == bounds.len() => format!(">={}ms", bounds[i - 1]),
+                        i => format!("{}-{}ms", bounds[i - 1], bounds[i]),
+                    },
+                    calls: *calls,
+                })
+                .collect(),
+            slowest: solver
+                .slowest
+                .iter()
+                .map(|q| SlowQueryDetail {
+                    ms: q.time.as_secs_f64() * 1e3,
+                    kind: q.kind.name().to_string(),
+                    constraints: q.constraints,
+                    answer: q.answer.clone(),
+                })
+                .collect(),
+        };
     }
 }
 

@@ -11,7 +11,7 @@
 mod query;
 mod z3_backend;
 
-pub use query::{QuerySolver, SolverStats};
+pub use query::{KindStats, QueryKind, QuerySolver, SlowQuery, SolverStats, HISTOGRAM_MS};
 pub use z3_backend::Z3Solver;
 
 use braid_budget::Budget;

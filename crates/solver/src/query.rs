@@ -12,6 +12,63 @@ const RECENT_MODELS: usize = 16;
 /// cache would otherwise grow with every query).
 const CACHE_ENTRIES: usize = 1 << 18;
 
+/// What an engine asks the solver for; engines set [`QuerySolver::kind`]
+/// before they ask, and the statistics are kept per kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum QueryKind {
+    /// Can a branch outcome (or a new `pc` entry) be taken?
+    #[default]
+    Branch,
+    /// Can a bug happen here?
+    BugCheck,
+    /// A question about a merged state (its `ite` terms), or a model of one
+    /// side of a merge.
+    Merge,
+}
+
+impl QueryKind {
+    pub const ALL: [QueryKind; 3] = [QueryKind::Branch, QueryKind::BugCheck, QueryKind::Merge];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryKind::Branch => "branch",
+            QueryKind::BugCheck => "bug check",
+            QueryKind::Merge => "merge",
+        }
+    }
+}
+
+/// The queries of one kind: how many, how they were answered, and the
+/// backend's time on them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KindStats {
+    pub queries: u64,
+    /// Decided without any constraint: the query was a constant.
+    pub trivial: u64,
+    pub cache_hits: u64,
+    pub cex_hits: u64,
+    pub solver_calls: u64,
+    pub solver_time: Duration,
+}
+
+/// Upper bounds (exclusive) of the backend-time histogram's buckets, in
+/// milliseconds; the last bucket is everything above.
+pub const HISTOGRAM_MS: [u64; 4] = [1, 10, 100, 1000];
+
+/// One of the slowest backend calls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlowQuery {
+    pub time: Duration,
+    pub kind: QueryKind,
+    /// Constraints sent (after independence slicing).
+    pub constraints: usize,
+    /// `sat`, `unsat` or why it is unknown.
+    pub answer: String,
+}
+
+/// How many of the slowest calls are kept.
+const SLOWEST: usize = 5;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverStats {
     /// Feasibility questions asked by the engine.
@@ -25,6 +82,21 @@ pub struct SolverStats {
     /// Backend answers that were neither sat nor unsat.
     pub unknowns: u64,
     pub solver_time: Duration,
+    /// Path constraints left out of queries because they share no symbol
+    /// with the question (independence).
+    pub sliced_away: u64,
+    /// Per [`QueryKind`] (indexed by its position in `QueryKind::ALL`).
+    pub by_kind: [KindStats; 3],
+    /// Backend calls per time bucket (see [`HISTOGRAM_MS`]).
+    pub histogram: [u64; 5],
+    /// The slowest backend calls, slowest first.
+    pub slowest: Vec<SlowQuery>,
+}
+
+impl SolverStats {
+    fn kind(&mut self, k: QueryKind) -> &mut KindStats {
+        &mut self.by_kind[k as usize]
+    }
 }
 
 pub struct QuerySolver {
@@ -37,6 +109,8 @@ pub struct QuerySolver {
     pub independence: bool,
     /// Use the query and counterexample caches.
     pub caching: bool,
+    /// What the next questions are for (statistics only).
+    pub kind: QueryKind,
 }
 
 impl QuerySolver {
@@ -48,6 +122,7 @@ impl QuerySolver {
             stats: SolverStats::default(),
             independence: true,
             caching: true,
+            kind: QueryKind::Branch,
         }
     }
 
@@ -72,19 +147,30 @@ impl QuerySolver {
     /// rest of `pc`, the hint overridden by it is a model of `pc ∧ query`.
     pub fn check(&mut self, store: &TermStore, pc: &[TermId], query: TermId, hint: Option<&Model>) -> SatResult {
         self.stats.queries += 1;
+        let kind = self.kind;
+        self.stats.kind(kind).queries += 1;
         match store.as_const(query) {
-            Some(Value::Bool(false)) => return SatResult::Unsat,
-            Some(Value::Bool(true)) => return SatResult::Sat(hint.cloned().unwrap_or_default()),
+            Some(Value::Bool(false)) => {
+                self.stats.kind(kind).trivial += 1;
+                return SatResult::Unsat;
+            }
+            Some(Value::Bool(true)) => {
+                self.stats.kind(kind).trivial += 1;
+                return SatResult::Sat(hint.cloned().unwrap_or_default());
+            }
             _ => {}
         }
         if let Some(h) = hint {
             if self.caching && store.eval(query, h) == Ok(Value::Bool(true)) {
                 self.stats.cex_hits += 1;
+                self.stats.kind(kind).cex_hits += 1;
                 return SatResult::Sat(h.clone());
             }
         }
         let mut set = if self.independence {
-            independent_slice(store, pc, query)
+            let slice = independent_slice(store, pc, query);
+            self.stats.sliced_away += (pc.len() - slice.len().min(pc.len())) as u64;
+            slice
         } else {
             pc.to_vec()
         };
@@ -98,6 +184,8 @@ impl QuerySolver {
     /// solved on its own (and cached), and the models are merged.
     pub fn model(&mut self, store: &TermStore, pc: &[TermId]) -> SatResult {
         self.stats.queries += 1;
+        let kind = self.kind;
+        self.stats.kind(kind).queries += 1;
         let mut merged = Model::default();
         for mut group in independent_groups(store, pc) {
             group.sort_unstable();
@@ -121,6 +209,7 @@ impl QuerySolver {
         if self.caching {
             if let Some(answer) = self.cache.get(set.as_slice()) {
                 self.stats.cache_hits += 1;
+                self.stats.by_kind[self.kind as usize].cache_hits += 1;
                 return answer.clone().map_or(SatResult::Unsat, SatResult::Sat);
             }
             // A reused model is cut down to the set's symbols: its values for
@@ -133,6 +222,7 @@ impl QuerySolver {
                 .map(|m| project(store, &set, m));
             if let Some(m) = reuse {
                 self.stats.cex_hits += 1;
+                self.stats.kind(self.kind).cex_hits += 1;
                 self.remember(set, Some(m.clone()));
                 return SatResult::Sat(m);
             }
@@ -140,7 +230,15 @@ impl QuerySolver {
         self.stats.solver_calls += 1;
         let start = Instant::now();
         let mut answer = self.backend.check(store, &set);
-        self.stats.solver_time += start.elapsed();
+        let took = start.elapsed();
+        self.stats.solver_time += took;
+        let kind = self.kind;
+        let k = self.stats.kind(kind);
+        k.solver_calls += 1;
+        k.solver_time += took;
+        let ms = took.as_millis() as u64;
+        let bucket = HISTOGRAM_MS.iter().position(|b| ms < *b).unwrap_or(HISTOGRAM_MS.len());
+        self.stats.histogram[bucket] += 1;
         // A model is checked before it is trusted: a backend interrupted at
         // the wrong moment (or wrong) must not make a test that does not
         // replay.
@@ -154,6 +252,22 @@ impl QuerySolver {
             {
                 answer = SatResult::Unknown("the solver's model does not satisfy the query".into());
             }
+        }
+        let slow = &mut self.stats.slowest;
+        if slow.len() < SLOWEST || slow.last().is_some_and(|q| q.time < took) {
+            let answer = match &answer {
+                SatResult::Sat(_) => "sat".to_string(),
+                SatResult::Unsat => "unsat".to_string(),
+                SatResult::Unknown(why) => format!("unknown: {why}"),
+            };
+            slow.push(SlowQuery {
+                time: took,
+                kind,
+                constraints: set.len(),
+                answer,
+            });
+            slow.sort_by_key(|q| std::cmp::Reverse(q.time));
+            slow.truncate(SLOWEST);
         }
         match &answer {
             SatResult::Sat(m) if self.caching => {
@@ -257,6 +371,25 @@ mod tests {
         assert_eq!(q.stats.cache_hits, 1);
         let not_a = s.not(a);
         assert_eq!(q.check(&s, &[a, b], not_a, None), SatResult::Unsat);
+        // Statistics per kind of question, and the calls by time.
+        assert_eq!(q.stats.sliced_away, 3);
+        q.kind = QueryKind::BugCheck;
+        let b2 = gt(&mut s, "b", 9);
+        assert!(q.check(&s, &[a, b], b2, None).is_sat());
+        let [branch, bug, merge] = &q.stats.by_kind;
+        assert_eq!(
+            (
+                branch.queries,
+                branch.cache_hits,
+                bug.queries,
+                bug.solver_calls,
+                merge.queries
+            ),
+            (3, 1, 1, 1, 0)
+        );
+        assert_eq!(q.stats.histogram.iter().sum::<u64>(), q.stats.solver_calls);
+        assert_eq!(q.stats.slowest.len() as u64, q.stats.solver_calls);
+        assert!(q.stats.slowest.windows(2).all(|w| w[0].time >= w[1].time));
     }
 
     #[test]

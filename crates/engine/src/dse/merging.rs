@@ -522,10 +522,15 @@ impl Dse<'_> {
                 .cloned();
             side.model = match model {
                 Some(m) => m,
-                None => match self.solver.model(&self.store, &side.path) {
-                    braid_solver::SatResult::Sat(m) => Rc::new(m),
-                    _ => continue,
-                },
+                None => {
+                    self.solver.kind = braid_solver::QueryKind::Merge;
+                    let answer = self.solver.model(&self.store, &side.path);
+                    self.solver.kind = braid_solver::QueryKind::Branch;
+                    match answer {
+                        braid_solver::SatResult::Sat(m) => Rc::new(m),
+                        _ => continue,
+                    }
+                }
             };
             out.push(side);
         }

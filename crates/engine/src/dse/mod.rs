@@ -20,7 +20,7 @@ use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind, MAX_ALLOC,
 use crate::EngineError;
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx as At, VarId};
-use braid_solver::{QuerySolver, SatResult, Z3Solver};
+use braid_solver::{QueryKind, QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use merging::{Merger, Merging, Scheduler, Similarity, Strategy, SPLIT_AFTER_MS};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -394,12 +394,18 @@ impl<'m> Dse<'m> {
         // state is split instead ([`Dse::run_slice`]).
         // Only a step can be undone and rerun on the split parts.
         let merged = !st.merges.is_empty() && self.stepping;
+        if !st.merges.is_empty() && self.solver.kind == QueryKind::Branch {
+            self.solver.kind = QueryKind::Merge;
+        }
         let split_after = self.merger.as_ref().map_or(SPLIT_AFTER_MS, |m| m.config.split_after_ms);
         if merged {
             let user = self.config.limits.solver_timeout_ms.unwrap_or(u32::MAX);
             self.solver.set_timeout(Some(user.min(split_after)));
         }
         let answer = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
+        if self.solver.kind == QueryKind::Merge {
+            self.solver.kind = QueryKind::Branch;
+        }
         if merged {
             self.solver.set_timeout(self.config.limits.solver_timeout_ms);
         }
@@ -468,7 +474,10 @@ impl<'m> Dse<'m> {
         let possible = if self.store.is_true(bug) {
             Ok(Some(Default::default()))
         } else {
-            self.decide(&st, bug)
+            self.solver.kind = QueryKind::BugCheck;
+            let answer = self.decide(&st, bug);
+            self.solver.kind = QueryKind::Branch;
+            answer
         };
         let m = match possible {
             Ok(Some(m)) => m,

@@ -607,7 +607,10 @@ impl<'m> Multise<'m> {
 
     /// Records a bug for the paths in `g` if any is feasible.
     fn bug(&mut self, g: Guard, hint: &Model, kind: &str, func: FuncId, stmt: StmtIdx) {
-        if let Some(m) = self.feasible(g, hint) {
+        self.solver.kind = braid_solver::QueryKind::BugCheck;
+        let feasible = self.feasible(g, hint);
+        self.solver.kind = braid_solver::QueryKind::Branch;
+        if let Some(m) = feasible {
             self.add_model(m);
             let event = Event {
                 guard: g,
