@@ -3,7 +3,7 @@
 //! independent execution.
 
 use crate::results::{Branch, Outcome, TestInput};
-use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind};
+use crate::semantics::{bug_kind, compose_bytes, BugKind};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_term::{eval_bv, eval_op, Op, Value};
@@ -32,7 +32,7 @@ struct Machine<'m> {
     module: &'m Module,
     code: &'m Code,
     frames: Vec<Frame>,
-    memory: Vec<Vec<Value>>,
+    memory: Vec<Cells>,
     /// Input values by occurrence name (see [`input_name`]).
     inputs: FxHashMap<String, Value>,
     reads: FxHashMap<String, u32>,
@@ -45,6 +45,94 @@ struct Machine<'m> {
 }
 
 pub use braid_ir::input_name;
+
+/// An allocation's cells: plain bytes while every cell holds one (as
+/// WebAssembly's linear memory does), else values. A byte allocation
+/// becomes one of values when a cell gets anything but a byte.
+enum Cells {
+    Bytes(Vec<u8>),
+    Values(Vec<Value>),
+}
+
+impl Cells {
+    fn new(fill: Value, n: usize) -> Cells {
+        match fill {
+            Value::Bv { width: 8, bits } => Cells::Bytes(vec![bits as u8; n]),
+            _ => Cells::Values(vec![fill; n]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Cells::Bytes(b) => b.len(),
+            Cells::Values(v) => v.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<Value> {
+        match self {
+            Cells::Bytes(b) => b.get(i).map(|x| Value::bv(8, *x as u64)),
+            Cells::Values(v) => v.get(i).copied(),
+        }
+    }
+
+    /// The values, once this allocation holds more than bytes.
+    fn values(&mut self) -> &mut Vec<Value> {
+        if let Cells::Bytes(b) = self {
+            *self = Cells::Values(b.iter().map(|x| Value::bv(8, *x as u64)).collect());
+        }
+        match self {
+            Cells::Values(v) => v,
+            Cells::Bytes(_) => unreachable!("converted above"),
+        }
+    }
+
+    fn set(&mut self, i: usize, v: Value) {
+        match (&mut *self, v) {
+            (Cells::Bytes(b), Value::Bv { width: 8, bits }) => b[i] = bits as u8,
+            _ => self.values()[i] = v,
+        }
+    }
+
+    /// The `n`-byte little-endian value at `o` (in bounds); `None` if a
+    /// cell there holds something other than a byte (undefined cells read
+    /// as zero).
+    fn load(&self, o: usize, n: usize) -> Option<Value> {
+        match self {
+            Cells::Bytes(b) => {
+                let bits = b[o..o + n].iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64);
+                Some(Value::bv(8 * n as u8, bits))
+            }
+            Cells::Values(v) => compose_bytes(8 * n as u8, &v[o..o + n]),
+        }
+    }
+
+    /// Stores the `n` low bytes of `bits` at `o` (in bounds), little-endian.
+    fn store(&mut self, o: usize, n: usize, bits: u64) {
+        match self {
+            Cells::Bytes(b) => {
+                for (i, c) in b[o..o + n].iter_mut().enumerate() {
+                    *c = (bits >> (8 * i)) as u8;
+                }
+            }
+            Cells::Values(v) => {
+                for (i, c) in v[o..o + n].iter_mut().enumerate() {
+                    *c = Value::bv(8, bits >> (8 * i));
+                }
+            }
+        }
+    }
+
+    fn grow(&mut self, n: usize, fill: Value) {
+        match (&mut *self, fill) {
+            (Cells::Bytes(b), Value::Bv { width: 8, bits }) => b.resize(b.len() + n, bits as u8),
+            _ => {
+                let v = self.values();
+                v.resize(v.len() + n, fill);
+            }
+        }
+    }
+}
 
 enum Flow {
     Next,
@@ -240,7 +328,16 @@ impl Machine<'_> {
         Outcome::End {
             function: func.name.clone(),
             values,
-            memory: render_memory(self.module, self.memory.iter().map(|a| a.as_slice()), |v| *v),
+            memory: self
+                .memory
+                .iter()
+                .enumerate()
+                .filter(|(_, cells)| cells.len() <= crate::semantics::MAX_RENDERED_CELLS)
+                .map(|(i, cells)| {
+                    let values = (0..cells.len()).filter_map(|k| cells.get(k));
+                    (format!("a{i}"), values.map(|v| self.module.render_value(&v)).collect())
+                })
+                .collect(),
             returned: returned.map(|v| self.module.render_value(&v)),
         }
     }
@@ -272,10 +369,10 @@ impl Machine<'_> {
                         match self.cell(self.value(addr), n) {
                             Err(k) => return self.bug(k.name()),
                             Ok((a, o)) => {
-                                let cells = &self.memory[a][o..o + n as usize];
+                                let cells = &self.memory[a];
                                 match width {
-                                    None => Ok(cells[0]),
-                                    Some(w) => match compose_bytes(*w, cells) {
+                                    None => Ok(cells.get(o).expect("in bounds")),
+                                    Some(w) => match cells.load(o, *w as usize / 8) {
                                         Some(v) => Ok(v),
                                         None => return self.bug(BugKind::TypeError.name()),
                                     },
@@ -286,7 +383,7 @@ impl Machine<'_> {
                     Rhs::Alloc(n, fill) => match self.value(n) {
                         Value::Int(k) if (0..=crate::semantics::MAX_ALLOC as i128).contains(&k) => {
                             let fill = fill.as_ref().map_or(Value::Undef, |v| self.value(v));
-                            self.memory.push(vec![fill; k as usize]);
+                            self.memory.push(Cells::new(fill, k as usize));
                             Ok(Value::Addr {
                                 alloc: self.memory.len() as u32 - 1,
                                 offset: 0,
@@ -294,7 +391,7 @@ impl Machine<'_> {
                         }
                         Value::Bv { bits, .. } if bits <= crate::semantics::MAX_ALLOC => {
                             let fill = fill.as_ref().map_or(Value::Undef, |v| self.value(v));
-                            self.memory.push(vec![fill; bits as usize]);
+                            self.memory.push(Cells::new(fill, bits as usize));
                             Ok(Value::Addr {
                                 alloc: self.memory.len() as u32 - 1,
                                 offset: 0,
@@ -314,12 +411,12 @@ impl Machine<'_> {
                 match self.cell(self.value(addr), n) {
                     Err(k) => self.bug(k.name()),
                     Ok((a, o)) => {
-                        match width {
-                            None => self.memory[a][o] = v,
-                            Some(w) => match split_bytes(*w, v) {
-                                Some(bytes) => self.memory[a][o..o + bytes.len()].copy_from_slice(&bytes),
-                                None => return self.bug(BugKind::TypeError.name()),
-                            },
+                        match (width, v) {
+                            (None, _) => self.memory[a].set(o, v),
+                            (Some(w), Value::Bv { width, bits }) if width == *w => {
+                                self.memory[a].store(o, *w as usize / 8, bits)
+                            }
+                            _ => return self.bug(BugKind::TypeError.name()),
                         }
                         Flow::Next
                     }
@@ -389,7 +486,7 @@ impl Machine<'_> {
                 if n < 0 || a.len() as i128 + n > crate::semantics::MAX_ALLOC as i128 {
                     return self.bug(BugKind::BadAllocation.name());
                 }
-                a.resize(a.len() + n as usize, fill);
+                a.grow(n as usize, fill);
                 Flow::Next
             }
             Stmt::Output { stream, byte } => {
@@ -457,14 +554,14 @@ impl Machine<'_> {
                 if offset < 0 || offset + n > cells.len() as i128 {
                     return false;
                 }
-                let cells = &cells[offset as usize..(offset + n) as usize];
-                slots[dst as usize] = if bytes == 0 {
-                    cells[0]
+                let o = offset as usize;
+                slots[dst as usize] = match if bytes == 0 {
+                    cells.get(o)
                 } else {
-                    match compose_bytes(8 * bytes, cells) {
-                        Some(r) => r,
-                        None => return false,
-                    }
+                    cells.load(o, bytes as usize)
+                } {
+                    Some(r) => r,
+                    None => return false,
                 };
             }
             Inst::Store { addr, value, bytes } => {
@@ -480,12 +577,8 @@ impl Machine<'_> {
                 }
                 let at = offset as usize;
                 match x {
-                    _ if bytes == 0 => cells[at] = x,
-                    Value::Bv { width, bits } if width == 8 * bytes => {
-                        for (i, c) in cells[at..at + bytes as usize].iter_mut().enumerate() {
-                            *c = Value::bv(8, bits >> (8 * i));
-                        }
-                    }
+                    _ if bytes == 0 => cells.set(at, x),
+                    Value::Bv { width, bits } if width == 8 * bytes => cells.store(at, bytes as usize, bits),
                     _ => return false,
                 }
             }
@@ -536,20 +629,20 @@ impl Machine<'_> {
     }
 }
 
-/// Renders allocations as `a0: [cells]`, reading each cell with `value`;
-/// large ones are left out (and not read).
-pub fn render_memory<'a, T: 'a>(
+/// Renders allocations, given as their length and cells, as `a0: [cells]`,
+/// reading each cell with `value`; large ones are left out (and not read).
+pub fn render_memory<T, I: Iterator<Item = T>>(
     module: &Module,
-    allocs: impl Iterator<Item = &'a [T]>,
+    allocs: impl Iterator<Item = (usize, I)>,
     mut value: impl FnMut(&T) -> Value,
 ) -> BTreeMap<String, Vec<String>> {
     allocs
         .enumerate()
-        .filter(|(_, cells)| cells.len() <= crate::semantics::MAX_RENDERED_CELLS)
-        .map(|(i, cells)| {
+        .filter(|(_, (len, _))| *len <= crate::semantics::MAX_RENDERED_CELLS)
+        .map(|(i, (_, cells))| {
             (
                 format!("a{i}"),
-                cells.iter().map(|c| module.render_value(&value(c))).collect(),
+                cells.map(|c| module.render_value(&value(&c))).collect(),
             )
         })
         .collect()
@@ -703,7 +796,7 @@ impl<'m> Instance<'m> {
 
     /// The cell at `offset` of allocation `alloc`, if it exists.
     pub fn cell(&self, alloc: u32, offset: usize) -> Option<Value> {
-        self.machine.memory.get(alloc as usize)?.get(offset).copied()
+        self.machine.memory.get(alloc as usize)?.get(offset)
     }
 }
 

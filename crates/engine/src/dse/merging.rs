@@ -246,7 +246,7 @@ impl<'m> Merger<'m> {
                     return None;
                 };
                 let at = usize::try_from(offset.checked_add(k)?).ok()?;
-                st.memory.get(alloc as usize)?.get(at).copied()
+                st.memory.get(alloc as usize)?.get(at)
             }
         }
     }
@@ -417,18 +417,17 @@ impl Dse<'_> {
             }
         }
         for (k, (x, y)) in a.memory.iter().zip(&b.memory).enumerate() {
-            if Rc::ptr_eq(x, y) || x == y {
+            if Rc::ptr_eq(x, y) || x.shares_all(y) || x == y {
                 continue;
             }
-            let mut cells = Vec::with_capacity(x.len());
-            for (p, q) in x.iter().zip(y.iter()) {
-                cells.push(if p == q {
-                    *p
+            let merged = x.zip_with(y, |p, q| {
+                if p == q {
+                    Some(p)
                 } else {
-                    self.store.app(braid_term::Op::Ite, &[ca, *p, *q]).ok()?
-                });
-            }
-            m.memory[k] = Rc::new(cells);
+                    self.store.app(braid_term::Op::Ite, &[ca, p, q]).ok()
+                }
+            })?;
+            m.memory[k] = Rc::new(merged);
         }
         m.multiplicity = a.multiplicity.saturating_add(b.multiplicity);
         m.steps_since_cover = a.steps_since_cover.min(b.steps_since_cover);
@@ -499,8 +498,8 @@ impl Dse<'_> {
                 }
             }
             for a in &mut side.memory {
-                let cells: Vec<TermId> = a.iter().map(|c| pick(*c)).collect();
-                if cells[..] != a[..] {
+                let cells = a.map(|c| Some(pick(c))).expect("picking a side never fails");
+                if !cells.shares_all(a) {
                     *a = Rc::new(cells);
                 }
             }

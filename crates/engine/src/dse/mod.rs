@@ -24,7 +24,7 @@ use braid_solver::{QueryKind, QuerySolver, SatResult, Z3Solver};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use merging::{Merger, Merging, Scheduler, Similarity, Strategy, SPLIT_AFTER_MS};
 use rustc_hash::{FxHashMap, FxHashSet};
-use state::{Frame, State};
+use state::{Cells, Frame, State};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -653,7 +653,7 @@ impl<'m> Dse<'m> {
         Outcome::End {
             function: f.name.clone(),
             values,
-            memory: crate::concrete::render_memory(self.module, st.memory.iter().map(|a| a.as_slice()), eval),
+            memory: crate::concrete::render_memory(self.module, st.memory.iter().map(|a| (a.len(), a.iter())), eval),
             returned: returned.map(|t| self.module.render_value(&eval(&t))),
         }
     }
@@ -707,14 +707,21 @@ impl<'m> Dse<'m> {
                         let cells = width.map_or(1, |w| w as usize / 8);
                         match self.known_cells(st, p, cells) {
                             Some((alloc, off)) => {
-                                let cells = &st.memory[alloc][off..off + cells];
+                                let a = &st.memory[alloc];
                                 match width {
-                                    None => Some(cells[0]),
+                                    None => Some(a[off]),
                                     Some(w) => {
-                                        let values: Option<Vec<Value>> =
-                                            cells.iter().map(|c| self.store.as_const(*c)).collect();
-                                        values
-                                            .and_then(|v| compose_bytes(*w, &v))
+                                        let mut values = [Value::Undef; 8];
+                                        let known = (0..cells).all(|i| match self.store.as_const(a[off + i]) {
+                                            Some(v) => {
+                                                values[i] = v;
+                                                true
+                                            }
+                                            None => false,
+                                        });
+                                        known
+                                            .then(|| compose_bytes(*w, &values[..cells]))
+                                            .flatten()
                                             .map(|v| self.store.constant(v))
                                     }
                                 }
@@ -742,13 +749,16 @@ impl<'m> Dse<'m> {
                     return false;
                 };
                 match width {
-                    None => Rc::make_mut(&mut st.memory[alloc])[off] = v,
+                    None => Rc::make_mut(&mut st.memory[alloc]).set(off, v),
                     Some(w) => {
                         let Some(bytes) = self.store.as_const(v).and_then(|v| split_bytes(*w, v)) else {
                             return false;
                         };
                         let bytes: Vec<TermId> = bytes.into_iter().map(|b| self.store.constant(b)).collect();
-                        Rc::make_mut(&mut st.memory[alloc])[off..off + cells].copy_from_slice(&bytes);
+                        let a = Rc::make_mut(&mut st.memory[alloc]);
+                        for (i, b) in bytes.into_iter().enumerate() {
+                            a.set(off + i, b);
+                        }
                     }
                 }
                 st.top_mut().at += 1;
@@ -1128,7 +1138,7 @@ impl<'m> Dse<'m> {
         let Some(cells) = self.cell_count(&mut st, n) else {
             return self.fail(&st, BugKind::BadAllocation);
         };
-        st.memory.push(Rc::new(vec![fill; cells]));
+        st.memory.push(Rc::new(Cells::new(fill, cells)));
         let a = self.store.constant(Value::Addr {
             alloc: st.memory.len() as u32 - 1,
             offset: 0,
@@ -1152,8 +1162,7 @@ impl<'m> Dse<'m> {
         if a.len() + cells > MAX_ALLOC as usize {
             return self.fail(&st, BugKind::BadAllocation);
         }
-        let len = a.len();
-        Rc::make_mut(a).resize(len + cells, fill);
+        Rc::make_mut(a).grow(cells, fill);
         st.top_mut().at += 1;
         Step::Continue(st)
     }
@@ -1283,7 +1292,7 @@ impl<'m> Dse<'m> {
 
     fn store(&mut self, mut st: State, alloc: u32, off: usize, v: TermId, width: Option<u8>) -> Step {
         match width {
-            None => Rc::make_mut(&mut st.memory[alloc as usize])[off] = v,
+            None => Rc::make_mut(&mut st.memory[alloc as usize]).set(off, v),
             Some(w) => {
                 if self.store.sort(v) != Sort::Bv(w) {
                     return self.fail(&st, BugKind::TypeError);
@@ -1292,7 +1301,7 @@ impl<'m> Dse<'m> {
                     let sh = self.store.constant(Value::bv(w, 8 * i as u64));
                     let moved = self.store.app(Op::LShr, &[v, sh]).expect("same width");
                     let byte = self.store.app(Op::Trunc(8), &[moved]).expect("narrows");
-                    Rc::make_mut(&mut st.memory[alloc as usize])[off + i] = byte;
+                    Rc::make_mut(&mut st.memory[alloc as usize]).set(off + i, byte);
                 }
             }
         }

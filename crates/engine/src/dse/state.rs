@@ -42,8 +42,8 @@ pub(crate) struct Alt {
 #[derive(Clone)]
 pub(crate) struct State {
     pub frames: Vec<Frame>,
-    /// Allocations, shared between forks until written.
-    pub memory: Vec<Rc<Vec<TermId>>>,
+    /// Allocations, shared between forks until written (a page at a time).
+    pub memory: Vec<Rc<Cells>>,
     /// The path condition, as a list of conjuncts.
     pub path: Vec<TermId>,
     /// A model of `path` (symbols it leaves out take default values),
@@ -199,5 +199,126 @@ impl PartialEq for Inputs {
                 _ => return false,
             }
         }
+    }
+}
+
+/// Cells per page of [`Cells`].
+const PAGE: usize = 1024;
+
+/// An allocation's cells in pages that states share until one writes: a
+/// fork that writes one cell of a WebAssembly memory copies one page of it,
+/// not all of it. Pages of an allocation made with one value start as one
+/// shared page.
+#[derive(Clone, Debug)]
+pub(crate) struct Cells {
+    pages: Vec<Rc<Vec<TermId>>>,
+    len: usize,
+}
+
+impl PartialEq for Cells {
+    /// Same cells; shared pages compare at once.
+    fn eq(&self, other: &Cells) -> bool {
+        self.len == other.len
+            && self
+                .pages
+                .iter()
+                .zip(&other.pages)
+                .all(|(a, b)| Rc::ptr_eq(a, b) || a == b)
+    }
+}
+
+impl std::ops::Index<usize> for Cells {
+    type Output = TermId;
+
+    fn index(&self, i: usize) -> &TermId {
+        assert!(i < self.len, "cell {i} of {}", self.len);
+        &self.pages[i / PAGE][i % PAGE]
+    }
+}
+
+impl Cells {
+    pub fn new(fill: TermId, len: usize) -> Cells {
+        let full = Rc::new(vec![fill; PAGE]);
+        let mut pages = vec![full; len / PAGE];
+        if !len.is_multiple_of(PAGE) {
+            pages.push(Rc::new(vec![fill; len % PAGE]));
+        }
+        Cells { pages, len }
+    }
+
+    pub fn from_vec(cells: Vec<TermId>) -> Cells {
+        Cells {
+            len: cells.len(),
+            pages: cells.chunks(PAGE).map(|c| Rc::new(c.to_vec())).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn get(&self, i: usize) -> Option<TermId> {
+        (i < self.len).then(|| self.pages[i / PAGE][i % PAGE])
+    }
+
+    pub fn set(&mut self, i: usize, v: TermId) {
+        let page = &mut self.pages[i / PAGE];
+        if page[i % PAGE] != v {
+            Rc::make_mut(page)[i % PAGE] = v;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = TermId> + '_ {
+        self.pages.iter().flat_map(|p| p.iter().copied())
+    }
+
+    /// The cells with `n` more holding `fill`.
+    pub fn grow(&mut self, n: usize, fill: TermId) {
+        let mut cells: Vec<TermId> = Vec::new();
+        if !self.len.is_multiple_of(PAGE) {
+            let last = self.pages.pop().expect("a partial last page");
+            cells.extend(last.iter().copied());
+        }
+        cells.resize(cells.len() + n, fill);
+        let rest = Cells::from_vec(cells);
+        self.pages.extend(rest.pages);
+        self.len += n;
+    }
+
+    /// Whether `self` and `other` share every page (no cell can differ).
+    pub fn shares_all(&self, other: &Cells) -> bool {
+        self.len == other.len && self.pages.iter().zip(&other.pages).all(|(a, b)| Rc::ptr_eq(a, b))
+    }
+
+    /// `f` of the cells of `self` and `other` (of one length), page by
+    /// page; pages the two share stay shared.
+    pub fn zip_with(&self, other: &Cells, mut f: impl FnMut(TermId, TermId) -> Option<TermId>) -> Option<Cells> {
+        let mut pages = Vec::with_capacity(self.pages.len());
+        for (p, q) in self.pages.iter().zip(&other.pages) {
+            if Rc::ptr_eq(p, q) {
+                pages.push(p.clone());
+                continue;
+            }
+            let cells: Option<Vec<TermId>> = p.iter().zip(q.iter()).map(|(a, b)| f(*a, *b)).collect();
+            pages.push(Rc::new(cells?));
+        }
+        Some(Cells { pages, len: self.len })
+    }
+
+    /// The cells page by page, with `f` applied; pages `f` leaves as they
+    /// are stay shared.
+    pub fn map(&self, mut f: impl FnMut(TermId) -> Option<TermId>) -> Option<Cells> {
+        let mut pages = Vec::with_capacity(self.pages.len());
+        for p in &self.pages {
+            let mut new: Option<Vec<TermId>> = None;
+            for (i, c) in p.iter().enumerate() {
+                let d = f(*c)?;
+                if d != *c {
+                    new.get_or_insert_with(|| p.to_vec())[i] = d;
+                }
+            }
+            pages.push(new.map_or_else(|| p.clone(), Rc::new));
+        }
+        Some(Cells { pages, len: self.len })
     }
 }

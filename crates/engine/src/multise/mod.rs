@@ -230,7 +230,9 @@ impl Engine for Multise<'_> {
             self.flush(rec);
         }
         if self.opts.dump_state {
-            self.result.state_dump = frame.as_ref().map(|f| self.render_state(f));
+            // Rendering guards is BDD work: past the budget it unwinds, and
+            // the dump is left out.
+            self.result.state_dump = frame.as_ref().and_then(|f| catch_stop(|| self.render_state(f)).ok());
         }
         self.finish_stats(frame.as_ref());
         Ok(self.result)
@@ -1706,7 +1708,7 @@ impl Multise<'_> {
                     &a.cells[..size.min(a.cells.len())]
                 });
                 let cells: Vec<&[ValueSummary]> = cells.collect();
-                let memory = render_memory(self.module, cells.into_iter(), |c| {
+                let memory = render_memory(self.module, cells.iter().map(|c| (c.len(), c.iter())), |c| {
                     self.value_under(c, m, memo).map_or(Value::Undef, |x| x.1)
                 });
                 let returned = returned
