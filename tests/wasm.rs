@@ -157,6 +157,16 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
     let p = src.display().to_string();
     let (bugs, _) = run_with(&p, &["--cflags", "-DLIMIT=7"]);
     assert_eq!(bugs, ["division-by-zero"]);
+    // A directory of tests replays whole.
+    let out = dir.path().join("out");
+    let (_, json, _) = run_json(&p, &out, &["--cflags", "-DLIMIT=7"]);
+    let o = braid(&["replay", &p, &out.join("tests").display().to_string()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 0, "{text}");
+    assert!(
+        text.ends_with(&format!("{} passed, 0 failed\n", json["tests"])),
+        "{text}"
+    );
     let o = braid(&["run", &p]);
     assert_eq!(code(&o), 2, "LIMIT undefined: clang fails");
     let err = String::from_utf8_lossy(&o.stderr);

@@ -42,6 +42,8 @@ enum Command {
     /// Run tests concretely; exit 0 iff each reproduces its recorded outcome.
     Replay {
         program: PathBuf,
+        /// Test files, or directories whose `.json` files are tests (a
+        /// run's `--out DIR/tests`).
         #[arg(required = true)]
         tests: Vec<PathBuf>,
     },
@@ -775,7 +777,21 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     // (C compiles to it) also run in wasmi, an independent runtime.
     let mut modules: std::collections::BTreeMap<Vec<String>, Loaded> = Default::default();
     let mut failed = 0;
-    for path in tests {
+    let mut files = Vec::new();
+    for t in tests {
+        if t.is_dir() {
+            let mut in_dir: Vec<PathBuf> = std::fs::read_dir(t)
+                .with_context(|| format!("cannot read {}", t.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            in_dir.sort();
+            files.extend(in_dir);
+        } else {
+            files.push(t.clone());
+        }
+    }
+    for path in &files {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let test: TestCase =
             serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
@@ -797,7 +813,7 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
             }
         }
     }
-    println!("{} passed, {} failed", tests.len() - failed, failed);
+    println!("{} passed, {} failed", files.len() - failed, failed);
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
