@@ -301,17 +301,7 @@ impl Machine<'_> {
 
     /// The allocation and in-bounds offset `p` points to, for `len` cells.
     fn cell(&self, p: Value, len: i128) -> Result<(usize, usize), BugKind> {
-        match p {
-            Value::Addr { alloc, offset } => {
-                let size = self.memory[alloc as usize].len() as i128;
-                if offset < 0 || offset + len > size {
-                    Err(BugKind::OutOfBounds)
-                } else {
-                    Ok((alloc as usize, offset as usize))
-                }
-            }
-            _ => Err(BugKind::InvalidAddress),
-        }
+        cell_in(&self.memory, p, len)
     }
 
     fn end(&mut self, returned: Option<Value>) -> Outcome {
@@ -544,17 +534,10 @@ impl Machine<'_> {
                 }
             }
             Inst::Load { dst, addr, bytes } => {
-                let Value::Addr { alloc, offset } = v(addr) else {
+                let Ok((a, o)) = cell_in(&self.memory, v(addr), bytes.max(1) as i128) else {
                     return false;
                 };
-                let Some(cells) = self.memory.get(alloc as usize) else {
-                    return false;
-                };
-                let n = bytes.max(1) as i128;
-                if offset < 0 || offset + n > cells.len() as i128 {
-                    return false;
-                }
-                let o = offset as usize;
+                let cells = &self.memory[a];
                 slots[dst as usize] = match if bytes == 0 {
                     cells.get(o)
                 } else {
@@ -565,17 +548,10 @@ impl Machine<'_> {
                 };
             }
             Inst::Store { addr, value, bytes } => {
-                let (Value::Addr { alloc, offset }, x) = (v(addr), v(value)) else {
+                let Ok((a, at)) = cell_in(&self.memory, v(addr), bytes.max(1) as i128) else {
                     return false;
                 };
-                let Some(cells) = self.memory.get_mut(alloc as usize) else {
-                    return false;
-                };
-                let n = bytes.max(1) as i128;
-                if offset < 0 || offset + n > cells.len() as i128 {
-                    return false;
-                }
-                let at = offset as usize;
+                let (x, cells) = (v(value), &mut self.memory[a]);
                 match x {
                     _ if bytes == 0 => cells.set(at, x),
                     Value::Bv { width, bits } if width == 8 * bytes => cells.store(at, bytes as usize, bits),
@@ -626,6 +602,19 @@ impl Machine<'_> {
         }
         caller.at += 1;
         Flow::Stay
+    }
+}
+
+/// The allocation and in-bounds offset `p` points to, for `len` cells.
+fn cell_in(memory: &[Cells], p: Value, len: i128) -> Result<(usize, usize), BugKind> {
+    let Value::Addr { alloc, offset } = p else {
+        return Err(BugKind::InvalidAddress);
+    };
+    let size = memory.get(alloc as usize).ok_or(BugKind::InvalidAddress)?.len() as i128;
+    if offset < 0 || offset + len > size {
+        Err(BugKind::OutOfBounds)
+    } else {
+        Ok((alloc as usize, offset as usize))
     }
 }
 

@@ -325,16 +325,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
             Payload::CustomSection(c) if c.name().starts_with(".debug_") => {
                 debug.insert(c.name().to_string(), c.data().to_vec());
             }
-            Payload::CustomSection(c) => {
-                if let wasmparser::KnownCustom::Name(r) = c.as_known() {
-                    // Names are only read for `reach_error`: a malformed section is ignored.
-                    for name in r.into_iter().flatten() {
-                        if let wasmparser::Name::Function(map) = name {
-                            function_names.extend(map.into_iter().flatten().map(|n| (n.index, n.name.to_string())));
-                        }
-                    }
-                }
-            }
+            Payload::CustomSection(c) => function_names.extend(names_in(&c)),
             Payload::ElementSection(r) => {
                 for e in r.into_iter_with_offsets() {
                     let (offset, e) = e?;
@@ -405,12 +396,8 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
     let pages_cell = layout::global((globals.len() + return_area) as u32);
     // SV-COMP programs often define `reach_error` (empty, or calling
     // `abort`): a call to it is the property violation, whatever its body.
-    let reach_error = exports
-        .iter()
-        .map(|(n, i)| (n.as_str(), *i))
-        .chain(function_names.iter().map(|(i, n)| (n.as_str(), *i)))
-        .find(|(n, i)| *n == "reach_error" && *i as usize >= imports.len())
-        .map(|(_, i)| i);
+    let named = exports.iter().map(|(n, i)| (*i, n.clone())).chain(function_names);
+    let reach_error = defined_reach_error(named, imports.len() as u32);
     let convention = opts.convention.resolve(
         reach_error.is_some(),
         imports.iter().map(|(m, n, _, _)| (m.as_str(), n.as_str())),
@@ -643,6 +630,29 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         return_area: layout::global(globals.len() as u32),
         incomplete: (!unknown.is_empty()).then(|| format!("unknown imports made symbolic: {}", unknown.join(", "))),
     })
+}
+
+/// The function names of a `name` custom section (none from any other, or
+/// from a malformed one: names only serve to find `reach_error`).
+pub(crate) fn names_in(c: &wasmparser::CustomSectionReader<'_>) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    if let wasmparser::KnownCustom::Name(r) = c.as_known() {
+        for name in r.into_iter().flatten() {
+            if let wasmparser::Name::Function(map) = name {
+                out.extend(map.into_iter().flatten().map(|n| (n.index, n.name.to_string())));
+            }
+        }
+    }
+    out
+}
+
+/// The index of a function the module defines (past its `imported` ones)
+/// and names (export or name section) `reach_error`.
+pub(crate) fn defined_reach_error(named: impl IntoIterator<Item = (u32, String)>, imported: u32) -> Option<u32> {
+    named
+        .into_iter()
+        .find(|(i, n)| n == "reach_error" && *i >= imported)
+        .map(|(i, _)| i)
 }
 
 /// Statements' C source lines from the module's DWARF (clang's `-g`): a

@@ -313,7 +313,7 @@ pub fn run(
 /// call to an import `braid.reach_error` added for it, which fails as the
 /// imported `reach_error` does.
 fn prepare(bytes: &[u8], convention: crate::Convention) -> Result<(Vec<u8>, crate::Convention), String> {
-    use wasmparser::{ExternalKind, KnownCustom, Name, Parser, Payload, TypeRef};
+    use wasmparser::{ExternalKind, Parser, Payload, TypeRef};
     let err = |e: wasmparser::BinaryReaderError| format!("wasmi: {e}");
     let mut imports: Vec<(String, String)> = Vec::new();
     let mut types: Vec<u32> = Vec::new();
@@ -340,23 +340,12 @@ fn prepare(bytes: &[u8], convention: crate::Convention) -> Result<(Vec<u8>, crat
                     }
                 }
             }
-            Payload::CustomSection(c) => {
-                if let KnownCustom::Name(r) = c.as_known() {
-                    for name in r.into_iter().flatten() {
-                        if let Name::Function(map) = name {
-                            named.extend(map.into_iter().flatten().map(|n| (n.index, n.name.to_string())));
-                        }
-                    }
-                }
-            }
+            Payload::CustomSection(c) => named.extend(crate::names_in(&c)),
             _ => {}
         }
     }
     let n = imports.len() as u32;
-    let reach_error = named
-        .iter()
-        .find(|(i, name)| name == "reach_error" && *i >= n)
-        .map(|(i, _)| *i);
+    let reach_error = crate::defined_reach_error(named, n);
     let convention = convention.resolve(
         reach_error.is_some(),
         imports.iter().map(|(m, n)| (m.as_str(), n.as_str())),
