@@ -8,7 +8,9 @@
 //! `Unknown` (including timeouts) is never taken as unsat: it is reported up,
 //! so the run becomes `incomplete` with the reason.
 
+pub mod partial;
 mod query;
+pub mod simplex;
 mod z3_backend;
 
 pub use query::{KindStats, QueryKind, QuerySolver, SlowQuery, SolverStats, HISTOGRAM_MS};
