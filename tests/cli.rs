@@ -60,12 +60,27 @@ fn bad_input_exits_2_with_a_located_message() {
     let missing = braid(&["run", "/nonexistent/prog.bir"]);
     assert_eq!(code(&missing), 2);
     let figure1 = example("examples/paper/figure1.bir");
+    // Not a braid test, though it ends in .json.
+    let figure1_json = dir.path().join("figure1.json").display().to_string();
+    std::fs::write(&figure1_json, "fn main() {}").expect("write");
     for args in [
         vec!["run", &figure1, "--search", "sideways"],
         vec!["run", &figure1, "--engine", "quantum"],
         vec!["run", &figure1, "--entry", "nope"],
         vec!["run", &figure1, "--max-time", "-1"],
         vec!["run", &figure1, "--no-such-flag"],
+        vec!["run", &figure1, "--partial-solutions"],
+        vec!["run", &figure1, "--search", "generational"],
+        vec!["run", &figure1, "--engine", "concolic", "--search", "covnew"],
+        vec![
+            "run",
+            &figure1,
+            "--engine",
+            "concolic",
+            "--seed-input",
+            "/nonexistent/seed",
+        ],
+        vec!["run", &figure1, "--engine", "concolic", "--seed-input", &figure1_json],
         vec!["frobnicate"],
     ] {
         let o = braid(&args);

@@ -74,6 +74,42 @@ fn aliasing_updates_exactly_the_array_t_points_to() {
     });
 }
 
+/// Seed 002 §2: from x = 1, y = 3 (path #1), DFS flips the last branch;
+/// the simplex solving it passes through (0, 0) and (2, 0), which drive
+/// paths #4 and #3, and ends at (1, 1), path #2: all four paths after one
+/// solver call. Without partial solutions it takes three.
+#[test]
+fn muse_covers_figure_2_with_one_solver_call() {
+    let program = example("examples/paper/muse-start.bir");
+    let seed = example("examples/paper/muse-start-seed.json");
+    for (partial, calls) in [(true, 1), (false, 3)] {
+        let out = tempfile::tempdir().expect("temp dir");
+        let mut args = vec!["--engine", "concolic", "--seed-input", &seed];
+        if partial {
+            args.push("--partial-solutions");
+        }
+        let (code, json, tests) = run_json(&program, out.path(), &args);
+        assert_eq!(code, 0);
+        let c = &json["stats"]["concolic"];
+        assert_eq!(c["solver_calls"], calls, "partial solutions {partial}: {c}");
+        assert_eq!(
+            (json["paths"].as_u64(), json["complete"].as_bool()),
+            (Some(4), Some(true))
+        );
+        assert_eq!(json["coverage"]["branches_covered"], 6);
+        // The first test is the seed's path; with partial solutions the
+        // next ones come from (1, 1), (0, 0) and (2, 0) in that order.
+        let inputs: Vec<(i128, i128)> = tests.iter().map(|t| (input_int(t, "x"), input_int(t, "y"))).collect();
+        if partial {
+            assert_eq!(inputs, [(1, 3), (1, 1), (0, 0), (2, 0)]);
+            assert_eq!(c["partial_tests"], 2);
+        }
+        let printed: BTreeSet<String> = tests.iter().map(|t| t["outcome"]["returned"].to_string()).collect();
+        assert_eq!(printed.len(), 4, "{printed:?}");
+        replay_all(&program, out.path());
+    }
+}
+
 #[test]
 fn muse_start_has_four_paths_printing_each_number_once() {
     let program = example("examples/paper/muse-start.bir");

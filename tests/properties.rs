@@ -2,6 +2,7 @@
 //! their recorded outcomes; dse under every searcher explores the same tree;
 //! multise, multise --no-coalesce and dse agree on bugs and covered branches.
 
+use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::multise::Pick;
 use braid_engine::replay::{coverage, replay};
@@ -23,6 +24,10 @@ enum Engine {
         coalesce: bool,
         pick: Pick,
         collect: bool,
+    },
+    Concolic {
+        strategy: ConcolicStrategy,
+        partial: bool,
     },
 }
 
@@ -74,6 +79,12 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
             }
             spec
         }
+        Engine::Concolic { strategy, partial } => {
+            let mut spec = EngineSpec::new(EngineKind::Concolic);
+            spec.concolic.strategy = *strategy;
+            spec.concolic.partial_solutions = *partial;
+            spec
+        }
     };
     let (result, tests) =
         explore_collect(&module, entry, "random.bir", config, &spec, &Budget::unlimited()).expect("runs");
@@ -103,6 +114,7 @@ fn engine_label(engine: &Engine) -> String {
             pick,
             collect,
         } => format!("coalesce {coalesce} {pick:?} collect {collect}"),
+        Engine::Concolic { strategy, partial } => format!("{} partial solutions {partial}", strategy.name()),
     }
 }
 
@@ -142,6 +154,29 @@ proptest! {
                 if !coalesce && !src.contains("alloc") {
                     prop_assert_eq!(d.paths, m.paths, "paths of dse vs {} {:?}\n{}", m.engine, pick, src);
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, max_shrink_iters: 0, ..ProptestConfig::default() })]
+
+    /// seed 002: concolic execution explores the same program as dse, one
+    /// run per path: under every strategy, with and without partial
+    /// solutions, the same paths, bugs and covered branches, and every test
+    /// (those of partial solutions too) replays.
+    #[test]
+    fn concolic_and_dse_agree(seed in any::<u64>()) {
+        let src = random_program(seed);
+        let (d, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
+        for strategy in ConcolicStrategy::ALL {
+            for partial in [false, true] {
+                let (c, cbugs, ccovered) = explore(&src, &Engine::Concolic { strategy, partial });
+                let label = format!("{} {}", strategy.name(), partial);
+                prop_assert_eq!((&bugs, &covered), (&cbugs, &ccovered), "dse vs concolic {}\n{}", label, src);
+                prop_assert_eq!(d.paths, c.paths, "paths of dse vs concolic {}\n{}", label, src);
+                prop_assert_eq!(c.paths as usize, c.tests, "concolic {}: one test per path\n{}", label, src);
             }
         }
     }

@@ -9,6 +9,7 @@ mod output;
 mod testcomp;
 
 use anyhow::{anyhow, bail, Context, Result};
+use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::multise::{Joins, Pick};
 use braid_engine::qce::{Qce, QceParams};
@@ -93,9 +94,19 @@ struct RunArgs {
     /// Exploration engine.
     #[arg(long, default_value = "dse")]
     engine: String,
-    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew.
+    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew;
+    /// concolic's open branches: dfs, bfs, generational.
     #[arg(long)]
     search: Option<String>,
+    /// concolic: MuSE — the assignments the solver passes through (partial
+    /// solutions) become test inputs too.
+    #[arg(long)]
+    partial_solutions: bool,
+    /// concolic: the first input from FILE: a braid test (.json; its
+    /// inputs by name), else the file's bytes (the k-th symbolic byte a run
+    /// reads takes the k-th byte).
+    #[arg(long, value_name = "FILE")]
+    seed_input: Option<PathBuf>,
     /// ssm, dsm: which states at one location merge: none, all, qce.
     #[arg(long)]
     merge: Option<String>,
@@ -455,8 +466,34 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
             bail!("{flag} applies to --engine multise only");
         }
     }
+    let concolic_only = [
+        (args.partial_solutions, "--partial-solutions"),
+        (args.seed_input.is_some(), "--seed-input"),
+    ];
+    if kind != EngineKind::Concolic {
+        if let Some((_, flag)) = concolic_only.iter().find(|(on, _)| *on) {
+            bail!("{flag} applies to --engine concolic only");
+        }
+    }
     let mut spec = EngineSpec::new(kind);
     spec.merging = merging_of(args)?;
+    if kind == EngineKind::Concolic {
+        let c = &mut spec.concolic;
+        let name = args.search.as_deref().unwrap_or("dfs");
+        c.strategy = ConcolicStrategy::parse(name)
+            .ok_or_else(|| anyhow!("unknown searcher `{name}` for --engine concolic (dfs, bfs, generational)"))?;
+        c.partial_solutions = args.partial_solutions;
+        if let Some(f) = &args.seed_input {
+            let bytes = std::fs::read(f).with_context(|| format!("cannot read the seed input {}", f.display()))?;
+            if f.extension().is_some_and(|e| e == "json") {
+                let test: TestCase = serde_json::from_slice(&bytes)
+                    .with_context(|| format!("{}: not a braid test (a .json seed is one)", f.display()))?;
+                c.seed_inputs = test.inputs;
+            } else {
+                c.seed_bytes = Some(bytes);
+            }
+        }
+    }
     let o = &mut spec.multise;
     match (args.coalesce.as_deref(), args.no_coalesce) {
         (Some("never"), _) | (None, true) => o.coalesce = false,
@@ -545,10 +582,15 @@ fn verify(args: RunArgs) -> Result<i32> {
 /// Explores `args.program` as `braid run` does (writing tests under
 /// `--out`); `default` is the convention `--convention auto` means here.
 fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Option<String>)> {
-    let search_name = args.search.as_deref().unwrap_or("dfs");
-    let search = SearchKind::parse(search_name)
-        .ok_or_else(|| anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"))?;
     let spec = engine_spec(args)?;
+    let search_name = match spec.kind {
+        EngineKind::Concolic => "dfs",
+        _ => args.search.as_deref().unwrap_or("dfs"),
+    };
+    let search = SearchKind::parse(search_name).ok_or_else(|| match search_name {
+        "generational" => anyhow!("--search generational applies to --engine concolic only"),
+        _ => anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"),
+    })?;
     let progress = ProgressMode::parse(&args.progress)
         .ok_or_else(|| anyhow!("unknown --progress `{}` (auto, always, never)", args.progress))?;
     let budget_limits = braid_budget::Limits {
@@ -606,6 +648,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     let order = match spec.kind {
         EngineKind::Multise => args.pick.clone(),
         EngineKind::Ssm => "topological".into(),
+        EngineKind::Concolic => spec.concolic.strategy.name().into(),
         _ => search.name().into(),
     };
     let dump = result.state_dump.take();

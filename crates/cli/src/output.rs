@@ -275,6 +275,20 @@ impl Report {
                 );
             }
         }
+        if let Some(c) = &st.concolic {
+            let _ = writeln!(
+                s,
+                "concolic: {} runs, {} solver calls ({} sat, {} solved by the simplex), {} open branches already covered",
+                c.runs, c.solver_calls, c.sat, c.solved_by_simplex, c.flips_already_covered
+            );
+            if c.partial_solutions_on {
+                let _ = writeln!(
+                    s,
+                    "  partial solutions {}: {} dropped (path seen), {} run, {} new paths, {} new branches",
+                    c.partial_solutions, c.partials_dropped, c.partial_runs, c.partial_tests, c.partial_new_branches
+                );
+            }
+        }
         s
     }
 

@@ -15,6 +15,10 @@ pub struct ConcreteRun {
     pub outcome: Outcome,
     pub covered: BTreeSet<Branch>,
     pub steps: u64,
+    /// A hash of the path: the branch outcomes in the order taken, and the
+    /// bug the run ended with, if any. Runs with equal traces took the same
+    /// path through the program's branches.
+    pub trace: u64,
     /// What `output` statements wrote to streams 1 and 2.
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
@@ -38,6 +42,8 @@ struct Machine<'m> {
     reads: FxHashMap<String, u32>,
     /// Branch outcomes covered, two bits per statement of each function.
     covered: Vec<Vec<u64>>,
+    /// The path's branch outcomes so far, hashed (see [`ConcreteRun::trace`]).
+    trace: u64,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     /// The value the run ended with (returned by the entry, or `halt`'s).
@@ -495,6 +501,8 @@ impl Machine<'_> {
     fn cover(&mut self, func: FuncId, at: StmtIdx, taken: bool) {
         let bit = 2 * at as usize + taken as usize;
         self.covered[func.0 as usize][bit / 64] |= 1 << (bit % 64);
+        self.trace =
+            (self.trace.rotate_left(7) ^ ((func.0 as u64) << 40 | bit as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 
     /// The common statements in their fast form ([`Code`]); `false` leaves
@@ -689,7 +697,19 @@ pub fn run_concrete_with(
             })
         })
         .collect();
+    let trace = match &outcome {
+        Outcome::Bug {
+            bug, function, stmt, ..
+        } => {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            (m.trace, bug, function, stmt).hash(&mut h);
+            h.finish()
+        }
+        Outcome::End { .. } => m.trace,
+    };
     Some(ConcreteRun {
+        trace,
         outcome,
         covered,
         steps,
@@ -712,6 +732,7 @@ impl<'m> Machine<'m> {
                 .iter()
                 .map(|f| vec![0; (2 * f.stmts.len()).div_ceil(64)])
                 .collect(),
+            trace: 0,
             stdout: Vec::new(),
             stderr: Vec::new(),
             ended_with: None,

@@ -28,8 +28,6 @@ pub enum EngineError {
     UntypedEntryParameter(String, String),
     #[error("engine `{0}` needs its settings")]
     MissingSettings(EngineKind),
-    #[error("engine `{0}` is not implemented yet; available: dse, ssm, dsm, multise")]
-    NotBuilt(EngineKind),
 }
 
 /// Periodic progress of a run, for a progress bar or status line.

@@ -56,6 +56,8 @@ pub struct Recorder<'a> {
     /// Hashes of the inputs of every test so far (frontier inputs that
     /// repeat one are not run again).
     seen: FxHashSet<u64>,
+    /// The paths the tests so far took ([`ConcreteRun::trace`]).
+    traces: FxHashSet<u64>,
     last_progress: Instant,
     /// The interpreter's form of the module, kept from test to test.
     code: Code,
@@ -83,6 +85,7 @@ impl<'a> Recorder<'a> {
             bugs: Vec::new(),
             covered: FxHashSet::default(),
             seen: FxHashSet::default(),
+            traces: FxHashSet::default(),
             last_progress: Instant::now(),
             code: Code::new(module),
         }
@@ -136,6 +139,14 @@ impl<'a> Recorder<'a> {
         true
     }
 
+    /// Whether `inputs` take a path no test so far took, by a concrete run
+    /// (MuSE's cheap filter of partial solutions, seed 002 §3.6); `None` if
+    /// the budget ran out first.
+    pub fn new_path(&self, inputs: &[TestInput]) -> Option<bool> {
+        let run = self.run(inputs)?;
+        Some(!self.traces.contains(&run.trace))
+    }
+
     fn run(&self, inputs: &[TestInput]) -> Option<ConcreteRun> {
         run_concrete_with(&self.code, self.module, self.entry, inputs, Some(&self.budget))
     }
@@ -145,6 +156,7 @@ impl<'a> Recorder<'a> {
         test.stdout = text(&run.stdout);
         test.stderr = text(&run.stderr);
         test.run_args = self.run_args.clone();
+        self.traces.insert(run.trace);
         self.covered.extend(run.covered);
         if let Outcome::Bug {
             bug,

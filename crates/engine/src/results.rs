@@ -205,6 +205,9 @@ pub struct Stats {
     pub tests_not_reproduced: u64,
     /// Where the solver's time went.
     pub solver_detail: SolverDetail,
+    /// `concolic`: runs, solver calls and partial solutions (MuSE).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concolic: Option<crate::dse::concolic::ConcolicStats>,
 }
 
 /// The solver layer's statistics that explain its time: per kind of

@@ -4,7 +4,7 @@
 //! property tests choose an engine here and nowhere else.
 
 use crate::dse::merging::{Merging, Similarity, Strategy};
-use crate::dse::Dse;
+use crate::dse::{concolic, Dse};
 use crate::multise::{self, Multise};
 use crate::qce::QceParams;
 use crate::record::Recorder;
@@ -25,7 +25,7 @@ pub enum EngineKind {
     Dsm,
     /// Value summaries (seed 000).
     Multise,
-    /// MuSE (seed 002): not built yet.
+    /// Concolic execution with MuSE's partial solutions (seed 002).
     Concolic,
 }
 
@@ -73,6 +73,8 @@ pub struct EngineSpec {
     pub merging: Option<Merging>,
     /// `multise`'s options.
     pub multise: multise::Options,
+    /// `concolic`'s options.
+    pub concolic: concolic::Options,
 }
 
 impl EngineSpec {
@@ -92,11 +94,12 @@ impl EngineSpec {
                 _ => None,
             },
             multise: multise::Options::default(),
+            concolic: concolic::Options::default(),
         }
     }
 
     /// The variants `braid bench --engines` names.
-    pub const BENCH_NAMES: [&'static str; 11] = [
+    pub const BENCH_NAMES: [&'static str; 17] = [
         "dse",
         "ssm",
         "ssm-none",
@@ -108,6 +111,12 @@ impl EngineSpec {
         "multise-always",
         "multise-auto",
         "multise-no-coalesce",
+        "concolic",
+        "concolic-p",
+        "concolic-bfs",
+        "concolic-bfs-p",
+        "concolic-generational",
+        "concolic-generational-p",
     ];
 
     /// A variant by its `braid bench` name (`ssm-all`, `multise-no-coalesce`, …).
@@ -125,6 +134,16 @@ impl EngineSpec {
             (EngineKind::Multise, "no-coalesce") => spec.multise.coalesce = false,
             (EngineKind::Multise, "always") => spec.multise.joins = multise::Joins::All,
             (EngineKind::Multise, "auto") => spec.multise.joins = multise::Joins::Similar,
+            (EngineKind::Concolic, v) => {
+                let (strategy, p) = match v.strip_suffix("p") {
+                    Some(s) => (s.strip_suffix('-').unwrap_or(s), true),
+                    None => (v, false),
+                };
+                spec.concolic.partial_solutions = p;
+                if !strategy.is_empty() {
+                    spec.concolic.strategy = concolic::Strategy::parse(strategy)?;
+                }
+            }
             _ => return None,
         }
         Some(spec)
@@ -149,6 +168,12 @@ impl EngineSpec {
             };
             args.extend(["--coalesce".to_string(), coalesce.to_string()]);
         }
+        if self.kind == EngineKind::Concolic {
+            args.extend(["--search".to_string(), self.concolic.strategy.name().to_string()]);
+            if self.concolic.partial_solutions {
+                args.push("--partial-solutions".to_string());
+            }
+        }
         args
     }
 
@@ -167,7 +192,9 @@ impl EngineSpec {
                 Box::new(Dse::new(module, entry, program, config).with_merging(merging))
             }
             EngineKind::Multise => Box::new(Multise::new(module, entry, program, config, self.multise.clone())),
-            EngineKind::Concolic => return Err(EngineError::NotBuilt(self.kind)),
+            EngineKind::Concolic => {
+                Box::new(Dse::new(module, entry, program, config).with_concolic(self.concolic.clone()))
+            }
         })
     }
 }

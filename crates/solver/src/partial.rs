@@ -197,13 +197,19 @@ impl Linearizer<'_> {
                 if !matches!(self.store.sort(args[0]), Sort::Int | Sort::Bv(_)) {
                     return;
                 }
-                let Some(l) = self.linear(args[0], depth + 1) else { return };
-                let Some(r) = self.linear(args[1], depth + 1) else { return };
+                let Some(l) = self.linear(args[0], depth + 1) else {
+                    return;
+                };
+                let Some(r) = self.linear(args[1], depth + 1) else {
+                    return;
+                };
                 let Some(d) = l.plus(r, -1) else { return };
                 if d.coeffs.is_empty() {
                     return;
                 }
-                let Some(bound) = (bound as i128).checked_sub(d.constant) else { return };
+                let Some(bound) = (bound as i128).checked_sub(d.constant) else {
+                    return;
+                };
                 let mut coeffs: Vec<(usize, i128)> = d.coeffs.into_iter().collect();
                 coeffs.sort_unstable();
                 self.constraints.push(Constraint { coeffs, rel, bound });

@@ -157,7 +157,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { pivots: 2_000, nodes: 32 }
+        Limits {
+            pivots: 2_000,
+            nodes: 32,
+        }
     }
 }
 
@@ -499,7 +502,9 @@ mod tests {
         // 2x + 2y = 6, x − y ≥ 1, within bounds.
         let cs = [c(&[(0, 2), (1, 2)], Rel::Eq, 6), c(&[(0, 1), (1, -1)], Rel::Ge, 1)];
         let s = solve(2, &cs, &[(Some(0), Some(10)); 2], Limits::default());
-        let Outcome::Sat(v) = s.outcome else { panic!("{:?}", s.outcome) };
+        let Outcome::Sat(v) = s.outcome else {
+            panic!("{:?}", s.outcome)
+        };
         assert!(2 * v[0] + 2 * v[1] == 6 && v[0] - v[1] >= 1 && v.iter().all(|x| (0..=10).contains(x)));
     }
 
@@ -520,7 +525,11 @@ mod tests {
                 .map(|_| {
                     let coeffs = (0..vars).map(|x| (x, next(3))).collect();
                     let rel = [Rel::Le, Rel::Ge, Rel::Eq][next(1).unsigned_abs() as usize % 3];
-                    Constraint { coeffs, rel, bound: next(6) }
+                    Constraint {
+                        coeffs,
+                        rel,
+                        bound: next(6),
+                    }
                 })
                 .collect();
             let bounds = vec![(Some(-4), Some(4)); vars];
@@ -550,7 +559,10 @@ mod tests {
                 }
                 break;
             }
-            let limits = Limits { pivots: 10_000, nodes: 10_000 };
+            let limits = Limits {
+                pivots: 10_000,
+                nodes: 10_000,
+            };
             match solve(vars, &cs, &bounds, limits).outcome {
                 Outcome::Sat(v) => assert!(holds(&v) && v.iter().all(|x| (-4..=4).contains(x)), "{cs:?} {v:?}"),
                 Outcome::Unsat => assert!(!any, "{cs:?}"),

@@ -8,6 +8,7 @@
 //! of the state with a reproducing test, and the state goes on under the
 //! negated bug condition. Every completed path gives one test.
 
+pub mod concolic;
 pub mod merging;
 mod state;
 
@@ -53,8 +54,13 @@ impl Engine for Dse<'_> {
         if let Some(m) = &mut self.merger {
             m.set_budget(budget);
         }
-        self.explore(rec)?;
+        if self.concolic.is_some() {
+            self.explore_concolic(rec)?;
+        } else {
+            self.explore(rec)?;
+        }
         let stats = &mut self.result.stats;
+        stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
         stats.record_solver(&self.solver.stats);
         stats.terms = self.store.len() as u64;
         stats.avg_value_summary_size = 1.0;
@@ -92,6 +98,12 @@ pub struct Dse<'m> {
 
     /// Completed merged states with merged paths still to test.
     pending: Vec<(State, Ending, Vec<usize>)>,
+
+    /// Concolic execution (MuSE), when on: decisions follow the input.
+    concolic: Option<Box<concolic::Concolic>>,
+    /// A query that must reach the solver even in a concolic run (the
+    /// feasible range of a symbolic offset).
+    probing: bool,
 }
 
 /// How a path ends: with a bug of a kind, or normally (returning a value).
@@ -137,10 +149,15 @@ impl<'m> Dse<'m> {
             split_requested: false,
             step_covered: Vec::new(),
             stepping: false,
+            concolic: None,
+            probing: false,
         }
     }
 
     fn engine_kind(&self) -> EngineKind {
+        if self.concolic.is_some() {
+            return EngineKind::Concolic;
+        }
         match self.merger.as_ref().map(|m| m.config.strategy) {
             None => EngineKind::Dse,
             Some(Strategy::Static) => EngineKind::Ssm,
@@ -156,6 +173,13 @@ impl<'m> Dse<'m> {
         };
         self.result.paths_exact = merging.similarity == Similarity::None;
         self.merger = Some(Merger::new(self.module, merging));
+        self
+    }
+
+    /// Turns on concolic execution (MuSE, `concolic`).
+    pub fn with_concolic(mut self, options: concolic::Options) -> Self {
+        self.result.engine = "concolic".into();
+        self.concolic = Some(Box::new(concolic::Concolic::new(options)));
         self
     }
 
@@ -387,6 +411,9 @@ impl<'m> Dse<'m> {
     /// Whether `st`'s path condition allows `cond`: a model of both, or
     /// `Err(())` when the solver could not tell (the run is then incomplete).
     fn decide(&mut self, st: &State, cond: TermId) -> Result<Option<braid_term::Model>, ()> {
+        if self.concolic.is_some() && !self.probing {
+            return Ok(self.decide_concretely(st, cond));
+        }
         if self.merger.is_some() && (self.contains_ite(cond) || st.path.iter().any(|c| self.contains_ite(*c))) {
             self.result.stats.ite_queries += 1;
         }
@@ -481,8 +508,15 @@ impl<'m> Dse<'m> {
         };
         let m = match possible {
             Ok(Some(m)) => m,
-            // The bug cannot happen here.
-            Ok(None) => return Some(st),
+            // The bug cannot happen here. (A concolic run only knows that
+            // its input avoids it: the path records that decision.)
+            Ok(None) => {
+                if self.concolic.is_some() {
+                    let ok = self.store.not(bug);
+                    st.assume(&self.store, ok, Default::default());
+                }
+                return Some(st);
+            }
             // Undecided (the run is incomplete): the state goes on under the
             // assumption that the bug does not happen, if its model agrees;
             // else its own inputs would hit the bug and its test would not
@@ -526,6 +560,7 @@ impl<'m> Dse<'m> {
     /// merged); otherwise the solver is asked once the exploration is over
     /// ([`Dse::test_pending`]), by then most of them are covered.
     fn finish(&mut self, st: &State, ending: Ending) {
+        self.concolic_finish(st);
         self.result.paths = self.result.paths.saturating_add(st.multiplicity);
         self.write_test(st, &st.model, None, &ending);
         let Some(merger) = &mut self.merger else { return };
@@ -1052,7 +1087,11 @@ impl<'m> Dse<'m> {
     fn assign(&mut self, mut st: State, dst: VarId, rhs: &Rhs) -> Step {
         let value = match rhs {
             Rhs::Copy(a) => Ok(self.operand(&st, a)),
-            Rhs::Input { sort, name } => Ok(st.fresh_input(&mut self.store, name, *sort)),
+            Rhs::Input { sort, name } => {
+                let t = st.fresh_input(&mut self.store, name, *sort);
+                self.seed_input(&mut st, t);
+                Ok(t)
+            }
             Rhs::Unary(op, a) => {
                 let a = self.operand(&st, a);
                 self.store.app(*op, &[a])
@@ -1260,7 +1299,10 @@ impl<'m> Dse<'m> {
             let vt = self.store.constant(Value::Int(v));
             let c = self.store.app(op, &[off, vt]).ok()?;
             let c = self.store.and(guard, c);
-            self.decide(st, c).ok().map(|m| m.is_some())
+            self.probing = true;
+            let answer = self.decide(st, c);
+            self.probing = false;
+            answer.ok().map(|m| m.is_some())
         })
     }
 

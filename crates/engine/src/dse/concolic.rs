@@ -1,0 +1,491 @@
+//! `concolic`: Multiplex Symbolic Execution (seed 002, Algorithm 1).
+//!
+//! Test inputs run one at a time on the forking engine's semantics, with
+//! every decision taken by evaluating under the input instead of asking the
+//! solver: each run follows exactly one path and records its path condition
+//! and, at every decision, the sides it did not take (its open branches).
+//! A search strategy picks the next open branch; its path condition (the
+//! prefix up to it and the flipped side) goes to the solver, whose model,
+//! over the parent run's input, is the next input.
+//!
+//! With `--partial-solutions` the solver also returns the assignments it
+//! passed through: the simplex of [`braid_solver::partial`] solves the
+//! query's linear part from the all-zero assignment, and each assignment
+//! before a pivot is an input to run (§3.2); if its final assignment
+//! satisfies the whole query, it is the solution and Z3 is not asked.
+//! A partial solution whose concrete run follows a path already seen is
+//! dropped before any symbolic work (§3.6).
+//!
+//! Exploration is complete when no open branch is left: every prefix of a
+//! decision sequence is run at most once (a branch whose prefix some run
+//! already followed is not solved again), and every satisfiable flip is
+//! run, so every feasible path is.
+
+use super::{Dse, State};
+use crate::record::Recorder;
+use crate::results::TestInput;
+use braid_solver::partial::solve_linear;
+use braid_solver::{simplex, QueryKind, SatResult};
+use braid_term::{Model, Node, Sort, TermId, Value};
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+use std::collections::{BinaryHeap, VecDeque};
+use std::rc::Rc;
+
+/// Which open branch is flipped next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// The deepest open branch of the latest run.
+    #[default]
+    Dfs,
+    /// The shallowest open branch of the earliest run.
+    Bfs,
+    /// SAGE's generational search: open branches of the runs that covered
+    /// the most new branches first (earliest first among equals).
+    Generational,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 3] = [Strategy::Dfs, Strategy::Bfs, Strategy::Generational];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Dfs => "dfs",
+            Strategy::Bfs => "bfs",
+            Strategy::Generational => "generational",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Strategy> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// `concolic`'s settings.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub strategy: Strategy,
+    /// MuSE: every partial solution of a solver call becomes an input.
+    pub partial_solutions: bool,
+    /// The first input's bytes: the k-th 8-bit input a run reads takes the
+    /// k-th byte (while there are bytes), unless the input sets it.
+    pub seed_bytes: Option<Vec<u8>>,
+    /// The first input's values by input name (a braid test's inputs), for
+    /// inputs the run's input leaves unset.
+    pub seed_inputs: Vec<TestInput>,
+}
+
+impl Options {
+    fn seeded(&self) -> bool {
+        self.seed_bytes.is_some() || !self.seed_inputs.is_empty()
+    }
+}
+
+/// What concolic execution did, for `--json` and `bench/RESULTS.md`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ConcolicStats {
+    pub strategy: String,
+    pub partial_solutions_on: bool,
+    /// Inputs run symbolically (each one path).
+    pub runs: u64,
+    /// Open branches sent to the solver (the paper's solver calls), and of
+    /// those: satisfiable, and answered by the simplex's final assignment
+    /// without Z3.
+    pub solver_calls: u64,
+    pub sat: u64,
+    pub solved_by_simplex: u64,
+    /// Open branches skipped because a run already followed their prefix.
+    pub flips_already_covered: u64,
+    /// Partial solutions: found, dropped by the concrete filter (their path
+    /// was seen), run, and of the runs those that gave a test (a new path).
+    pub partial_solutions: u64,
+    pub partials_dropped: u64,
+    pub partial_runs: u64,
+    pub partial_tests: u64,
+    /// Branches first covered by the runs of partial solutions.
+    pub partial_new_branches: u64,
+    /// Figure 8: solver calls by their number of partial solutions
+    /// (`0`, `1`, `2-4`, `5-16`, `17-64`, `>64`).
+    pub partials_per_call: Vec<(String, u64)>,
+    /// Coverage over time: (milliseconds, branches covered) whenever it grew.
+    pub coverage: Vec<(u64, usize)>,
+}
+
+const PER_CALL_BUCKETS: [(&str, usize); 6] = [
+    ("0", 0),
+    ("1", 1),
+    ("2-4", 4),
+    ("5-16", 16),
+    ("17-64", 64),
+    (">64", usize::MAX),
+];
+
+/// Partial solutions taken from one solver call, at most.
+const MAX_PARTIALS: usize = 256;
+
+/// An input waiting to run.
+struct Pending {
+    model: Model,
+    partial: bool,
+}
+
+/// An open branch: `cond` at the end of `path[..len]`, left by a run on
+/// `parent`'s input.
+struct Flip {
+    path: Rc<Vec<TermId>>,
+    len: usize,
+    cond: TermId,
+    hash: u64,
+    parent: Rc<Model>,
+    /// Generational: new branches the run covered; order among equals.
+    score: u64,
+    order: u64,
+}
+
+impl PartialEq for Flip {
+    fn eq(&self, o: &Flip) -> bool {
+        (self.score, self.order) == (o.score, o.order)
+    }
+}
+impl Eq for Flip {}
+impl PartialOrd for Flip {
+    fn partial_cmp(&self, o: &Flip) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Flip {
+    fn cmp(&self, o: &Flip) -> std::cmp::Ordering {
+        // A max-heap: higher score first, then earlier.
+        self.score.cmp(&o.score).then(o.order.cmp(&self.order))
+    }
+}
+
+enum Flips {
+    Stack(Vec<Flip>),
+    Queue(VecDeque<Flip>),
+    Heap(BinaryHeap<Flip>),
+}
+
+impl Flips {
+    fn push(&mut self, f: Flip) {
+        match self {
+            Flips::Stack(v) => v.push(f),
+            Flips::Queue(q) => q.push_back(f),
+            Flips::Heap(h) => h.push(f),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Flip> {
+        match self {
+            Flips::Stack(v) => v.pop(),
+            Flips::Queue(q) => q.pop_front(),
+            Flips::Heap(h) => h.pop(),
+        }
+    }
+}
+
+/// The run going on: its path so far, open branches and final input.
+#[derive(Default)]
+struct Run {
+    path: Vec<TermId>,
+    /// `open[i] = (len, cond)`: `cond` was not taken after `path[..len]`.
+    open: Vec<(usize, TermId)>,
+    model: Option<Rc<Model>>,
+    /// 8-bit inputs read so far (for the seed's bytes).
+    bytes_read: usize,
+}
+
+pub(crate) struct Concolic {
+    pub options: Options,
+    todo: VecDeque<Pending>,
+    flips: Flips,
+    /// Hashes of every decision prefix a run followed or a flip was solved for.
+    explored: FxHashSet<u64>,
+    run: Run,
+    order: u64,
+    pub stats: ConcolicStats,
+}
+
+fn mix(h: u64, t: TermId) -> u64 {
+    (h.rotate_left(11) ^ t.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The hash of `path`'s prefixes of each length (`out[k]` for `path[..k]`).
+fn prefix_hashes(path: &[TermId]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(path.len() + 1);
+    let mut h = 0x5851_F42D_4C95_7F2D;
+    out.push(h);
+    for t in path {
+        h = mix(h, *t);
+        out.push(h);
+    }
+    out
+}
+
+impl Concolic {
+    pub fn new(options: Options) -> Concolic {
+        let flips = match options.strategy {
+            Strategy::Dfs => Flips::Stack(Vec::new()),
+            Strategy::Bfs => Flips::Queue(VecDeque::new()),
+            Strategy::Generational => Flips::Heap(BinaryHeap::new()),
+        };
+        let stats = ConcolicStats {
+            strategy: options.strategy.name().to_string(),
+            partial_solutions_on: options.partial_solutions,
+            partials_per_call: PER_CALL_BUCKETS.iter().map(|(n, _)| (n.to_string(), 0)).collect(),
+            ..ConcolicStats::default()
+        };
+        Concolic {
+            options,
+            todo: VecDeque::new(),
+            flips,
+            explored: FxHashSet::default(),
+            run: Run::default(),
+            order: 0,
+            stats,
+        }
+    }
+}
+
+impl Dse<'_> {
+    /// Concolic decisions: whether `cond` holds under the run's input; the
+    /// other sides are recorded as the run's open branches.
+    pub(super) fn decide_concretely(&mut self, st: &State, cond: TermId) -> Option<Model> {
+        let holds = self.store.eval(cond, &st.model) == Ok(Value::Bool(true));
+        let c = self.concolic.as_mut().expect("concolic");
+        let run = &mut c.run;
+        debug_assert!(run.path.len() < st.path.len() || run.path[..st.path.len()] == st.path[..]);
+        if run.path.len() < st.path.len() {
+            run.path.extend_from_slice(&st.path[run.path.len()..]);
+        }
+        if holds {
+            Some(Model::default())
+        } else {
+            run.open.push((st.path.len(), cond));
+            None
+        }
+    }
+
+    /// A fresh input of a concolic run takes its seed value (by name, or
+    /// the next seed byte) if the run's input leaves it unset.
+    pub(super) fn seed_input(&mut self, st: &mut State, t: TermId) {
+        let Some(c) = self.concolic.as_mut().filter(|c| c.options.seeded()) else {
+            return;
+        };
+        let Node::Sym(s) = *self.store.node(t) else { return };
+        let sort = self.store.sort(t);
+        let mut value = None;
+        if sort == Sort::Bv(8) {
+            let k = c.run.bytes_read;
+            c.run.bytes_read += 1;
+            value = c
+                .options
+                .seed_bytes
+                .as_ref()
+                .and_then(|b| b.get(k))
+                .map(|&byte| Value::Bv {
+                    width: 8,
+                    bits: byte as u64,
+                });
+        }
+        let name = &self.store.symbol(s).name;
+        if let Some(v) = c
+            .options
+            .seed_inputs
+            .iter()
+            .find(|i| i.name == *name)
+            .and_then(TestInput::parsed)
+        {
+            value = Some(v);
+        }
+        match value {
+            Some(v) if v.sort() == sort && !st.model.contains_key(&s) => {
+                Rc::make_mut(&mut st.model).insert(s, v);
+            }
+            _ => {}
+        }
+    }
+
+    /// A concolic run ended (or its state did): its final input.
+    pub(super) fn concolic_finish(&mut self, st: &State) {
+        if let Some(c) = self.concolic.as_mut() {
+            if c.run.path.len() < st.path.len() {
+                c.run.path.extend_from_slice(&st.path[c.run.path.len()..]);
+            }
+            c.run.model = Some(st.model.clone());
+        }
+    }
+
+    /// Algorithm 1: run inputs, collect their open branches, flip one by
+    /// the strategy, solve, repeat until none is left or the budget stops.
+    pub(super) fn explore_concolic(&mut self, rec: &mut Recorder) -> Result<(), super::EngineError> {
+        self.initial_state()?;
+        let c = self.concolic.as_mut().expect("concolic");
+        c.todo.push_back(Pending {
+            model: Model::default(),
+            partial: false,
+        });
+        while !self.budget.stopped() {
+            let c = self.concolic.as_mut().expect("concolic");
+            if let Some(p) = c.todo.pop_front() {
+                self.run_input(p, rec)?;
+                continue;
+            }
+            let Some(flip) = c.flips.pop() else { break };
+            if !c.explored.insert(flip.hash) {
+                c.stats.flips_already_covered += 1;
+                continue;
+            }
+            self.solve_flip(flip);
+        }
+        self.flush(rec);
+        Ok(())
+    }
+
+    /// Runs one input along its path (unless it is a partial solution whose
+    /// path was seen), then files its open branches.
+    fn run_input(&mut self, p: Pending, rec: &mut Recorder) -> Result<(), super::EngineError> {
+        if p.partial {
+            let inputs: Vec<TestInput> = p
+                .model
+                .iter()
+                .map(|(s, v)| TestInput::new(&self.store.symbol(*s).name, *v))
+                .collect();
+            match rec.new_path(&inputs) {
+                None => return Ok(()),
+                Some(false) => {
+                    self.concolic.as_mut().expect("concolic").stats.partials_dropped += 1;
+                    return Ok(());
+                }
+                Some(true) => {}
+            }
+        }
+        let covered_before = rec.covered().len();
+        let tests_before = rec.tests();
+        let input = Rc::new(p.model);
+        let mut st = self.initial_state()?;
+        st.model = input.clone();
+        {
+            let c = self.concolic.as_mut().expect("concolic");
+            c.run = Run::default();
+            c.stats.runs += 1;
+            // The entry's parameters were read before the run began.
+            if c.options.seeded() {
+                for t in st.inputs.terms() {
+                    self.seed_input(&mut st, t);
+                }
+            }
+        }
+        let mut live = Some(st);
+        while let Some(st) = live.take() {
+            if self.budget.stopped() {
+                // The stopped run's input becomes a test at the frontier.
+                self.flush(rec);
+                self.frontier(vec![st], rec);
+                return Ok(());
+            }
+            let mut parts = self.run_slice(st);
+            debug_assert!(parts.len() <= 1, "a concolic run follows one path");
+            live = parts.pop();
+        }
+        self.flush(rec);
+        let gained = (rec.covered().len() - covered_before) as u64;
+        let c = self.concolic.as_mut().expect("concolic");
+        if p.partial {
+            c.stats.partial_runs += 1;
+            c.stats.partial_tests += (rec.tests() - tests_before) as u64;
+            c.stats.partial_new_branches += gained;
+        }
+        if gained > 0 {
+            c.stats
+                .coverage
+                .push((self.budget.elapsed().as_millis() as u64, rec.covered().len()));
+        }
+        let run = std::mem::take(&mut c.run);
+        let hashes = prefix_hashes(&run.path);
+        c.explored.extend(hashes.iter().skip(1).copied());
+        let path = Rc::new(run.path);
+        let parent = run.model.unwrap_or(input);
+        for (len, cond) in run.open {
+            let hash = mix(hashes[len], cond);
+            if c.explored.contains(&hash) {
+                continue;
+            }
+            c.order += 1;
+            c.flips.push(Flip {
+                path: path.clone(),
+                len,
+                cond,
+                hash,
+                parent: parent.clone(),
+                score: gained,
+                order: c.order,
+            });
+        }
+        rec.progress(self.result.paths, 1);
+        Ok(())
+    }
+
+    /// Asks for an input that takes `flip`: the simplex first when partial
+    /// solutions are on (its partial solutions become inputs too), else or
+    /// then Z3. The solver's assignment overrides the parent's input.
+    fn solve_flip(&mut self, flip: Flip) {
+        let prefix = &flip.path[..flip.len];
+        let over = |m: &Model| {
+            let mut input = (*flip.parent).clone();
+            input.extend(m.iter().map(|(s, v)| (*s, *v)));
+            input
+        };
+        let c = self.concolic.as_mut().expect("concolic");
+        c.stats.solver_calls += 1;
+        let mut solution = None;
+        let mut partials = Vec::new();
+        if c.options.partial_solutions {
+            let mut query = prefix.to_vec();
+            query.push(flip.cond);
+            let linear = solve_linear(&self.store, &query, simplex::Limits::default());
+            if let Some(m) = &linear.solution {
+                let m = over(m);
+                if self.store.satisfies(&query, &m) {
+                    solution = Some(m);
+                }
+            }
+            partials = linear.partials.iter().take(MAX_PARTIALS).map(over).collect();
+        }
+        let c = self.concolic.as_mut().expect("concolic");
+        if solution.is_some() {
+            c.stats.solved_by_simplex += 1;
+        } else {
+            self.solver.kind = QueryKind::Branch;
+            match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
+                SatResult::Sat(m) => solution = Some(over(&m)),
+                SatResult::Unsat => {}
+                SatResult::Unknown(reason) => {
+                    if !self.budget.poll() {
+                        self.incomplete(format!("solver: {reason}"));
+                    }
+                }
+            }
+        }
+        let c = self.concolic.as_mut().expect("concolic");
+        let bucket = PER_CALL_BUCKETS
+            .iter()
+            .position(|(_, max)| partials.len() <= *max)
+            .expect("the last bucket has no bound");
+        c.stats.partials_per_call[bucket].1 += 1;
+        c.stats.partial_solutions += partials.len() as u64;
+        if let Some(m) = solution {
+            c.stats.sat += 1;
+            c.todo.push_back(Pending {
+                model: m,
+                partial: false,
+            });
+        }
+        for m in partials {
+            c.todo.push_back(Pending {
+                model: m,
+                partial: true,
+            });
+        }
+    }
+}
