@@ -73,8 +73,9 @@ struct Linearizer<'s> {
     index: FxHashMap<Key, usize>,
     bounds: Vec<(Option<i128>, Option<i128>)>,
     constraints: Vec<Constraint>,
-    /// Bit-vector constants read as signed (under a signed comparison).
-    signed: bool,
+    /// Bit-vector constants compared directly read as unsigned (under an
+    /// unsigned comparison); else, and in arithmetic, as signed.
+    unsigned: bool,
 }
 
 fn sort_bounds(sort: Sort) -> (Option<i128>, Option<i128>) {
@@ -110,6 +111,7 @@ impl Linearizer<'_> {
 
     /// `t` as a linear form over integer readings.
     fn linear(&mut self, t: TermId, depth: u32) -> Option<Lin> {
+        let top = std::mem::take(&mut self.unsigned);
         if depth > 64 {
             return self.opaque(t);
         }
@@ -119,10 +121,10 @@ impl Linearizer<'_> {
                 ..Lin::default()
             }),
             Node::Const(Value::Bv { bits, width }) => Some(Lin {
-                constant: if self.signed {
-                    Value::bv_signed(*width, *bits) as i128
-                } else {
+                constant: if top {
                     *bits as i128
+                } else {
+                    Value::bv_signed(*width, *bits) as i128
                 },
                 ..Lin::default()
             }),
@@ -160,11 +162,75 @@ impl Linearizer<'_> {
                         _ => None,
                     },
                     Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) | Op::ToInt | Op::ToBv(_) => sub(self, 0),
+                    // `(e << k) >> k` and `e & (2^k − 1)`: extending or
+                    // truncating the low bits, read as `e`.
+                    Op::AShr | Op::LShr => match (self.store.node(args[0]).clone(), konst(self, 1)) {
+                        (Node::App(Op::Shl, inner), Some(k)) if matches!(self.store.as_const(inner[1]), Some(Value::Bv { bits, .. }) if bits as i128 == k) => {
+                            self.linear(inner[0], depth + 1)
+                        }
+                        _ => None,
+                    },
+                    // Bytes put together: `a | b` where one side's bits all
+                    // lie below the other's lowest possibly set bit is `a + b`.
+                    Op::Or if self.disjoint(args[0], args[1]) => {
+                        sub(self, 0).zip(sub(self, 1)).and_then(|(a, b)| a.plus(b, 1))
+                    }
+                    Op::And => match konst(self, 1) {
+                        Some(m) if m > 0 && (m + 1) & m == 0 => sub(self, 0),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 lin.or_else(|| self.opaque(t))
             }
         }
+    }
+
+    /// `(low, high)`: bits below `low` are zero, and so are those from
+    /// `high` up (a value below `2^high`), as far as the shape of `t` shows.
+    fn bit_range(&self, t: TermId, depth: u32) -> (u32, u32) {
+        let full = match self.store.sort(t) {
+            Sort::Bv(w) => w as u32,
+            _ => 128,
+        };
+        if depth > 16 {
+            return (0, full);
+        }
+        let node = self.store.node(t);
+        match node {
+            Node::Const(Value::Bv { bits, .. }) => (bits.trailing_zeros().min(full), 64 - bits.leading_zeros()),
+            Node::App(Op::ZExt(_), a) => match self.store.sort(a[0]) {
+                Sort::Bv(w) => {
+                    let (lo, hi) = self.bit_range(a[0], depth + 1);
+                    (lo, hi.min(w as u32))
+                }
+                _ => (0, full),
+            },
+            Node::App(Op::Shl, a) => match self.store.as_const(a[1]) {
+                Some(Value::Bv { bits: k, .. }) if k < full as u64 => {
+                    let (lo, hi) = self.bit_range(a[0], depth + 1);
+                    ((lo + k as u32).min(full), (hi + k as u32).min(full))
+                }
+                _ => (0, full),
+            },
+            Node::App(Op::And, a) => {
+                let (lo, hi) = self.bit_range(a[0], depth + 1);
+                let (mlo, mhi) = self.bit_range(a[1], depth + 1);
+                (lo.max(mlo), hi.min(mhi))
+            }
+            Node::App(Op::Or, a) => {
+                let (l0, h0) = self.bit_range(a[0], depth + 1);
+                let (l1, h1) = self.bit_range(a[1], depth + 1);
+                (l0.min(l1), h0.max(h1))
+            }
+            _ => (0, full),
+        }
+    }
+
+    fn disjoint(&self, a: TermId, b: TermId) -> bool {
+        let (la, ha) = self.bit_range(a, 0);
+        let (lb, hb) = self.bit_range(b, 0);
+        ha <= lb || hb <= la
     }
 
     /// Adds the linear comparisons `t` (or its negation) implies.
@@ -192,17 +258,38 @@ impl Linearizer<'_> {
                     (Op::Ge | Op::UGe, true) | (Op::Lt | Op::ULt, false) => Some((Rel::Ge, 0)),
                     _ => None,
                 };
+                let rel = rel.or(match (op, positive) {
+                    (Op::Ne, true) | (Op::Eq, false) => Some((Rel::Ne, 0)),
+                    _ => None,
+                });
                 let Some((rel, bound)) = rel else { return };
-                self.signed = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
+                let unsigned = matches!(op, Op::ULt | Op::ULe | Op::UGt | Op::UGe);
                 if !matches!(self.store.sort(args[0]), Sort::Int | Sort::Bv(_)) {
                     return;
                 }
+                self.unsigned = unsigned;
                 let Some(l) = self.linear(args[0], depth + 1) else {
                     return;
                 };
+                self.unsigned = unsigned;
                 let Some(r) = self.linear(args[1], depth + 1) else {
                     return;
                 };
+                // An unsigned comparison reads both sides without wrapping
+                // around: each is at least 0.
+                if let (true, Sort::Bv(_)) = (unsigned, self.store.sort(args[0])) {
+                    for side in [&l, &r] {
+                        if !side.coeffs.is_empty() {
+                            let mut coeffs: Vec<(usize, i128)> = side.coeffs.iter().map(|(x, a)| (*x, *a)).collect();
+                            coeffs.sort_unstable();
+                            self.constraints.push(Constraint {
+                                coeffs,
+                                rel: Rel::Ge,
+                                bound: -side.constant,
+                            });
+                        }
+                    }
+                }
                 let Some(d) = l.plus(r, -1) else { return };
                 if d.coeffs.is_empty() {
                     return;
@@ -241,7 +328,7 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], limits: Limits) -
         index: FxHashMap::default(),
         bounds: Vec::new(),
         constraints: Vec::new(),
-        signed: false,
+        unsigned: false,
     };
     for &c in constraints {
         lz.atom(c, true, 0);

@@ -120,6 +120,9 @@ pub enum Rel {
     Le,
     Ge,
     Eq,
+    /// A disequality: split into `≤ bound − 1` or `≥ bound + 1` by branch
+    /// and bound when a solution violates it.
+    Ne,
 }
 
 /// `Σ coeff·x ⋈ bound` over the problem's variables `0..vars`.
@@ -159,7 +162,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             pivots: 2_000,
-            nodes: 32,
+            nodes: 64,
         }
     }
 }
@@ -176,6 +179,8 @@ struct Tableau {
     lower: Vec<Option<Q>>,
     upper: Vec<Option<Q>>,
     value: Vec<Q>,
+    /// `(x, b)`: `x ≠ b` must hold too.
+    disequal: Vec<(usize, Q)>,
 }
 
 enum Check {
@@ -211,6 +216,7 @@ impl Tableau {
             lower: vec![None; vars],
             upper: vec![None; vars],
             value: vec![Q::ZERO; vars],
+            disequal: Vec::new(),
         };
         for (x, (lo, hi)) in bounds.iter().enumerate().take(structural) {
             t.lower[x] = lo.map(Q::int);
@@ -228,6 +234,10 @@ impl Tableau {
         for (c, &i) in constraints.iter().zip(&slack_of) {
             let s = structural + i;
             let b = Q::int(c.bound);
+            if c.rel == Rel::Ne {
+                t.disequal.push((s, b));
+                continue;
+            }
             if matches!(c.rel, Rel::Ge | Rel::Eq) && t.lower[s].is_none_or(|l| b > l) {
                 t.lower[s] = Some(b);
             }
@@ -407,10 +417,19 @@ fn branch_and_bound(mut t: Tableau, pivots: &mut usize, nodes: &mut usize, parti
         Check::GaveUp => return Outcome::GaveUp,
         Check::Sat => {}
     }
-    let Some(x) = (0..t.structural).find(|&x| !t.value[x].is_integer()) else {
-        return Outcome::Sat(t.value[..t.structural].iter().map(|v| v.floor()).collect());
+    // Branch on a fractional variable, else on a violated disequality.
+    let (x, v, split) = match (0..t.structural).find(|&x| !t.value[x].is_integer()) {
+        Some(x) => (x, t.value[x], None),
+        None => match t.disequal.iter().find(|(x, b)| t.value[*x] == *b) {
+            Some(&(x, b)) => (x, b, Some(b)),
+            None => return Outcome::Sat(t.value[..t.structural].iter().map(|v| v.floor()).collect()),
+        },
     };
-    let v = t.value[x];
+    // Around a fractional v: ⌊v⌋ and ⌈v⌉; around a forbidden b: b − 1 and b + 1.
+    let (down_to, up_to) = match split {
+        None => (v.floor(), v.ceil()),
+        Some(b) => (b.floor() - 1, b.floor() + 1),
+    };
     let mut gave_up = false;
     for down in [true, false] {
         if *nodes == 0 {
@@ -419,13 +438,13 @@ fn branch_and_bound(mut t: Tableau, pivots: &mut usize, nodes: &mut usize, parti
         *nodes -= 1;
         let mut child = t.clone();
         if down {
-            let u = Q::int(v.floor());
+            let u = Q::int(down_to);
             if child.lower[x].is_some_and(|l| l > u) {
                 continue;
             }
             child.upper[x] = Some(u);
         } else {
-            let l = Q::int(v.ceil());
+            let l = Q::int(up_to);
             if child.upper[x].is_some_and(|u| u < l) {
                 continue;
             }
@@ -524,7 +543,7 @@ mod tests {
             let cs: Vec<Constraint> = (0..3 + next(2).unsigned_abs() as usize)
                 .map(|_| {
                     let coeffs = (0..vars).map(|x| (x, next(3))).collect();
-                    let rel = [Rel::Le, Rel::Ge, Rel::Eq][next(1).unsigned_abs() as usize % 3];
+                    let rel = [Rel::Le, Rel::Ge, Rel::Eq, Rel::Ne][next(2).unsigned_abs() as usize % 4];
                     Constraint {
                         coeffs,
                         rel,
@@ -540,6 +559,7 @@ mod tests {
                         Rel::Le => s <= c.bound,
                         Rel::Ge => s >= c.bound,
                         Rel::Eq => s == c.bound,
+                        Rel::Ne => s != c.bound,
                     }
                 })
             };

@@ -107,8 +107,9 @@ pub struct ConcolicStats {
     /// Figure 8: solver calls by their number of partial solutions
     /// (`0`, `1`, `2-4`, `5-16`, `17-64`, `>64`).
     pub partials_per_call: Vec<(String, u64)>,
-    /// Coverage over time: (milliseconds, branches covered) whenever it grew.
-    pub coverage: Vec<(u64, usize)>,
+    /// Coverage over time: (milliseconds, branches covered, solver calls
+    /// so far) whenever it grew.
+    pub coverage: Vec<(u64, usize, u64)>,
 }
 
 const PER_CALL_BUCKETS: [(&str, usize); 6] = [
@@ -397,9 +398,12 @@ impl Dse<'_> {
             c.stats.partial_new_branches += gained;
         }
         if gained > 0 {
-            c.stats
-                .coverage
-                .push((self.budget.elapsed().as_millis() as u64, rec.covered().len()));
+            let at = (
+                self.budget.elapsed().as_millis() as u64,
+                rec.covered().len(),
+                c.stats.solver_calls,
+            );
+            c.stats.coverage.push(at);
         }
         let run = std::mem::take(&mut c.run);
         let hashes = prefix_hashes(&run.path);

@@ -1310,6 +1310,12 @@ impl<'m> Dse<'m> {
         let cells = &st.memory[alloc as usize];
         let value = match width {
             None => cells[off],
+            Some(w)
+                if let Some(v) =
+                    self.stored_whole(&(0..w as usize / 8).map(|i| cells[off + i]).collect::<Vec<_>>(), w) =>
+            {
+                v
+            }
             Some(w) => {
                 let mut acc = self.store.constant(Value::bv(w, 0));
                 for i in 0..w as usize / 8 {
@@ -1330,6 +1336,27 @@ impl<'m> Dse<'m> {
         st.set(dst, value);
         st.top_mut().at += 1;
         Step::Continue(st)
+    }
+
+    /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the
+    /// bytes a store of `v` wrote (`trunc8(v >> 8i)` at `i`), in order.
+    fn stored_whole(&self, bytes: &[TermId], w: u8) -> Option<TermId> {
+        let mut whole = None;
+        for (i, &b) in bytes.iter().enumerate() {
+            let Node::App(Op::Trunc(8), arg) = self.store.node(b) else {
+                return None;
+            };
+            let v = match self.store.node(arg[0]) {
+                Node::App(Op::LShr, a) if self.store.as_const(a[1]) == Some(Value::bv(w, 8 * i as u64)) => a[0],
+                _ if i == 0 => arg[0],
+                _ => return None,
+            };
+            if self.store.sort(v) != Sort::Bv(w) || whole.is_some_and(|u| u != v) {
+                return None;
+            }
+            whole = Some(v);
+        }
+        whole
     }
 
     fn store(&mut self, mut st: State, alloc: u32, off: usize, v: TermId, width: Option<u8>) -> Step {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# MuSE (seed 002): concolic execution with and without partial solutions on
+# binary-format parsers written by the team (BMP, WAV, PGM, GIF, PCX headers
+# and a bytecode verifier), every input byte symbolic, each started from a
+# valid seed file (bench/muse/*.seed). Configurations dfs, dfs+P, bfs, bfs+P
+# (+P: --partial-solutions), each cut off at MAX_TIME seconds (default 30).
+#
+# Columns: final branch coverage; new branches covered after the first run
+# (the seed's path); paths; solver calls (open branches solved); and, for +P
+# rows, the time and the solver calls +P needed to reach the baseline's
+# final coverage, with the baseline's own time and calls to its final
+# coverage for comparison. Times come from each run's coverage-over-time
+# record (ms since the start), so they include runs, filters and solving.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+max_time=${MAX_TIME:-30}
+cargo build --release --quiet
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
+for p in bmp wav pgm gif pcx bytecode; do
+    for s in dfs bfs; do
+        for flag in "" --partial-solutions; do
+            tag=$s${flag:+-p}
+            "$tmp/braid" run "bench/muse/$p.c" --engine concolic --search "$s" $flag \
+                --seed-input "bench/muse/$p.seed" --max-time "$max_time" --json --progress never \
+                --out "$tmp/$p-$tag" >"$tmp/$p-$tag.json" 2>/dev/null || true
+            "$tmp/braid" replay "bench/muse/$p.c" "$tmp/$p-$tag/tests" >"$tmp/$p-$tag.replay" 2>&1 ||
+                echo "replay failed: $p $tag" >&2
+        done
+    done
+done
+python3 - "$tmp" "$max_time" <<'EOF'
+import json, math, sys
+tmp, max_time = sys.argv[1], sys.argv[2]
+def load(p, tag):
+    j = json.load(open(f"{tmp}/{p}-{tag}.json"))
+    c = j["stats"]["concolic"]
+    cov = c["coverage"]
+    return dict(final=j["coverage"]["branches_covered"], total=j["coverage"]["branches_total"],
+                first=cov[0][1] if cov else 0, paths=j["paths"], calls=c["solver_calls"],
+                complete=j["complete"], cov=cov, partials=c["partial_solutions"],
+                ptests=c["partial_tests"], simplex=c["solved_by_simplex"], ms=j["stats"]["wall_ms"])
+def reach(r, target):
+    """(ms, solver calls) at which run r first covered `target` branches."""
+    for ms, covered, calls in r["cov"]:
+        if covered >= target:
+            return ms, calls
+    return None
+print(f"MAX_TIME={max_time}s per run\n")
+print("| program | config | coverage | new after first run | paths | solver calls | partial solutions (new paths) | to baseline's final coverage: ms (calls) | baseline: ms (calls) |")
+print("|---|---|---|---|---|---|---|---|---|")
+speed, calls_ratio = [], []
+for p in ["bmp", "wav", "pgm", "gif", "pcx", "bytecode"]:
+    for s in ["dfs", "bfs"]:
+        base = load(p, s)
+        for tag in [s, s + "-p"]:
+            r = load(p, tag)
+            done = "" if r["complete"] else " (cut off)"
+            cell, bcell = "", ""
+            if tag.endswith("-p"):
+                b = reach(base, base["final"])
+                x = reach(r, base["final"])
+                bcell = f"{b[0]} ({b[1]})" if b else "-"
+                cell = f"{x[0]} ({x[1]})" if x else "not reached"
+                if b and x:
+                    speed.append(max(b[0], 1) / max(x[0], 1))
+                    calls_ratio.append(max(b[1], 1) / max(x[1], 1))
+            print(f"| {p} | {tag.replace('-p', '+P')} | {r['final']}/{r['total']}{done} | {r['final'] - r['first']} | {r['paths']} | {r['calls']} | {r['partials']} ({r['ptests']}) | {cell} | {bcell} |")
+gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+print(f"\nGeometric mean over programs and strategies where both reach the baseline's final coverage:"
+      f" time ratio baseline/+P {gm(speed):.2f}x, solver-call ratio baseline/+P {gm(calls_ratio):.2f}x ({len(speed)} pairs)")
+EOF
