@@ -2,8 +2,11 @@
 # MuSE (seed 002): concolic execution with and without partial solutions on
 # binary-format parsers written by the team (BMP, WAV, PGM, GIF, PCX headers
 # and a bytecode verifier), every input byte symbolic, each started from a
-# valid seed file (bench/muse/*.seed). Configurations dfs, dfs+P, bfs, bfs+P
-# (+P: --partial-solutions), each cut off at MAX_TIME seconds (default 30).
+# valid seed file (bench/muse/*.seed), and on floating-point programs
+# (triangle, quadratic, thermostat; started from zeros). Configurations
+# dfs, dfs+P, bfs, bfs+P (+P: --partial-solutions), each cut off at
+# MAX_TIME seconds (default 30); concolic's solver time per open branch is
+# its default (1 s).
 #
 # Columns: final branch coverage; new branches covered after the first run
 # (the seed's path); paths; solver calls (open branches solved); and, for +P
@@ -18,21 +21,24 @@ cargo build --release --quiet
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
-for p in bmp wav pgm gif pcx bytecode; do
+programs="bmp wav pgm gif pcx bytecode triangle quadratic thermostat"
+for p in $programs; do
+    seed=()
+    if [ -f "bench/muse/$p.seed" ]; then seed=(--seed-input "bench/muse/$p.seed"); fi
     for s in dfs bfs; do
         for flag in "" --partial-solutions; do
             tag=$s${flag:+-p}
-            "$tmp/braid" run "bench/muse/$p.c" --engine concolic --search "$s" $flag \
-                --seed-input "bench/muse/$p.seed" --max-time "$max_time" --json --progress never \
+            "$tmp/braid" run "bench/muse/$p.c" --engine concolic --search "$s" $flag "${seed[@]}" \
+                --max-time "$max_time" --json --progress never \
                 --out "$tmp/$p-$tag" >"$tmp/$p-$tag.json" 2>/dev/null || true
             "$tmp/braid" replay "bench/muse/$p.c" "$tmp/$p-$tag/tests" >"$tmp/$p-$tag.replay" 2>&1 ||
                 echo "replay failed: $p $tag" >&2
         done
     done
 done
-python3 - "$tmp" "$max_time" <<'EOF'
+python3 - "$tmp" "$max_time" $programs <<'EOF'
 import json, math, sys
-tmp, max_time = sys.argv[1], sys.argv[2]
+tmp, max_time, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
 def load(p, tag):
     j = json.load(open(f"{tmp}/{p}-{tag}.json"))
     c = j["stats"]["concolic"]
@@ -51,7 +57,7 @@ print(f"MAX_TIME={max_time}s per run\n")
 print("| program | config | coverage | new after first run | paths | solver calls | partial solutions (new paths) | to baseline's final coverage: ms (calls) | baseline: ms (calls) |")
 print("|---|---|---|---|---|---|---|---|---|")
 speed, calls_ratio = [], []
-for p in ["bmp", "wav", "pgm", "gif", "pcx", "bytecode"]:
+for p in programs:
     for s in ["dfs", "bfs"]:
         base = load(p, s)
         for tag in [s, s + "-p"]:

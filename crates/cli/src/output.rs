@@ -278,8 +278,8 @@ impl Report {
         if let Some(c) = &st.concolic {
             let _ = writeln!(
                 s,
-                "concolic: {} runs, {} solver calls ({} sat, {} solved by the simplex), {} open branches already covered",
-                c.runs, c.solver_calls, c.sat, c.solved_by_simplex, c.flips_already_covered
+                "concolic: {} runs, {} solver calls ({} sat, {} solved by the simplex, {} by search), {} open branches already covered",
+                c.runs, c.solver_calls, c.sat, c.solved_by_simplex, c.solved_by_search, c.flips_already_covered
             );
             if c.partial_solutions_on {
                 let _ = writeln!(

@@ -24,6 +24,7 @@
 use super::{Dse, State};
 use crate::record::Recorder;
 use crate::results::TestInput;
+use braid_solver::optimize::{self, minimize};
 use braid_solver::partial::solve_linear;
 use braid_solver::{simplex, QueryKind, SatResult};
 use braid_term::{Model, Node, Sort, TermId, Value};
@@ -94,6 +95,8 @@ pub struct ConcolicStats {
     pub solver_calls: u64,
     pub sat: u64,
     pub solved_by_simplex: u64,
+    /// Of those with floats: answered by the optimising search (§3.4).
+    pub solved_by_search: u64,
     /// Open branches skipped because a run already followed their prefix.
     pub flips_already_covered: u64,
     /// Partial solutions: found, dropped by the concrete filter (their path
@@ -120,6 +123,13 @@ const PER_CALL_BUCKETS: [(&str, usize); 6] = [
     ("17-64", 64),
     (">64", usize::MAX),
 ];
+
+/// The solver's time per open branch when the user sets none (ms): an
+/// undecided branch makes the run incomplete, and the others go on.
+pub const SOLVER_TIMEOUT_MS: u32 = 1_000;
+
+/// The optimising search's evaluations per open branch with floats.
+const SEARCH_EVALUATIONS: usize = 20_000;
 
 /// Partial solutions taken from one solver call, at most.
 const MAX_PARTIALS: usize = 256;
@@ -452,14 +462,31 @@ impl Dse<'_> {
                 let m = over(m);
                 if self.store.satisfies(&query, &m) {
                     solution = Some(m);
+                    self.concolic.as_mut().expect("concolic").stats.solved_by_simplex += 1;
                 }
             }
             partials = linear.partials.iter().take(MAX_PARTIALS).map(over).collect();
+            // Floating point: the search's local minima (§3.4).
+            let floats = query.iter().any(|c| {
+                self.store
+                    .symbols(*c)
+                    .iter()
+                    .any(|s| matches!(self.store.symbol(*s).sort, Sort::F32 | Sort::F64))
+            });
+            if solution.is_none() && floats {
+                let limits = optimize::Limits {
+                    evaluations: SEARCH_EVALUATIONS,
+                    ..optimize::Limits::default()
+                };
+                let found = minimize(&self.store, &query, &flip.parent, limits);
+                if let Some(m) = found.solution.filter(|m| self.store.satisfies(&query, m)) {
+                    solution = Some(m);
+                    self.concolic.as_mut().expect("concolic").stats.solved_by_search += 1;
+                }
+                partials.extend(found.partials.into_iter().take(MAX_PARTIALS));
+            }
         }
-        let c = self.concolic.as_mut().expect("concolic");
-        if solution.is_some() {
-            c.stats.solved_by_simplex += 1;
-        } else {
+        if solution.is_none() {
             self.solver.kind = QueryKind::Branch;
             match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
                 SatResult::Sat(m) => solution = Some(over(&m)),

@@ -180,6 +180,12 @@ impl<'m> Dse<'m> {
     pub fn with_concolic(mut self, options: concolic::Options) -> Self {
         self.result.engine = "concolic".into();
         self.concolic = Some(Box::new(concolic::Concolic::new(options)));
+        // One open branch the solver cannot decide must not stall the
+        // others: without a per-query limit of the user's, it gets one.
+        if self.config.limits.solver_timeout_ms.is_none() {
+            self.config.limits.solver_timeout_ms = Some(concolic::SOLVER_TIMEOUT_MS);
+            self.solver.set_timeout(Some(concolic::SOLVER_TIMEOUT_MS));
+        }
         self
     }
 
