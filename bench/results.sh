@@ -145,5 +145,16 @@ PAPER
     echo
     bash bench/sv/score.sh dse,multise 30 || true
     echo
+    echo "## MuSE: partial solutions (bench/muse)"
+    echo
+    echo "\`concolic\` with and without \`--partial-solutions\` (+P) on the team's binary-format parsers (from"
+    echo "valid seed files, every byte symbolic) and floating-point programs (from zeros)."
+    echo
+    echo '```'
+    echo "MAX_TIME=30 bash bench/muse/muse.sh"
+    echo '```'
+    echo
+    MAX_TIME=30 bash bench/muse/muse.sh || true
+    echo
 } > "$out"
 echo "wrote $out"

@@ -9,7 +9,14 @@ use common::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ENGINES: [&str; 4] = ["dse", "ssm", "dsm", "multise"];
+const ENGINES: [&str; 6] = [
+    "dse",
+    "ssm",
+    "dsm",
+    "multise",
+    "concolic",
+    "concolic --partial-solutions",
+];
 
 /// The reasons a run's JSON gives for being incomplete.
 fn reasons(json: &serde_json::Value) -> Vec<String> {
@@ -33,7 +40,9 @@ fn every_engine_stops_on_time_and_leaves_tests_that_replay() {
     for engine in ENGINES {
         let dir = tempfile::tempdir().expect("temp dir");
         let start = Instant::now();
-        let (code, json, tests) = run_json(&program, dir.path(), &["--engine", engine, "--max-time", "2"]);
+        let mut args: Vec<&str> = vec!["--max-time", "2", "--engine"];
+        args.extend(engine.split(' '));
+        let (code, json, tests) = run_json(&program, dir.path(), &args);
         let took = start.elapsed();
         assert_eq!(code, 0, "{engine}: {json}");
         // max(1 s, 5 %) past the limit, and a second for starting a process
@@ -81,7 +90,7 @@ fn spawn(program: &str, dir: &std::path::Path, args: &[&str]) -> std::process::C
 #[test]
 fn sigterm_stops_the_run_gracefully() {
     let program = example("bench/limits/url.wasm");
-    for engine in ["dse", "multise"] {
+    for engine in ["dse", "multise", "concolic"] {
         let dir = tempfile::tempdir().expect("temp dir");
         let child = spawn(&program, dir.path(), &["--engine", engine]);
         std::thread::sleep(Duration::from_millis(1500));

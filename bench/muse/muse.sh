@@ -62,7 +62,7 @@ for p in programs:
         base = load(p, s)
         for tag in [s, s + "-p"]:
             r = load(p, tag)
-            done = "" if r["complete"] else " (cut off)"
+            done = "" if r["complete"] else " (incomplete)"
             cell, bcell = "", ""
             if tag.endswith("-p"):
                 b = reach(base, base["final"])

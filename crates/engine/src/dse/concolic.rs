@@ -212,9 +212,22 @@ pub(crate) struct Concolic {
     flips: Flips,
     /// Hashes of every decision prefix a run followed or a flip was solved for.
     explored: FxHashSet<u64>,
+    /// Hashes of the partial solutions filtered so far (one that repeats
+    /// is dropped without a concrete run).
+    partials_seen: FxHashSet<u64>,
     run: Run,
     order: u64,
     pub stats: ConcolicStats,
+}
+
+/// A model's hash, independent of the map's order.
+fn model_hash(m: &Model) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut entries: Vec<_> = m.iter().collect();
+    entries.sort_unstable_by_key(|(s, _)| **s);
+    let mut h = rustc_hash::FxHasher::default();
+    entries.hash(&mut h);
+    h.finish()
 }
 
 fn mix(h: u64, t: TermId) -> u64 {
@@ -251,6 +264,7 @@ impl Concolic {
             todo: VecDeque::new(),
             flips,
             explored: FxHashSet::default(),
+            partials_seen: FxHashSet::default(),
             run: Run::default(),
             order: 0,
             stats,
@@ -357,6 +371,11 @@ impl Dse<'_> {
     /// path was seen), then files its open branches.
     fn run_input(&mut self, p: Pending, rec: &mut Recorder) -> Result<(), super::EngineError> {
         if p.partial {
+            let c = self.concolic.as_mut().expect("concolic");
+            if !c.partials_seen.insert(model_hash(&p.model)) {
+                c.stats.partials_dropped += 1;
+                return Ok(());
+            }
             let inputs: Vec<TestInput> = p
                 .model
                 .iter()
