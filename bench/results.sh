@@ -156,5 +156,15 @@ PAPER
     echo
     MAX_TIME=30 bash bench/muse/muse.sh || true
     echo
+    echo "### concolic on MultiSE Table 1"
+    echo
+    echo "The Table 1 suite under dse and concolic without and with partial solutions (concolic-p), 30 s each."
+    echo
+    echo '```'
+    echo "braid bench bench/multise --engines dse,concolic,concolic-p --max-time 30"
+    echo '```'
+    echo
+    "$braid" bench bench/multise --engines dse,concolic,concolic-p --max-time 30 || true
+    echo
 } > "$out"
 echo "wrote $out"
