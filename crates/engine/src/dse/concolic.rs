@@ -215,6 +215,8 @@ pub(crate) struct Concolic {
     /// Hashes of the partial solutions filtered so far (one that repeats
     /// is dropped without a concrete run).
     partials_seen: FxHashSet<u64>,
+    /// Hashes of the completed paths (path condition and where it ended).
+    completed: FxHashSet<u64>,
     run: Run,
     order: u64,
     pub stats: ConcolicStats,
@@ -265,6 +267,7 @@ impl Concolic {
             flips,
             explored: FxHashSet::default(),
             partials_seen: FxHashSet::default(),
+            completed: FxHashSet::default(),
             run: Run::default(),
             order: 0,
             stats,
@@ -331,14 +334,20 @@ impl Dse<'_> {
         }
     }
 
-    /// A concolic run ended (or its state did): its final input.
-    pub(super) fn concolic_finish(&mut self, st: &State) {
-        if let Some(c) = self.concolic.as_mut() {
-            if c.run.path.len() < st.path.len() {
-                c.run.path.extend_from_slice(&st.path[c.run.path.len()..]);
-            }
-            c.run.model = Some(st.model.clone());
+    /// A concolic run's path ended: records its final input, and whether
+    /// the path is new. (A solution runs after the partial solutions of its
+    /// call, and one of them may have taken its path already.)
+    pub(super) fn concolic_finish(&mut self, st: &State) -> bool {
+        let Some(c) = self.concolic.as_mut() else {
+            return true;
+        };
+        if c.run.path.len() < st.path.len() {
+            c.run.path.extend_from_slice(&st.path[c.run.path.len()..]);
         }
+        c.run.model = Some(st.model.clone());
+        let f = st.top();
+        let end = prefix_hashes(&st.path).pop().expect("the empty prefix") ^ ((f.func.0 as u64) << 32 | f.at as u64);
+        c.completed.insert(end)
     }
 
     /// Algorithm 1: run inputs, collect their open branches, flip one by
@@ -524,17 +533,21 @@ impl Dse<'_> {
             .expect("the last bucket has no bound");
         c.stats.partials_per_call[bucket].1 += 1;
         c.stats.partial_solutions += partials.len() as u64;
+        // Partial solutions run first and the solution last, so that the
+        // strategy finds the solution's open branches newest: with them on,
+        // dfs still goes where it would without, the partial solutions'
+        // paths covered on the way.
+        for m in partials {
+            c.todo.push_back(Pending {
+                model: m,
+                partial: true,
+            });
+        }
         if let Some(m) = solution {
             c.stats.sat += 1;
             c.todo.push_back(Pending {
                 model: m,
                 partial: false,
-            });
-        }
-        for m in partials {
-            c.todo.push_back(Pending {
-                model: m,
-                partial: true,
             });
         }
     }

@@ -566,7 +566,9 @@ impl<'m> Dse<'m> {
     /// merged); otherwise the solver is asked once the exploration is over
     /// ([`Dse::test_pending`]), by then most of them are covered.
     fn finish(&mut self, st: &State, ending: Ending) {
-        self.concolic_finish(st);
+        if !self.concolic_finish(st) {
+            return;
+        }
         self.result.paths = self.result.paths.saturating_add(st.multiplicity);
         self.write_test(st, &st.model, None, &ending);
         let Some(merger) = &mut self.merger else { return };
