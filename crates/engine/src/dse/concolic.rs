@@ -12,14 +12,17 @@
 //! passed through: the simplex of [`braid_solver::partial`] solves the
 //! query's linear part from the all-zero assignment, and each assignment
 //! before a pivot is an input to run (§3.2); if its final assignment
-//! satisfies the whole query, it is the solution and Z3 is not asked.
+//! satisfies the whole query, it is the solution and Z3 is not asked. For a
+//! query over floats the simplex cannot answer, [`braid_solver::optimize`]
+//! searches, and its local minima are partial solutions too (§3.4).
 //! A partial solution whose concrete run follows a path already seen is
-//! dropped before any symbolic work (§3.6).
+//! dropped before any symbolic work (§3.6). A call's partial solutions run
+//! before its solution, whose open branches are then the newest.
 //!
-//! Exploration is complete when no open branch is left: every prefix of a
-//! decision sequence is run at most once (a branch whose prefix some run
-//! already followed is not solved again), and every satisfiable flip is
-//! run, so every feasible path is.
+//! Exploration is complete when no open branch is left: a branch whose
+//! prefix some run already followed is not solved again, every satisfiable
+//! one is run, so every feasible path is; a path completed twice (by a
+//! partial solution, then by the solution) gives one test.
 
 use super::{Dse, State};
 use crate::record::Recorder;
