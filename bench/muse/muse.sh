@@ -46,7 +46,8 @@ def load(p, tag):
     return dict(final=j["coverage"]["branches_covered"], total=j["coverage"]["branches_total"],
                 first=cov[0][1] if cov else 0, paths=j["paths"], calls=c["solver_calls"],
                 complete=j["complete"], cov=cov, partials=c["partial_solutions"],
-                ptests=c["partial_tests"], simplex=c["solved_by_simplex"], ms=j["stats"]["wall_ms"])
+                ptests=c["partial_tests"], simplex=c["solved_by_simplex"], search=c["solved_by_search"],
+                hist=c["partials_per_call"], ms=j["stats"]["wall_ms"])
 def reach(r, target):
     """(ms, solver calls) at which run r first covered `target` branches."""
     for ms, covered, calls in r["cov"]:
@@ -73,6 +74,15 @@ for p in programs:
                     speed.append(max(b[0], 1) / max(x[0], 1))
                     calls_ratio.append(max(b[1], 1) / max(x[1], 1))
             print(f"| {p} | {tag.replace('-p', '+P')} | {r['final']}/{r['total']}{done} | {r['final'] - r['first']} | {r['paths']} | {r['calls']} | {r['partials']} ({r['ptests']}) | {cell} | {bcell} |")
+print("\nFigure 8: solver calls by their number of partial solutions (+P runs), and the calls the simplex or")
+print("the float search answered without Z3.\n")
+buckets = [b for b, _ in load(programs[0], "dfs-p")["hist"]]
+print("| program | config | " + " | ".join(buckets) + " | by simplex | by search |")
+print("|---|---|" + "---|" * (len(buckets) + 2))
+for p in programs:
+    for s in ["dfs", "bfs"]:
+        r = load(p, s + "-p")
+        print(f"| {p} | {s}+P | " + " | ".join(str(n) for _, n in r["hist"]) + f" | {r['simplex']} | {r['search']} |")
 gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 print(f"\nGeometric mean over programs and strategies where both reach the baseline's final coverage:"
       f" time ratio baseline/+P {gm(speed):.2f}x, solver-call ratio baseline/+P {gm(calls_ratio):.2f}x ({len(speed)} pairs)")
