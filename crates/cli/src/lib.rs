@@ -150,6 +150,11 @@ struct RunArgs {
     /// Per-query solver timeout in milliseconds.
     #[arg(long)]
     solver_timeout: Option<u32>,
+    /// on: the solver layer keeps the unsat cores of its solver calls and
+    /// answers a query that contains one as unsat without a call; off:
+    /// only exact repeats are cached.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    unsat_cores: String,
     /// Write tests and summary.json under this directory.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -613,9 +618,15 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         incomplete,
         ..
     } = load_program(&args.program, &program_args, args.allow_unknown_imports, true)?;
+    let unsat_cores = match args.unsat_cores.as_str() {
+        "on" => true,
+        "off" => false,
+        other => bail!("unknown --unsat-cores `{other}` (on, off)"),
+    };
     let config = Config {
         search,
         seed: args.seed,
+        unsat_cores,
         limits: Limits {
             loop_bound: args.loop_bound,
             max_states: args.max_states,

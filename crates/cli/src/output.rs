@@ -251,8 +251,8 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} calls, {} ms)",
-                        k.kind, k.queries, k.solver_calls, k.solver_ms
+                        "{} {} ({} calls of which {} unsat, {} unsat by a known core, {} ms)",
+                        k.kind, k.queries, k.solver_calls, k.solver_unsat, k.subset_hits, k.solver_ms
                     )
                 })
                 .collect();

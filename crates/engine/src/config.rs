@@ -51,6 +51,19 @@ pub struct Config {
     pub limits: Limits,
     /// Seed of the randomised searchers.
     pub seed: u64,
+    /// The solver layer keeps unsat cores and answers queries that contain
+    /// one without a solver call.
+    pub unsat_cores: bool,
+}
+
+impl Config {
+    /// The solver layer these settings ask for, over Z3.
+    pub fn query_solver(&self) -> braid_solver::QuerySolver {
+        let backend = braid_solver::Z3Solver::new(self.limits.solver_timeout_ms);
+        let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
+        solver.set_unsat_cores(self.unsat_cores);
+        solver
+    }
 }
 
 impl Default for Config {
@@ -59,6 +72,7 @@ impl Default for Config {
             search: SearchKind::Dfs,
             limits: Limits::default(),
             seed: 0,
+            unsat_cores: true,
         }
     }
 }

@@ -228,7 +228,11 @@ pub struct KindDetail {
     pub trivial: u64,
     pub cache_hits: u64,
     pub model_hits: u64,
+    /// Answered unsat by a known unsat subset (KLEE's cache).
+    pub subset_hits: u64,
     pub solver_calls: u64,
+    /// Of the solver calls, those that answered unsat.
+    pub solver_unsat: u64,
     pub solver_ms: u64,
 }
 
@@ -266,7 +270,9 @@ impl Stats {
                     trivial: s.trivial,
                     cache_hits: s.cache_hits,
                     model_hits: s.cex_hits,
+                    subset_hits: s.subset_hits,
                     solver_calls: s.solver_calls,
+                    solver_unsat: s.solver_unsat,
                     solver_ms: s.solver_time.as_millis() as u64,
                 })
                 .collect(),

@@ -41,6 +41,15 @@ pub trait Solver {
     /// symbols they mention.
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult;
 
+    /// After a check that answered `Unsat`: constraints of it that are
+    /// unsat together (an unsat core), if the backend computes them.
+    fn unsat_core(&mut self) -> Option<Vec<TermId>> {
+        None
+    }
+
+    /// Whether checks should compute unsat cores (a backend may ignore it).
+    fn set_cores(&mut self, _on: bool) {}
+
     /// A point in time no check may run past (the run's time limit); a check
     /// cut short by it answers `Unknown`.
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}

@@ -11,6 +11,10 @@ const RECENT_MODELS: usize = 16;
 /// Queries the cache holds at most; past it, it starts over (a long run's
 /// cache would otherwise grow with every query).
 const CACHE_ENTRIES: usize = 1 << 18;
+/// Unsat cores kept at most (past it, the index starts over), and how many
+/// of them one query tries at most.
+const CORE_ENTRIES: usize = 1 << 16;
+const CORE_TRIES: usize = 256;
 
 /// What an engine asks the solver for; engines set [`QuerySolver::kind`]
 /// before they ask, and the statistics are kept per kind.
@@ -47,7 +51,11 @@ pub struct KindStats {
     pub trivial: u64,
     pub cache_hits: u64,
     pub cex_hits: u64,
+    /// Answered unsat because a known unsat set is part of the query.
+    pub subset_hits: u64,
     pub solver_calls: u64,
+    /// Backend calls that answered unsat.
+    pub solver_unsat: u64,
     pub solver_time: Duration,
 }
 
@@ -104,6 +112,11 @@ pub struct QuerySolver {
     /// Sorted constraint sets and their answer (`None`: unsat).
     cache: FxHashMap<Box<[TermId]>, Option<Model>>,
     recent: VecDeque<Model>,
+    /// Known unsat constraint sets (the backend's unsat cores, sorted),
+    /// indexed by their smallest constraint: a query containing one is unsat.
+    cores: FxHashMap<TermId, Vec<Box<[TermId]>>>,
+    core_count: usize,
+    use_cores: bool,
     pub stats: SolverStats,
     /// Send only the constraints that share symbols with the query.
     pub independence: bool,
@@ -119,11 +132,58 @@ impl QuerySolver {
             backend,
             cache: FxHashMap::default(),
             recent: VecDeque::new(),
+            cores: FxHashMap::default(),
+            core_count: 0,
+            use_cores: true,
             stats: SolverStats::default(),
             independence: true,
             caching: true,
             kind: QueryKind::Branch,
         }
+    }
+
+    /// Keep the backend's unsat cores and answer a query that contains one
+    /// as unsat without a call (KLEE's subset rule). On by default.
+    pub fn set_unsat_cores(&mut self, on: bool) {
+        self.backend.set_cores(on);
+        self.use_cores = on;
+        if !on {
+            self.cores.clear();
+            self.core_count = 0;
+        }
+    }
+
+    /// A known unsat set contained in `set` (sorted)?
+    fn has_unsat_subset(&self, set: &[TermId]) -> bool {
+        let mut tried = 0;
+        for (i, first) in set.iter().enumerate() {
+            let Some(cores) = self.cores.get(first) else { continue };
+            for core in cores {
+                if is_sorted_subset(&core[1..], &set[i + 1..]) {
+                    return true;
+                }
+                tried += 1;
+                if tried >= CORE_TRIES {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    fn remember_core(&mut self, mut core: Vec<TermId>) {
+        core.sort_unstable();
+        core.dedup();
+        let Some(&first) = core.first() else { return };
+        if self.core_count >= CORE_ENTRIES {
+            self.cores.clear();
+            self.core_count = 0;
+        }
+        self.core_count += 1;
+        // Smaller cores first: they are the likelier subsets.
+        let list = self.cores.entry(first).or_default();
+        let at = list.partition_point(|c| c.len() <= core.len());
+        list.insert(at, core.into_boxed_slice());
     }
 
     /// No backend check runs past `deadline`.
@@ -226,6 +286,11 @@ impl QuerySolver {
                 self.remember(set, Some(m.clone()));
                 return SatResult::Sat(m);
             }
+            if self.use_cores && self.has_unsat_subset(&set) {
+                self.stats.kind(self.kind).subset_hits += 1;
+                self.remember(set, None);
+                return SatResult::Unsat;
+            }
         }
         self.stats.solver_calls += 1;
         let start = Instant::now();
@@ -236,6 +301,9 @@ impl QuerySolver {
         let k = self.stats.kind(kind);
         k.solver_calls += 1;
         k.solver_time += took;
+        if answer == SatResult::Unsat {
+            k.solver_unsat += 1;
+        }
         let ms = took.as_millis() as u64;
         let bucket = HISTOGRAM_MS.iter().position(|b| ms < *b).unwrap_or(HISTOGRAM_MS.len());
         self.stats.histogram[bucket] += 1;
@@ -278,6 +346,10 @@ impl QuerySolver {
                 self.recent.push_front(m.clone());
             }
             SatResult::Unsat if self.caching => {
+                if self.use_cores {
+                    let core = self.backend.unsat_core().unwrap_or_else(|| set.clone());
+                    self.remember_core(core);
+                }
                 self.remember(set, None);
             }
             SatResult::Unknown(_) => self.stats.unknowns += 1,
@@ -285,6 +357,18 @@ impl QuerySolver {
         }
         answer
     }
+}
+
+/// Whether every element of sorted `a` is in sorted `b`.
+fn is_sorted_subset(a: &[TermId], b: &[TermId]) -> bool {
+    let mut rest = b;
+    for x in a {
+        match rest.binary_search(x) {
+            Ok(i) => rest = &rest[i + 1..],
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 /// `model` restricted to the symbols `constraints` mention, with the default
@@ -390,6 +474,39 @@ mod tests {
         assert_eq!(q.stats.histogram.iter().sum::<u64>(), q.stats.solver_calls);
         assert_eq!(q.stats.slowest.len() as u64, q.stats.solver_calls);
         assert!(q.stats.slowest.windows(2).all(|w| w[0].time >= w[1].time));
+    }
+
+    #[test]
+    fn an_unsat_core_answers_every_query_that_contains_it() {
+        for cores in [true, false] {
+            let mut s = TermStore::new();
+            let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
+            let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
+            let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
+            let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+            q.set_unsat_cores(cores);
+            // {a > 0, a > 3, a < b} with b < a: the core is {a < b, b < a}.
+            let (a0, a3) = (gt(&mut s, "a", 0), gt(&mut s, "a", 3));
+            assert_eq!(q.check(&s, &[a0, a3, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            assert_eq!(q.stats.solver_calls, 1);
+            // Other path constraints around the same contradiction.
+            let (a7, b9) = (gt(&mut s, "a", 7), gt(&mut s, "b", 9));
+            assert_eq!(q.check(&s, &[a7, b9, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            let [branch, ..] = &q.stats.by_kind;
+            if cores {
+                assert_eq!(
+                    (q.stats.solver_calls, branch.subset_hits, branch.solver_unsat),
+                    (1, 1, 1)
+                );
+            } else {
+                assert_eq!(
+                    (q.stats.solver_calls, branch.subset_hits, branch.solver_unsat),
+                    (2, 0, 2)
+                );
+            }
+            // Still satisfiable without the contradiction.
+            assert!(q.check(&s, &[a7, b9], a_lt_b, None).is_sat());
+        }
     }
 
     #[test]

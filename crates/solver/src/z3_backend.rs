@@ -33,6 +33,14 @@ pub struct Z3Solver {
     timeout_ms: Option<u32>,
     deadline: Option<Instant>,
     budget: Option<braid_budget::Budget>,
+    /// Ask for unsat cores: constraints go in as assumptions.
+    cores: bool,
+    /// The unsat core of the last check, when it answered unsat.
+    last_core: Option<Vec<TermId>>,
+    /// The solver that computes cores; replaced after a check it gave up
+    /// on (Z3 4.8.12's state after an interrupted check with assumptions
+    /// is not to be trusted).
+    core_solver: Option<z3::Solver<'static>>,
 }
 
 impl Z3Solver {
@@ -50,6 +58,9 @@ impl Z3Solver {
             timeout_ms,
             deadline: None,
             budget: None,
+            cores: true,
+            last_core: None,
+            core_solver: None,
         }
     }
 }
@@ -635,18 +646,45 @@ impl Solver for Z3Solver {
         if timeout == Some(Duration::ZERO) {
             return SatResult::Unknown("time limit reached before the query".into());
         }
-        self.solver.push();
-        for b in &asserted {
-            self.solver.assert(b);
-        }
+        self.last_core = None;
         let kept = &self.solver;
-        let mut answer = self.translator.answer(
-            store,
-            constraints,
-            kept,
-            with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check()),
-        );
-        self.solver.pop(1);
+        kept.push();
+        for b in &asserted {
+            kept.assert(b);
+        }
+        let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+        let mut answer = self.translator.answer(store, constraints, kept, r);
+        kept.pop(1);
+        if answer == SatResult::Unsat && self.cores && constraints.len() > 1 {
+            // An unsat core: the constraints again, as assumptions, which
+            // Z3 answers with the ones it needed. Assumptions miss some of
+            // Z3's preprocessing (substituting equalities), so this second
+            // check gets about the first one's time; past it the caller
+            // keeps the whole set.
+            let took = start.elapsed();
+            let limit = took * 2 + Duration::from_millis(1);
+            let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
+            if !limit.is_zero() {
+                let ctx = self.ctx;
+                let solver = self.core_solver.get_or_insert_with(|| z3::Solver::new(ctx));
+                let r = with_watchdog(ctx, Some(limit), self.budget.as_ref(), || {
+                    solver.check_assumptions(&asserted)
+                });
+                if r == Z3Result::Unknown {
+                    self.core_solver = None;
+                } else if r == Z3Result::Unsat {
+                    let core = solver.get_unsat_core();
+                    self.last_core = Some(
+                        constraints
+                            .iter()
+                            .zip(&asserted)
+                            .filter(|(_, b)| core.contains(b))
+                            .map(|(c, _)| *c)
+                            .collect(),
+                    );
+                }
+            }
+        }
         // The kept solver is incremental, and Z3's incremental core gives up
         // on some theories (non-linear arithmetic) that a fresh solver, with
         // its own tactics, decides; give those queries a second chance.
@@ -660,10 +698,21 @@ impl Solver for Z3Solver {
                     }
                     let r = with_watchdog(self.ctx, left, self.budget.as_ref(), || fresh.check());
                     answer = self.translator.answer(store, constraints, &fresh, r);
+                    if answer == SatResult::Unsat {
+                        self.last_core = Some(constraints.to_vec());
+                    }
                 }
             }
         }
         answer
+    }
+
+    fn unsat_core(&mut self) -> Option<Vec<TermId>> {
+        self.last_core.take()
+    }
+
+    fn set_cores(&mut self, on: bool) {
+        self.cores = on;
     }
 }
 

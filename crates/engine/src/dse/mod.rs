@@ -21,7 +21,7 @@ use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind, MAX_ALLOC,
 use crate::EngineError;
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx as At, VarId};
-use braid_solver::{QueryKind, QuerySolver, SatResult, Z3Solver};
+use braid_solver::{QueryKind, QuerySolver, SatResult};
 use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use merging::{Merger, Merging, Scheduler, Similarity, Strategy, SPLIT_AFTER_MS};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -125,7 +125,7 @@ enum Step {
 
 impl<'m> Dse<'m> {
     pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config) -> Dse<'m> {
-        let solver = QuerySolver::new(Box::new(Z3Solver::new(config.limits.solver_timeout_ms)));
+        let solver = config.query_solver();
         Dse {
             module,
             entry,

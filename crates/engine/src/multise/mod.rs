@@ -30,7 +30,7 @@ use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
 use braid_guard::{Guard, Guards, VarOrder};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
-use braid_solver::{QuerySolver, SatResult, Z3Solver};
+use braid_solver::{QuerySolver, SatResult};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -281,7 +281,7 @@ const ALLOCS: &str = "allocations";
 
 impl<'m> Multise<'m> {
     pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config, opts: Options) -> Multise<'m> {
-        let solver = QuerySolver::new(Box::new(Z3Solver::new(config.limits.solver_timeout_ms)));
+        let solver = config.query_solver();
         let rank = module
             .functions
             .iter()
