@@ -155,6 +155,11 @@ struct RunArgs {
     /// only exact repeats are cached.
     #[arg(long, default_value = "on", value_name = "on|off")]
     unsat_cores: String,
+    /// on: the solver keeps the constraints that consecutive queries share
+    /// asserted (Z3 push/pop), so it reuses what it learnt; off: each query
+    /// is asserted afresh.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    incremental: String,
     /// Write tests and summary.json under this directory.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -618,15 +623,18 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         incomplete,
         ..
     } = load_program(&args.program, &program_args, args.allow_unknown_imports, true)?;
-    let unsat_cores = match args.unsat_cores.as_str() {
-        "on" => true,
-        "off" => false,
-        other => bail!("unknown --unsat-cores `{other}` (on, off)"),
+    let on_off = |flag: &str, value: &str| match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(anyhow!("unknown {flag} `{other}` (on, off)")),
     };
+    let unsat_cores = on_off("--unsat-cores", &args.unsat_cores)?;
+    let incremental = on_off("--incremental", &args.incremental)?;
     let config = Config {
         search,
         seed: args.seed,
         unsat_cores,
+        incremental,
         limits: Limits {
             loop_bound: args.loop_bound,
             max_states: args.max_states,

@@ -54,6 +54,8 @@ pub struct Config {
     /// The solver layer keeps unsat cores and answers queries that contain
     /// one without a solver call.
     pub unsat_cores: bool,
+    /// The solver keeps the constraints consecutive queries share asserted.
+    pub incremental: bool,
 }
 
 impl Config {
@@ -62,6 +64,7 @@ impl Config {
         let backend = braid_solver::Z3Solver::new(self.limits.solver_timeout_ms);
         let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
         solver.set_unsat_cores(self.unsat_cores);
+        solver.set_incremental(self.incremental);
         solver
     }
 }
@@ -73,6 +76,7 @@ impl Default for Config {
             limits: Limits::default(),
             seed: 0,
             unsat_cores: true,
+            incremental: true,
         }
     }
 }

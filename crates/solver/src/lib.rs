@@ -50,6 +50,10 @@ pub trait Solver {
     /// Whether checks should compute unsat cores (a backend may ignore it).
     fn set_cores(&mut self, _on: bool) {}
 
+    /// Whether a check may keep the constraints it shares with the previous
+    /// one asserted (a backend may ignore it).
+    fn set_incremental(&mut self, _on: bool) {}
+
     /// A point in time no check may run past (the run's time limit); a check
     /// cut short by it answers `Unknown`.
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}

@@ -153,6 +153,12 @@ impl QuerySolver {
         }
     }
 
+    /// Keep the constraints consecutive backend checks share asserted
+    /// (Z3 push/pop). On by default.
+    pub fn set_incremental(&mut self, on: bool) {
+        self.backend.set_incremental(on);
+    }
+
     /// A known unsat set contained in `set` (sorted)?
     fn has_unsat_subset(&self, set: &[TermId]) -> bool {
         let mut tried = 0;

@@ -41,6 +41,10 @@ pub struct Z3Solver {
     /// on (Z3 4.8.12's state after an interrupted check with assumptions
     /// is not to be trusted).
     core_solver: Option<z3::Solver<'static>>,
+    /// Keep the constraints the last check shares with the next asserted.
+    incremental: bool,
+    /// The constraints asserted in the kept solver, one scope each.
+    stack: Vec<TermId>,
 }
 
 impl Z3Solver {
@@ -61,6 +65,8 @@ impl Z3Solver {
             cores: true,
             last_core: None,
             core_solver: None,
+            incremental: true,
+            stack: Vec::new(),
         }
     }
 }
@@ -648,13 +654,40 @@ impl Solver for Z3Solver {
         }
         self.last_core = None;
         let kept = &self.solver;
-        kept.push();
-        for b in &asserted {
-            kept.assert(b);
+        let mut answer = if self.incremental {
+            // Along a path consecutive queries share their older constraints
+            // (sets are sorted by term, and terms are numbered as they are
+            // built): the common prefix stays asserted, one scope per
+            // constraint, and Z3 keeps what it learnt about it.
+            let common = self.stack.iter().zip(constraints).take_while(|(a, b)| a == b).count();
+            let extra = self.stack.len() - common;
+            if extra > 0 {
+                kept.pop(extra as u32);
+                self.stack.truncate(common);
+            }
+            for (c, b) in constraints[common..].iter().zip(&asserted[common..]) {
+                kept.push();
+                kept.assert(b);
+                self.stack.push(*c);
+            }
+            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+            self.translator.answer(store, constraints, kept, r)
+        } else {
+            kept.push();
+            for b in &asserted {
+                kept.assert(b);
+            }
+            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+            let answer = self.translator.answer(store, constraints, kept, r);
+            kept.pop(1);
+            answer
+        };
+        if matches!(answer, SatResult::Unknown(_)) {
+            // A check that gave up (or was interrupted) may leave Z3's state
+            // unreliable: start from an empty solver.
+            self.solver = z3::Solver::new(self.ctx);
+            self.stack.clear();
         }
-        let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
-        let mut answer = self.translator.answer(store, constraints, kept, r);
-        kept.pop(1);
         if answer == SatResult::Unsat && self.cores && constraints.len() > 1 {
             // An unsat core: the constraints again, as assumptions, which
             // Z3 answers with the ones it needed. Assumptions miss some of
@@ -713,6 +746,12 @@ impl Solver for Z3Solver {
 
     fn set_cores(&mut self, on: bool) {
         self.cores = on;
+    }
+
+    fn set_incremental(&mut self, on: bool) {
+        self.incremental = on;
+        self.solver = z3::Solver::new(self.ctx);
+        self.stack.clear();
     }
 }
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/solver: dse on ordered containers over symbolic keys, growing, under
+# three solver-layer settings side by side in one run:
+#   exact     only exact repeats cached (--unsat-cores off --incremental off)
+#   cores     + KLEE's subset rule on Z3 unsat cores (--incremental off)
+#   cores+inc + the common prefix of consecutive queries kept asserted (default)
+# Columns: paths, Z3 calls, calls per path, Z3 time, wall time; `*` marks a
+# run cut off by MAX_TIME (seconds, default 60).
+# Usage: bash bench/solver/solver.sh [NAME-N ...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BRAID=${BRAID:-target/release/braid}
+MAX_TIME=${MAX_TIME:-60}
+[ -x "$BRAID" ] || cargo build --release -q
+if [ $# -gt 0 ]; then
+    progs=("$@")
+else
+    progs=(btree-2 btree-3 btree-4 btree-5 btree-6 btree-7 rbtree-3 rbtree-4 rbtree-5 rbtree-6
+        skiplist-3 skiplist-4 skiplist-5 skiplist-6)
+fi
+configs=("exact:--unsat-cores off --incremental off" "cores:--incremental off" "cores+inc:")
+echo "| program | setting | paths | Z3 calls | calls/path | Z3 s | wall s |"
+echo "|---|---|---|---|---|---|---|"
+for p in "${progs[@]}"; do
+    for c in "${configs[@]}"; do
+        name=${c%%:*}
+        # shellcheck disable=SC2086
+        "$BRAID" run "bench/solver/$p.wasm" --max-time "$MAX_TIME" --progress never ${c#*:} --json \
+            >/tmp/braid-solver-bench.json || true
+        python3 - "$p" "$name" <<'PY'
+import json, sys
+d = json.load(open("/tmp/braid-solver-bench.json"))
+s = d["stats"]
+paths = d["paths"]
+cut = "" if d["complete"] else "*"
+calls = s["solver_calls"]
+print(f"| {sys.argv[1]} | {sys.argv[2]} | {paths}{cut} | {calls} | {calls / max(paths, 1):.2f} | "
+      f"{s['solver_ms'] / 1000:.1f} | {s['wall_ms'] / 1000:.1f}{cut} |")
+PY
+    done
+done
