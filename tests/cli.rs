@@ -81,6 +81,9 @@ fn bad_input_exits_2_with_a_located_message() {
             "/nonexistent/seed",
         ],
         vec!["run", &figure1, "--engine", "concolic", "--seed-input", &figure1_json],
+        vec!["run", &figure1, "--unsat-cores", "maybe"],
+        vec!["run", &figure1, "--incremental", "sometimes"],
+        vec!["run", &figure1, "--dump-queries", "/proc/no-such-dir"],
         vec!["frobnicate"],
     ] {
         let o = braid(&args);
@@ -118,6 +121,38 @@ fn show_prints_parseable_ir() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("x = 2 * x"), "{text}");
     braid_ir::parse("shown.bir", &text).expect("show's output parses");
+}
+
+#[test]
+fn every_solver_call_is_logged_as_smtlib() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("queries");
+    let (code, json, _) = run_json(
+        &example("examples/paper/figure1.bir"),
+        &dir.path().join("out"),
+        &["--dump-queries", &log.display().to_string()],
+    );
+    assert_eq!(code, 0, "{json}");
+    let calls = json["stats"]["solver_calls"].as_u64().expect("solver_calls");
+    let mut files: Vec<_> = std::fs::read_dir(&log)
+        .expect("log dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert!(calls > 0);
+    assert_eq!(files.len() as u64, calls);
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        assert!(text.starts_with("; braid query"), "{text}");
+        assert!(
+            text.contains("(set-info :status sat)") || text.contains("(set-info :status unsat)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(assert ") && text.trim_end().ends_with("(check-sat)"),
+            "{text}"
+        );
+    }
 }
 
 #[test]

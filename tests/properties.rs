@@ -16,6 +16,12 @@ type Covered = BTreeSet<braid_engine::results::Branch>;
 
 enum Engine {
     Dse(SearchKind),
+    /// dse (dfs) with the solver layer's unsat cores and incremental
+    /// solving set as given (both are on by default).
+    DseSolver {
+        cores: bool,
+        incremental: bool,
+    },
     /// The last field: split a merged state back at its first query that
     /// reaches the solver.
     Merging(Strategy, Similarity, SearchKind, bool),
@@ -46,6 +52,11 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
     let spec = match engine {
         Engine::Dse(search) => {
             config.search = *search;
+            EngineSpec::new(EngineKind::Dse)
+        }
+        Engine::DseSolver { cores, incremental } => {
+            config.unsat_cores = *cores;
+            config.incremental = *incremental;
             EngineSpec::new(EngineKind::Dse)
         }
         Engine::Merging(strategy, similarity, search, split) => {
@@ -108,6 +119,7 @@ fn explore(src: &str, engine: &Engine) -> (RunResult, Bugs, Covered) {
 fn engine_label(engine: &Engine) -> String {
     match engine {
         Engine::Dse(search) => search.name().to_string(),
+        Engine::DseSolver { cores, incremental } => format!("unsat cores {cores} incremental {incremental}"),
         Engine::Merging(_, similarity, search, split) => format!("{similarity:?} {} split {split}", search.name()),
         Engine::Multise {
             coalesce,
@@ -122,7 +134,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, max_shrink_iters: 0, ..ProptestConfig::default() })]
 
     /// dse under every searcher explores the same tree: same paths (one test
-    /// each), covered branches and bugs.
+    /// each), covered branches and bugs; so does dse without the solver
+    /// layer's unsat cores or incremental solving (solver settings never
+    /// change a verdict).
     #[test]
     fn every_test_replays_and_searchers_agree(seed in any::<u64>()) {
         let src = random_program(seed);
@@ -131,6 +145,12 @@ proptest! {
         for search in [SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew] {
             let (o, obugs, ocovered) = explore(&src, &Engine::Dse(search));
             prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "dfs vs {}\n{}", search.name(), src);
+        }
+        for (cores, incremental) in [(false, false), (true, false), (false, true)] {
+            let engine = Engine::DseSolver { cores, incremental };
+            let (o, obugs, ocovered) = explore(&src, &engine);
+            let label = engine_label(&engine);
+            prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "default vs {}\n{}", label, src);
         }
     }
 

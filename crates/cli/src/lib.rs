@@ -160,6 +160,10 @@ struct RunArgs {
     /// is asserted afresh.
     #[arg(long, default_value = "on", value_name = "on|off")]
     incremental: String,
+    /// Write every solver call to DIR as an SMT-LIB 2 file (with braid's
+    /// answer and time in a comment), to replay through other solvers.
+    #[arg(long, value_name = "DIR")]
+    dump_queries: Option<PathBuf>,
     /// Write tests and summary.json under this directory.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -630,11 +634,15 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     };
     let unsat_cores = on_off("--unsat-cores", &args.unsat_cores)?;
     let incremental = on_off("--incremental", &args.incremental)?;
+    if let Some(dir) = &args.dump_queries {
+        std::fs::create_dir_all(dir).with_context(|| format!("--dump-queries {}", dir.display()))?;
+    }
     let config = Config {
         search,
         seed: args.seed,
         unsat_cores,
         incremental,
+        dump_queries: args.dump_queries.clone(),
         limits: Limits {
             loop_bound: args.loop_bound,
             max_states: args.max_states,

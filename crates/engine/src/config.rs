@@ -56,6 +56,8 @@ pub struct Config {
     pub unsat_cores: bool,
     /// The solver keeps the constraints consecutive queries share asserted.
     pub incremental: bool,
+    /// Write every solver call here as SMT-LIB.
+    pub dump_queries: Option<std::path::PathBuf>,
 }
 
 impl Config {
@@ -65,6 +67,9 @@ impl Config {
         let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
         solver.set_unsat_cores(self.unsat_cores);
         solver.set_incremental(self.incremental);
+        if let Some(dir) = &self.dump_queries {
+            solver.dump_queries(dir.clone());
+        }
         solver
     }
 }
@@ -77,6 +82,7 @@ impl Default for Config {
             seed: 0,
             unsat_cores: true,
             incremental: true,
+            dump_queries: None,
         }
     }
 }

@@ -50,6 +50,12 @@ pub trait Solver {
     /// Whether checks should compute unsat cores (a backend may ignore it).
     fn set_cores(&mut self, _on: bool) {}
 
+    /// The constraints as an SMT-LIB 2 script without `(check-sat)`, for
+    /// query logs (`None`: the backend cannot write one).
+    fn smtlib(&mut self, _store: &TermStore, _constraints: &[TermId]) -> Option<String> {
+        None
+    }
+
     /// Whether a check may keep the constraints it shares with the previous
     /// one asserted (a backend may ignore it).
     fn set_incremental(&mut self, _on: bool) {}

@@ -117,6 +117,8 @@ pub struct QuerySolver {
     cores: FxHashMap<TermId, Vec<Box<[TermId]>>>,
     core_count: usize,
     use_cores: bool,
+    /// Where every backend call is written as SMT-LIB, and how many were.
+    dump: Option<(std::path::PathBuf, u64)>,
     pub stats: SolverStats,
     /// Send only the constraints that share symbols with the query.
     pub independence: bool,
@@ -135,6 +137,7 @@ impl QuerySolver {
             cores: FxHashMap::default(),
             core_count: 0,
             use_cores: true,
+            dump: None,
             stats: SolverStats::default(),
             independence: true,
             caching: true,
@@ -151,6 +154,34 @@ impl QuerySolver {
             self.cores.clear();
             self.core_count = 0;
         }
+    }
+
+    /// Write every backend call to `dir` as an SMT-LIB 2 file
+    /// (`q000001.smt2`, …) with braid's answer and time in a comment and
+    /// `:status`, for replaying the log through other solvers.
+    pub fn dump_queries(&mut self, dir: std::path::PathBuf) {
+        self.dump = Some((dir, 0));
+    }
+
+    fn write_dump(&mut self, store: &TermStore, set: &[TermId], answer: &SatResult, took: Duration) {
+        let Some(script) = self.backend.smtlib(store, set) else {
+            return;
+        };
+        let Some((dir, n)) = &mut self.dump else { return };
+        *n += 1;
+        let status = match answer {
+            SatResult::Sat(_) => "sat",
+            SatResult::Unsat => "unsat",
+            SatResult::Unknown(_) => "unknown",
+        };
+        let text = format!(
+            "; braid query {n}: {} question, {} constraints, Z3 answered {status} in {:.3} ms\n(set-info :status {status})\n{script}(check-sat)\n",
+            self.kind.name(),
+            set.len(),
+            took.as_secs_f64() * 1e3
+        );
+        // A log that cannot be written is not a reason to stop exploring.
+        let _ = std::fs::write(dir.join(format!("q{n:06}.smt2")), text);
     }
 
     /// Keep the constraints consecutive backend checks share asserted
@@ -302,6 +333,9 @@ impl QuerySolver {
         let start = Instant::now();
         let mut answer = self.backend.check(store, &set);
         let took = start.elapsed();
+        if self.dump.is_some() {
+            self.write_dump(store, &set, &answer, took);
+        }
         self.stats.solver_time += took;
         let kind = self.kind;
         let k = self.stats.kind(kind);

@@ -629,6 +629,50 @@ impl Solver for Z3Solver {
     }
 
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
+        let start = Instant::now();
+        let answer = self.check_once(store, constraints);
+        // A watchdog's interrupt that lands just after the check it was
+        // meant for ended (a core check's short limit makes this common)
+        // cancels the next check instead: one retry when neither its time
+        // limit nor the run's budget explains the cancellation.
+        if let SatResult::Unknown(why) = &answer {
+            let limit = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
+            let spurious = why.contains("canceled")
+                && limit.is_none_or(|t| start.elapsed() < t)
+                && self.deadline.is_none_or(|d| Instant::now() < d)
+                && !self.budget.as_ref().is_some_and(|b| b.stopped());
+            if spurious {
+                return self.check_once(store, constraints);
+            }
+        }
+        answer
+    }
+
+    fn unsat_core(&mut self) -> Option<Vec<TermId>> {
+        self.last_core.take()
+    }
+
+    fn set_cores(&mut self, on: bool) {
+        self.cores = on;
+    }
+
+    fn smtlib(&mut self, store: &TermStore, constraints: &[TermId]) -> Option<String> {
+        let solver = z3::Solver::new(self.ctx);
+        for &c in constraints {
+            solver.assert(&self.translator.translate(store, c).ok()?.as_bool()?);
+        }
+        Some(solver.to_string())
+    }
+
+    fn set_incremental(&mut self, on: bool) {
+        self.incremental = on;
+        self.solver = z3::Solver::new(self.ctx);
+        self.stack.clear();
+    }
+}
+
+impl Z3Solver {
+    fn check_once(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         if self.budget.as_ref().is_some_and(|b| b.stopped()) {
             return SatResult::Unknown("the run stopped".into());
         }
@@ -738,20 +782,6 @@ impl Solver for Z3Solver {
             }
         }
         answer
-    }
-
-    fn unsat_core(&mut self) -> Option<Vec<TermId>> {
-        self.last_core.take()
-    }
-
-    fn set_cores(&mut self, on: bool) {
-        self.cores = on;
-    }
-
-    fn set_incremental(&mut self, on: bool) {
-        self.incremental = on;
-        self.solver = z3::Solver::new(self.ctx);
-        self.stack.clear();
     }
 }
 
