@@ -166,5 +166,29 @@ PAPER
     echo
     "$braid" bench bench/multise --engines dse,concolic,concolic-p --max-time 30 || true
     echo
+    echo "## Solver layer (bench/solver)"
+    echo
+    echo "dse on the team's ordered containers over symbolic keys (B-tree of N insert-or-lookup operations,"
+    echo "red-black tree and skip list of N keys), three solver-layer settings side by side: exact (only exact"
+    echo "repeats cached), cores (+ KLEE's subset rule on Z3 unsat cores), cores+inc (+ incremental Z3 along"
+    echo "the path; braid's default). \`*\`: cut off by the time limit."
+    echo
+    echo '```'
+    echo "MAX_TIME=60 bash bench/solver/solver.sh"
+    echo '```'
+    echo
+    BRAID=$braid MAX_TIME=60 bash bench/solver/solver.sh || true
+    echo
+    echo "### Query logs through other solvers"
+    echo
+    echo "Every solver call of a run (\`--dump-queries\`) solved from scratch by each solver; \`not read\`: the"
+    echo "query uses Z3's \`fp.to_ieee_bv\` on a computed float, which the others do not parse."
+    echo
+    echo '```'
+    echo "bash bench/solver/compare.sh"
+    echo '```'
+    echo
+    BRAID=$braid bash bench/solver/compare.sh || true
+    echo
 } > "$out"
 echo "wrote $out"

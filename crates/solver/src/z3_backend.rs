@@ -22,6 +22,11 @@ thread_local! {
         cfg.set_model_generation(true);
         Box::leak(Box::new(Context::new(&cfg)))
     };
+    /// A second context for unsat-core checks: their short time limits
+    /// interrupt it, and an interrupt that lands just after its check ended
+    /// cancels the next check of the same context; here that can only cost
+    /// a core, never a branch.
+    static CORE_CONTEXT: &'static Context = Box::leak(Box::new(Context::new(&Config::new())));
 }
 
 /// The Z3 backend. It keeps the Z3 form of every term it has translated, so
@@ -41,6 +46,7 @@ pub struct Z3Solver {
     /// on (Z3 4.8.12's state after an interrupted check with assumptions
     /// is not to be trusted).
     core_solver: Option<z3::Solver<'static>>,
+    core_translator: Translator<'static>,
     /// Keep the constraints the last check shares with the next asserted.
     incremental: bool,
     /// The constraints asserted in the kept solver, one scope each.
@@ -65,6 +71,11 @@ impl Z3Solver {
             cores: true,
             last_core: None,
             core_solver: None,
+            core_translator: Translator {
+                ctx: CORE_CONTEXT.with(|c| *c),
+                kit: None,
+                done: FxHashMap::default(),
+            },
             incremental: true,
             stack: Vec::new(),
         }
@@ -741,11 +752,15 @@ impl Z3Solver {
             let took = start.elapsed();
             let limit = took * 2 + Duration::from_millis(1);
             let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
-            if !limit.is_zero() {
-                let ctx = self.ctx;
+            let in_core_ctx: Option<Vec<Bool<'static>>> = constraints
+                .iter()
+                .map(|&c| self.core_translator.translate(store, c).ok().and_then(|d| d.as_bool()))
+                .collect();
+            if let (false, Some(assumed)) = (limit.is_zero(), in_core_ctx) {
+                let ctx = self.core_translator.ctx;
                 let solver = self.core_solver.get_or_insert_with(|| z3::Solver::new(ctx));
                 let r = with_watchdog(ctx, Some(limit), self.budget.as_ref(), || {
-                    solver.check_assumptions(&asserted)
+                    solver.check_assumptions(&assumed)
                 });
                 if r == Z3Result::Unknown {
                     self.core_solver = None;
@@ -754,7 +769,7 @@ impl Z3Solver {
                     self.last_core = Some(
                         constraints
                             .iter()
-                            .zip(&asserted)
+                            .zip(&assumed)
                             .filter(|(_, b)| core.contains(b))
                             .map(|(c, _)| *c)
                             .collect(),
