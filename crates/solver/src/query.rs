@@ -309,6 +309,13 @@ impl QuerySolver {
                 self.stats.by_kind[self.kind as usize].cache_hits += 1;
                 return answer.clone().map_or(SatResult::Unsat, SatResult::Sat);
             }
+            // A known core first: it costs a few lookups, a model a full
+            // evaluation, and most queries the backend sees are unsat.
+            if self.use_cores && self.has_unsat_subset(&set) {
+                self.stats.kind(self.kind).subset_hits += 1;
+                self.remember(set, None);
+                return SatResult::Unsat;
+            }
             // A reused model is cut down to the set's symbols: its values for
             // other symbols belong to other paths and would override the
             // caller's model where it must not change.
@@ -322,11 +329,6 @@ impl QuerySolver {
                 self.stats.kind(self.kind).cex_hits += 1;
                 self.remember(set, Some(m.clone()));
                 return SatResult::Sat(m);
-            }
-            if self.use_cores && self.has_unsat_subset(&set) {
-                self.stats.kind(self.kind).subset_hits += 1;
-                self.remember(set, None);
-                return SatResult::Unsat;
             }
         }
         self.stats.solver_calls += 1;

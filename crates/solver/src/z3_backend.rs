@@ -38,7 +38,8 @@ pub struct Z3Solver {
     timeout_ms: Option<u32>,
     deadline: Option<Instant>,
     budget: Option<braid_budget::Budget>,
-    /// Ask for unsat cores: constraints go in as assumptions.
+    /// Compute the unsat core of an unsat check (a second check, with the
+    /// constraints as assumptions).
     cores: bool,
     /// The unsat core of the last check, when it answered unsat.
     last_core: Option<Vec<TermId>>,
@@ -643,9 +644,9 @@ impl Solver for Z3Solver {
         let start = Instant::now();
         let answer = self.check_once(store, constraints);
         // A watchdog's interrupt that lands just after the check it was
-        // meant for ended (a core check's short limit makes this common)
-        // cancels the next check instead: one retry when neither its time
-        // limit nor the run's budget explains the cancellation.
+        // meant for ended cancels the next check of the context instead:
+        // one retry when neither its time limit nor the run's budget
+        // explains the cancellation.
         if let SatResult::Unknown(why) = &answer {
             let limit = self.timeout_ms.map(|ms| Duration::from_millis(ms as u64));
             let spurious = why.contains("canceled")
