@@ -151,10 +151,12 @@ PAPER
     echo "valid seed files, every byte symbolic) and floating-point programs (from zeros)."
     echo
     echo '```'
-    echo "MAX_TIME=30 bash bench/muse/muse.sh"
+    echo "MAX_TIME=30 PLOT=bench/muse/coverage.svg bash bench/muse/muse.sh"
     echo '```'
     echo
-    MAX_TIME=30 bash bench/muse/muse.sh || true
+    MAX_TIME=30 PLOT=bench/muse/coverage.svg bash bench/muse/muse.sh || true
+    echo
+    echo "![coverage over time](muse/coverage.svg)"
     echo
     echo "### concolic on MultiSE Table 1"
     echo

@@ -14,6 +14,8 @@
 # final coverage, with the baseline's own time and calls to its final
 # coverage for comparison. Times come from each run's coverage-over-time
 # record (ms since the start), so they include runs, filters and solving.
+# PLOT=FILE.svg also draws each program's coverage over time (log time axis),
+# the four configurations as four lines.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_time=${MAX_TIME:-30}
@@ -36,9 +38,9 @@ for p in $programs; do
         done
     done
 done
-python3 - "$tmp" "$max_time" $programs <<'EOF'
+python3 - "$tmp" "$max_time" "${PLOT:-}" $programs <<'EOF'
 import json, math, sys
-tmp, max_time, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
+tmp, max_time, plot, programs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def load(p, tag):
     j = json.load(open(f"{tmp}/{p}-{tag}.json"))
     c = j["stats"]["concolic"]
@@ -86,4 +88,50 @@ for p in programs:
 gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 print(f"\nGeometric mean over programs and strategies where both reach the baseline's final coverage:"
       f" time ratio baseline/+P {gm(speed):.2f}x, solver-call ratio baseline/+P {gm(calls_ratio):.2f}x ({len(speed)} pairs)")
+
+def svg(path):
+    """Small multiples: covered branches over log time, one panel per program."""
+    W, H, cols, pad = 300, 190, 3, 34
+    rows = (len(programs) + cols - 1) // cols
+    tmax = int(max_time) * 1000
+    styles = {"dfs": ("#1f77b4", ""), "dfs-p": ("#1f77b4", "5,3"), "bfs": ("#d62728", ""), "bfs-p": ("#d62728", "5,3")}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * W}" height="{rows * H + 30}" font-family="sans-serif" font-size="11">',
+           '<rect width="100%" height="100%" fill="white"/>']
+    for i, p in enumerate(programs):
+        ox, oy = (i % cols) * W, (i // cols) * H
+        runs = {t: load(p, t) for t in styles}
+        lo = min(r["first"] for r in runs.values())
+        hi = max(r["final"] for r in runs.values())
+        hi = hi if hi > lo else lo + 1
+        x = lambda ms: ox + pad + (W - pad - 10) * math.log10(max(ms, 1)) / math.log10(tmax)
+        y = lambda c: oy + H - pad + 6 - (H - pad - 20) * (c - lo) / (hi - lo)
+        out.append(f'<text x="{ox + pad}" y="{oy + 14}" font-weight="bold">{p}</text>')
+        out.append(f'<rect x="{ox + pad}" y="{oy + 20}" width="{W - pad - 10}" height="{H - pad - 14}" fill="none" stroke="#999"/>')
+        for ms, label in [(1, "1ms"), (1000, "1s"), (tmax, f"{max_time}s")]:
+            out.append(f'<text x="{x(ms):.1f}" y="{oy + H - 12}" text-anchor="middle">{label}</text>')
+        out.append(f'<text x="{ox + pad - 4}" y="{y(lo):.1f}" text-anchor="end">{lo}</text>')
+        out.append(f'<text x="{ox + pad - 4}" y="{y(hi) + 8:.1f}" text-anchor="end">{hi}</text>')
+        for tag, (colour, dash) in styles.items():
+            r = runs[tag]
+            pts, last = [], r["first"]
+            for ms, covered, _ in r["cov"]:
+                pts += [(x(ms), y(last)), (x(ms), y(covered))]
+                last = covered
+            end = min(max(r["ms"], 1), tmax)
+            pts.append((x(end), y(last)))
+            d = " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
+            out.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.5"'
+                       + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+    ly = rows * H + 18
+    for j, (tag, (colour, dash)) in enumerate(styles.items()):
+        lx = 20 + j * 150
+        out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 30}" y2="{ly - 4}" stroke="{colour}" stroke-width="1.5"'
+                   + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+        out.append(f'<text x="{lx + 36}" y="{ly}">{tag.replace("-p", "+P")}</text>')
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out) + "\n")
+
+if plot:
+    svg(plot)
+    print(f"\nCoverage over time: {plot}")
 EOF
