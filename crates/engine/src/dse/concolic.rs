@@ -240,9 +240,17 @@ fn mix(h: u64, t: TermId) -> u64 {
 }
 
 /// The hash of `path`'s prefixes of each length (`out[k]` for `path[..k]`).
+/// The hash of the empty decision prefix.
+const EMPTY_PREFIX: u64 = 0x5851_F42D_4C95_7F2D;
+
+/// The hash of a whole decision sequence (the last of its prefix hashes).
+fn path_hash(path: &[TermId]) -> u64 {
+    path.iter().fold(EMPTY_PREFIX, |h, t| mix(h, *t))
+}
+
 fn prefix_hashes(path: &[TermId]) -> Vec<u64> {
     let mut out = Vec::with_capacity(path.len() + 1);
-    let mut h = 0x5851_F42D_4C95_7F2D;
+    let mut h = EMPTY_PREFIX;
     out.push(h);
     for t in path {
         h = mix(h, *t);
@@ -349,7 +357,7 @@ impl Dse<'_> {
         }
         c.run.model = Some(st.model.clone());
         let f = st.top();
-        let end = prefix_hashes(&st.path).pop().expect("the empty prefix") ^ ((f.func.0 as u64) << 32 | f.at as u64);
+        let end = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
         c.completed.insert(end)
     }
 
