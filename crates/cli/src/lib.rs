@@ -160,6 +160,12 @@ struct RunArgs {
     /// is asserted afresh.
     #[arg(long, default_value = "on", value_name = "on|off")]
     incremental: String,
+    /// dse, ssm, dsm: on: the states reaching a loop head are merged across
+    /// iterations (seed 003) and a state that an earlier one stands for
+    /// stops, so loops whose states repeat are explored for every trip
+    /// count; off: loops are unrolled.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    loop_merge: String,
     /// Write every solver call to DIR as an SMT-LIB 2 file (with braid's
     /// answer and time in a comment), to replay through other solvers.
     #[arg(long, value_name = "DIR")]
@@ -634,6 +640,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     };
     let unsat_cores = on_off("--unsat-cores", &args.unsat_cores)?;
     let incremental = on_off("--incremental", &args.incremental)?;
+    let loop_merge = on_off("--loop-merge", &args.loop_merge)?;
     if let Some(dir) = &args.dump_queries {
         std::fs::create_dir_all(dir).with_context(|| format!("--dump-queries {}", dir.display()))?;
     }
@@ -642,6 +649,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         seed: args.seed,
         unsat_cores,
         incremental,
+        loop_merge,
         dump_queries: args.dump_queries.clone(),
         limits: Limits {
             loop_bound: args.loop_bound,

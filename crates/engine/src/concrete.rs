@@ -655,7 +655,7 @@ pub fn run_concrete(
     inputs: &[TestInput],
     budget: Option<&Budget>,
 ) -> Option<ConcreteRun> {
-    run_concrete_with(&Code::new(module), module, entry, inputs, budget)
+    run_concrete_with(&Code::new(module), module, entry, inputs, budget, None)
 }
 
 /// [`run_concrete`] with `code` built (and kept) by the caller: one per
@@ -666,6 +666,7 @@ pub fn run_concrete_with(
     entry: FuncId,
     inputs: &[TestInput],
     budget: Option<&Budget>,
+    max_steps: Option<u64>,
 ) -> Option<ConcreteRun> {
     let values = inputs
         .iter()
@@ -684,7 +685,7 @@ pub fn run_concrete_with(
         vars,
         ret_dst: None,
     });
-    let (outcome, steps) = m.run(None, budget)?;
+    let (outcome, steps) = m.run(max_steps, budget)?;
     let covered = m
         .covered
         .iter()

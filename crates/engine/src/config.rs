@@ -58,6 +58,9 @@ pub struct Config {
     pub incremental: bool,
     /// Write every solver call here as SMT-LIB.
     pub dump_queries: Option<std::path::PathBuf>,
+    /// Merge the states at each loop head across iterations (seed 003), and
+    /// stop those an earlier state stands for.
+    pub loop_merge: bool,
 }
 
 impl Config {
@@ -83,6 +86,7 @@ impl Default for Config {
             unsat_cores: true,
             incremental: true,
             dump_queries: None,
+            loop_merge: true,
         }
     }
 }

@@ -114,12 +114,28 @@ impl<'a> Recorder<'a> {
     /// program, which gives the outcome. `false` if the inputs repeat an
     /// earlier test's or the budget ran out first.
     pub fn complete(&mut self, inputs: Vec<TestInput>) -> bool {
+        self.complete_within(inputs, None)
+    }
+
+    /// [`Recorder::complete`], with no test if the concrete run takes more
+    /// than `max_steps` statements.
+    pub fn complete_within(&mut self, inputs: Vec<TestInput>, max_steps: Option<u64>) -> bool {
         if !self.seen.insert(inputs_hash(&inputs)) {
             return false;
         }
-        let Some(run) = self.run(&inputs) else {
+        let Some(run) = run_concrete_with(
+            &self.code,
+            self.module,
+            self.entry,
+            &inputs,
+            Some(&self.budget),
+            max_steps,
+        ) else {
             return false;
         };
+        if matches!(&run.outcome, Outcome::Bug { bug, .. } if bug == BugKind::StepLimit.name()) && max_steps.is_some() {
+            return false;
+        }
         // Inputs the explored prefix left free may break an `assume` further
         // on: no path of the program runs that way, so there is no test.
         if matches!(&run.outcome, Outcome::Bug { bug, .. } if bug == BugKind::AssumeViolated.name()) {
@@ -148,7 +164,7 @@ impl<'a> Recorder<'a> {
     }
 
     fn run(&self, inputs: &[TestInput]) -> Option<ConcreteRun> {
-        run_concrete_with(&self.code, self.module, self.entry, inputs, Some(&self.budget))
+        run_concrete_with(&self.code, self.module, self.entry, inputs, Some(&self.budget), None)
     }
 
     fn emit(&mut self, test: &mut TestCase, run: ConcreteRun) {

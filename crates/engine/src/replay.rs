@@ -42,7 +42,7 @@ pub fn coverage(module: &Module, tests: &[TestCase]) -> BTreeSet<Branch> {
         let Some(entry) = module.func_index(&t.entry) else {
             continue;
         };
-        if let Some(run) = run_concrete_with(&code, module, entry, &t.inputs, None) {
+        if let Some(run) = run_concrete_with(&code, module, entry, &t.inputs, None, None) {
             covered.extend(run.covered);
         }
     }

@@ -208,6 +208,9 @@ pub struct Stats {
     /// `concolic`: runs, solver calls and partial solutions (MuSE).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concolic: Option<crate::dse::concolic::ConcolicStats>,
+    /// Loop-head merging (seed 003), when on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops: Option<crate::dse::loops::LoopStats>,
 }
 
 /// The solver layer's statistics that explain its time: per kind of

@@ -28,16 +28,24 @@ pub enum QueryKind {
     /// A question about a merged state (its `ite` terms), or a model of one
     /// side of a merge.
     Merge,
+    /// Does an entry of a loop head's summary stand for an arriving state?
+    LoopMerge,
 }
 
 impl QueryKind {
-    pub const ALL: [QueryKind; 3] = [QueryKind::Branch, QueryKind::BugCheck, QueryKind::Merge];
+    pub const ALL: [QueryKind; 4] = [
+        QueryKind::Branch,
+        QueryKind::BugCheck,
+        QueryKind::Merge,
+        QueryKind::LoopMerge,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             QueryKind::Branch => "branch",
             QueryKind::BugCheck => "bug check",
             QueryKind::Merge => "merge",
+            QueryKind::LoopMerge => "loop merge",
         }
     }
 }
@@ -94,7 +102,7 @@ pub struct SolverStats {
     /// with the question (independence).
     pub sliced_away: u64,
     /// Per [`QueryKind`] (indexed by its position in `QueryKind::ALL`).
-    pub by_kind: [KindStats; 3],
+    pub by_kind: [KindStats; 4],
     /// Backend calls per time bucket (see [`HISTOGRAM_MS`]).
     pub histogram: [u64; 5],
     /// The slowest backend calls, slowest first.

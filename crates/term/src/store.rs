@@ -95,6 +95,11 @@ impl TermStore {
         &self.symbols_of[t.0 as usize]
     }
 
+    /// The term of symbol `s` (made when `s` was).
+    pub fn symbol_term_of(&self, s: SymId) -> TermId {
+        self.unique[&Node::Sym(s)]
+    }
+
     pub fn symbol(&self, s: SymId) -> &Symbol {
         &self.symbols[s.0 as usize]
     }
@@ -483,6 +488,31 @@ impl TermStore {
 
     pub fn eq(&mut self, a: TermId, b: TermId) -> TermId {
         self.app(Op::Eq, &[a, b]).expect("equality is defined on all sorts")
+    }
+
+    /// `t` with each symbol in `map` replaced by its term (of the symbol's
+    /// sort), rebuilt through [`TermStore::app`] so that it folds; `None`
+    /// if a folded operation is undefined (a constant division by zero).
+    pub fn substitute(&mut self, t: TermId, map: &FxHashMap<SymId, TermId>) -> Option<TermId> {
+        let mut done: FxHashMap<TermId, TermId> = FxHashMap::default();
+        for u in self.postorder(&[t]) {
+            let new = match self.node(u).clone() {
+                Node::Const(_) => u,
+                Node::Sym(s) => map.get(&s).copied().unwrap_or(u),
+                Node::App(op, args) => {
+                    let new_args: SmallVec<[TermId; 3]> = args.iter().map(|a| done[a]).collect();
+                    if new_args == args {
+                        u
+                    } else if op == Op::Ite {
+                        self.choice(new_args[0], new_args[1], new_args[2])
+                    } else {
+                        self.app(op, &new_args).ok()?
+                    }
+                }
+            };
+            done.insert(u, new);
+        }
+        Some(done[&t])
     }
 
     /// The terms reachable from `roots`, children before parents, each once.

@@ -9,6 +9,7 @@
 //! negated bug condition. Every completed path gives one test.
 
 pub mod concolic;
+pub mod loops;
 pub mod merging;
 mod state;
 
@@ -61,6 +62,7 @@ impl Engine for Dse<'_> {
         }
         let stats = &mut self.result.stats;
         stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
+        stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
         stats.record_solver(&self.solver.stats);
         stats.terms = self.store.len() as u64;
         stats.avg_value_summary_size = 1.0;
@@ -104,6 +106,32 @@ pub struct Dse<'m> {
     /// A query that must reach the solver even in a concolic run (the
     /// feasible range of a symbolic offset).
     probing: bool,
+    /// Loop-head merging (seed 003), when on.
+    loops: Option<loops::LoopMerge>,
+    /// States loop-head merging stopped that first covered branches: their
+    /// inputs, and those branches (a test is made if no test covers them).
+    stopped_at_heads: Vec<(Vec<TestInput>, Vec<Branch>)>,
+    /// Live variables per statement of the functions loop-head merging
+    /// looked at (dead variables do not tell states apart).
+    live_vars: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+}
+
+/// Loop-head merging's implication check, by one solver query: `path`
+/// implies the goals if `path ∧ ¬(goals)` is unsat.
+struct ImpliesBySolver<'a> {
+    solver: &'a mut QuerySolver,
+    model: &'a braid_term::Model,
+}
+
+impl loops::Implies for ImpliesBySolver<'_> {
+    fn implies(&mut self, store: &mut TermStore, path: &[TermId], goals: &[TermId]) -> bool {
+        let all = goals[1..].iter().fold(goals[0], |acc, g| store.and(acc, *g));
+        let violated = store.not(all);
+        let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
+        let answer = self.solver.check(store, path, violated, Some(self.model));
+        self.solver.kind = kind;
+        answer == SatResult::Unsat
+    }
 }
 
 /// How a path ends: with a bug of a kind, or normally (returning a value).
@@ -126,6 +154,7 @@ enum Step {
 impl<'m> Dse<'m> {
     pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config) -> Dse<'m> {
         let solver = config.query_solver();
+        let loops = config.loop_merge.then(loops::LoopMerge::default);
         Dse {
             module,
             entry,
@@ -151,6 +180,9 @@ impl<'m> Dse<'m> {
             stepping: false,
             concolic: None,
             probing: false,
+            loops,
+            stopped_at_heads: Vec::new(),
+            live_vars: FxHashMap::default(),
         }
     }
 
@@ -180,6 +212,8 @@ impl<'m> Dse<'m> {
     pub fn with_concolic(mut self, options: concolic::Options) -> Self {
         self.result.engine = "concolic".into();
         self.concolic = Some(Box::new(concolic::Concolic::new(options)));
+        // A run follows one input: there is no set of states to merge.
+        self.loops = None;
         // One open branch the solver cannot decide must not stall the
         // others: without a per-query limit of the user's, it gets one.
         if self.config.limits.solver_timeout_ms.is_none() {
@@ -258,6 +292,13 @@ impl<'m> Dse<'m> {
     fn flush(&mut self, rec: &mut Recorder) {
         for t in self.found.drain(..) {
             rec.test(t);
+        }
+        // A state stopped at a loop head gets a test of its own only if it
+        // first covered a branch that no test covers.
+        for (inputs, branches) in std::mem::take(&mut self.stopped_at_heads) {
+            if branches.iter().any(|b| !rec.covered().contains(b)) {
+                rec.complete_within(inputs, Some(loops::COMPLETION_STEPS));
+            }
         }
     }
 
@@ -345,6 +386,12 @@ impl<'m> Dse<'m> {
                 return vec![st];
             }
             if self.step_fast(&mut st) {
+                if self.at_loop_head(&st) {
+                    match self.at_loop_heads(Step::Continue(st)) {
+                        Step::Continue(next) => st = next,
+                        _ => return vec![],
+                    }
+                }
                 if self.merger.as_ref().is_some_and(|m| m.at_block_start(&st)) {
                     return vec![st];
                 }
@@ -366,6 +413,7 @@ impl<'m> Dse<'m> {
                     return self.unmerge(before);
                 }
             }
+            let step = if self.loops.is_some() { self.at_loop_heads(step) } else { step };
             match step {
                 // Merging states meet at block starts: stop there.
                 Step::Continue(next) if self.merger.as_ref().is_some_and(|m| m.at_block_start(&next)) => {
@@ -377,6 +425,112 @@ impl<'m> Dse<'m> {
             }
         }
         vec![st]
+    }
+
+    /// Loop-head merging after a step: each part that has just reached a
+    /// loop head is merged into the head's summary, and stops if an entry
+    /// already stands for it (its merged paths and first-covered branches
+    /// get tests from [`Dse::flush`] where no test covers them).
+    fn at_loop_heads(&mut self, step: Step) -> Step {
+        let states = match step {
+            Step::Continue(st) if !self.at_loop_head(&st) => return Step::Continue(st),
+            Step::Continue(st) => vec![st],
+            Step::Fork(states) => states,
+            Step::Done => return Step::Done,
+        };
+        let mut out = Vec::with_capacity(states.len());
+        for st in states {
+            if !self.at_loop_head(&st) {
+                out.push(st);
+                continue;
+            }
+            let (func, at) = (st.top().func, st.top().at);
+            let visits = st.top().visits.get(&at).copied().unwrap_or(0);
+            let module = self.module;
+            let live: Vec<Rc<Vec<Vec<bool>>>> = st
+                .frames
+                .iter()
+                .map(|f| {
+                    self.live_vars
+                        .entry(f.func)
+                        .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(f.func))))
+                        .clone()
+                })
+                .collect();
+            let live: Vec<&[bool]> = live.iter().zip(&st.frames).map(|(l, f)| l[f.at as usize].as_slice()).collect();
+            let mut loops = self.loops.take().expect("loop-head merging is on");
+            let verdict = {
+                let mut implies = ImpliesBySolver {
+                    solver: &mut self.solver,
+                    model: &st.model,
+                };
+                let location = || module.location(func, at);
+                loops.arrive(&mut self.store, &st, &live, visits, location, &mut implies)
+            };
+            self.loops = Some(loops);
+            if let loops::Verdict::Subsumed { .. } = verdict {
+                self.stopped_at_head(st);
+            } else {
+                out.push(st);
+            }
+        }
+        self.collect(out)
+    }
+
+    /// A model of `st`'s path whose machine-integer inputs lie in
+    /// [-64, 64] (signed), if the solver finds one.
+    fn small_model(&mut self, st: &State) -> Option<braid_term::Model> {
+        let mut small = self.store.bool(true);
+        for t in st.inputs.terms() {
+            let Sort::Bv(width) = self.store.sort(t) else { continue };
+            if width <= 8 {
+                continue;
+            }
+            let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+            let lo = self.store.constant(Value::Bv { width, bits: (-64i64 as u64) & mask });
+            let hi = self.store.constant(Value::Bv { width, bits: 64 });
+            let above = self.store.app(Op::Le, &[lo, t]).ok()?;
+            let below = self.store.app(Op::Le, &[t, hi]).ok()?;
+            let both = self.store.and(above, below);
+            small = self.store.and(small, both);
+        }
+        if self.store.is_true(small) {
+            return None;
+        }
+        let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
+        let answer = self.solver.check(&self.store, &st.path, small, Some(&st.model));
+        self.solver.kind = kind;
+        let SatResult::Sat(m) = answer else { return None };
+        let mut model = (*st.model).clone();
+        model.extend(m);
+        Some(model)
+    }
+
+    /// Whether loop-head merging is on and `st` is at a loop head (however
+    /// it came there: a jump, falling through, a return).
+    fn at_loop_head(&self, st: &State) -> bool {
+        self.loops.is_some() && {
+            let f = st.top();
+            self.loop_heads[f.func.0 as usize].get(f.at as usize) == Some(&true)
+        }
+    }
+
+    /// Keeps what a state stopped at a loop head still owes: tests for the
+    /// branches it (or a path merged into it) covered first.
+    fn stopped_at_head(&mut self, st: State) {
+        if !st.fresh.is_empty() {
+            // Its own model may run the loop for billions of iterations
+            // (a counter from an input): inputs of small magnitude first.
+            let model = self.small_model(&st);
+            let inputs = self.inputs_under(&st, model.as_ref().unwrap_or(&st.model));
+            self.stopped_at_heads.push((inputs, st.fresh.clone()));
+        }
+        for alt in &st.alts {
+            if !alt.fresh.is_empty() {
+                let inputs = self.inputs_under(&st, &alt.model);
+                self.stopped_at_heads.push((inputs, alt.fresh.clone()));
+            }
+        }
     }
 
     // ---- values -------------------------------------------------------
@@ -822,7 +976,7 @@ impl<'m> Dse<'m> {
                 };
                 if self.covered.insert((func, at, taken)) {
                     st.steps_since_cover = 0;
-                    if self.merger.is_some() {
+                    if self.merger.is_some() || self.loops.is_some() {
                         st.fresh.push((func, at, taken));
                     }
                 }
@@ -863,7 +1017,7 @@ impl<'m> Dse<'m> {
             return None;
         };
         let dest = (g == func.0).then(|| self.module.func(func).label_target(label))??;
-        let counted = self.config.limits.loop_bound.is_some() || self.merger.is_some();
+        let counted = self.config.limits.loop_bound.is_some() || self.merger.is_some() || self.loops.is_some();
         (!(counted && self.loop_heads[func.0 as usize][dest as usize])).then_some(dest)
     }
 
@@ -902,7 +1056,7 @@ impl<'m> Dse<'m> {
                     if self.covered.insert((func, at, taken)) {
                         self.step_covered.push((func, at, taken));
                         s.steps_since_cover = 0;
-                        if self.merger.is_some() {
+                        if self.merger.is_some() || self.loops.is_some() {
                             s.fresh.push((func, at, taken));
                         }
                     }
@@ -1020,8 +1174,9 @@ impl<'m> Dse<'m> {
                 return me.fail(&st, BugKind::TypeError);
             };
             let head = me.loop_heads[func.0 as usize][dest as usize];
-            // Visits matter to the loop bound and to merging's order only.
-            if head && (me.config.limits.loop_bound.is_some() || me.merger.is_some()) {
+            // Visits matter to the loop bound, to merging's order and to
+            // loop-head merging only.
+            if head && (me.config.limits.loop_bound.is_some() || me.merger.is_some() || me.loops.is_some()) {
                 let visits = st.top_mut().visits.entry(dest).or_insert(0);
                 *visits += 1;
                 let visits = *visits;

@@ -257,6 +257,11 @@ impl Cells {
         self.len
     }
 
+    /// The pages (states that share a page hold the same `Rc`).
+    pub fn pages(&self) -> &[Rc<Vec<TermId>>] {
+        &self.pages
+    }
+
     pub fn get(&self, i: usize) -> Option<TermId> {
         (i < self.len).then(|| self.pages[i / PAGE][i % PAGE])
     }

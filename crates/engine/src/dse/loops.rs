@@ -1,0 +1,369 @@
+//! Loop-head merging for the forking engines (seed 003).
+//!
+//! The states that reach one loop head (in one call context) are kept as a
+//! nondeterministic value summary: a set of entries, each a store (every
+//! frame's variables and all of memory) under a guard (the path condition
+//! that reached it) and a time (the visits to the head in its frame). The
+//! guards of different visits overlap — the paths that reach the head a
+//! second time reached it a first time — so the summary means "any entry
+//! whose guard holds": the union of the entries' concrete states. Merging is
+//! that union, so it is symmetric and exact, and each entry keeps its own
+//! trace: the time and guard of an entry are the iteration count and the
+//! inputs of each iteration of the paths it stands for.
+//!
+//! A state arriving at the head is merged into the summary. If an entry
+//! already stands for every concrete state it stands for (subsumption modulo
+//! the fresh inputs of the iteration), the union does not grow and the state
+//! stops: everything after it is explored from that entry, since what a
+//! program does next depends on its concrete state only (inputs read later
+//! are fresh). When every arrival stops, the loop is explored for every trip
+//! count: a fixed point, and exploration goes past the loop. Otherwise the
+//! state joins the summary and goes on. A summary that reaches
+//! [`MAX_ENTRIES`] without converging stops merging: the loop is unrolled,
+//! within the limits, and the statistics say so.
+//!
+//! Subsumption is decided by matching: the entry's store is a pattern whose
+//! input symbols may stand for any term, matched against the arriving
+//! store. A match `ρ` shows that the entry's store, with its inputs set to
+//! `ρ` of the arriving inputs, is the arriving store; the entry's guard must
+//! then hold there: its constraints over matched symbols, substituted by
+//! `ρ`, must follow from the arriving path condition (syntactically, or by
+//! one solver query), and its constraints over unmatched symbols only must
+//! share none with the others (they are satisfiable on their own, the entry
+//! being feasible). A constraint mixing both is not decided: no subsumption.
+
+use super::state::{Cells, State};
+use braid_ir::{FuncId, StmtIdx as At, VarId};
+use braid_term::{Node, SymId, TermId, TermStore};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use serde::Serialize;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// Entries a summary holds before its loop is unrolled instead.
+pub(crate) const MAX_ENTRIES: usize = 256;
+
+/// Statements the concrete run of a stopped state's test may take (its
+/// inputs may drive the loop for very long); past it, no test.
+pub(crate) const COMPLETION_STEPS: u64 = 20_000_000;
+
+/// Entries whose guard needs a solver query, per arrival.
+const MAX_QUERIES: usize = 4;
+
+/// What loop-head merging did, for `--json` and the human summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LoopStats {
+    /// Loop heads (per call context) where states were merged.
+    pub heads: u64,
+    /// Arrivals that joined a summary as a new entry.
+    pub entries: u64,
+    /// Arrivals an entry already stood for (iterations saved).
+    pub subsumed: u64,
+    /// Of those, how many needed a solver query.
+    pub subsumed_by_solver: u64,
+    /// Heads where some arrival was subsumed and the summary never reached
+    /// its size limit (a fixed point, if the run is complete).
+    pub fixpoints: u64,
+    /// Heads whose summary reached its size limit: unrolled from there,
+    /// with their locations.
+    pub unrolled: u64,
+    pub unrolled_at: Vec<String>,
+    /// The largest time (visits to its head) of an entry that subsumed an
+    /// arrival.
+    pub max_time: u32,
+}
+
+/// One entry of a summary: a store under a guard at a time.
+pub(crate) struct Entry {
+    /// Visits to the head in its frame when the entry was made.
+    pub time: u32,
+    /// The path condition (conjuncts).
+    guard: Vec<TermId>,
+    frames: Vec<(FuncId, At, Option<VarId>, Vec<Option<TermId>>)>,
+    memory: Vec<Rc<Cells>>,
+    /// Per allocation and page: whether a cell of it is not a constant.
+    symbolic_pages: Vec<Vec<bool>>,
+}
+
+#[derive(Default)]
+pub(crate) struct Summary {
+    location: String,
+    pub entries: Vec<Entry>,
+    /// Reached [`MAX_ENTRIES`]: no more merging here.
+    pub full: bool,
+    subsumed: u64,
+}
+
+/// Whether an arrival stops, and why.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// An entry stands for it: the state stops.
+    Subsumed { by_solver: bool, time: u32 },
+    /// It joined the summary.
+    Added,
+    /// The summary is full: unrolled.
+    Unrolled,
+}
+
+/// Every loop head's summary.
+#[derive(Default)]
+pub(crate) struct LoopMerge {
+    summaries: FxHashMap<u64, Summary>,
+    pub stats: LoopStats,
+}
+
+/// A decision the solver is asked for: does `path` imply all of `goals`?
+pub(crate) trait Implies {
+    fn implies(&mut self, store: &mut TermStore, path: &[TermId], goals: &[TermId]) -> bool;
+}
+
+impl LoopMerge {
+    /// Merges `st` (at a loop head, `visits` visits in its frame) into its
+    /// head's summary. `live` says per frame which variables are live (the
+    /// others are not compared); `location` names the head.
+    pub fn arrive(
+        &mut self,
+        store: &mut TermStore,
+        st: &State,
+        live: &[&[bool]],
+        visits: u32,
+        location: impl FnOnce() -> String,
+        solver: &mut dyn Implies,
+    ) -> Verdict {
+        let key = context_key(st);
+        let summary = self.summaries.entry(key).or_default();
+        if summary.location.is_empty() {
+            summary.location = location();
+            self.stats.heads += 1;
+        }
+        if summary.full {
+            return Verdict::Unrolled;
+        }
+        let path: FxHashSet<TermId> = st.path.iter().copied().collect();
+        let mut queries = 0;
+        // The newest entries first: the state's own previous visit is there.
+        for e in summary.entries.iter().rev() {
+            let Some(binding) = match_store(store, e, st, live) else {
+                continue;
+            };
+            match guard_follows(store, e, &binding, &path, st, &mut queries, solver) {
+                Some(by_solver) => {
+                    if summary.subsumed == 0 {
+                        self.stats.fixpoints += 1;
+                    }
+                    summary.subsumed += 1;
+                    self.stats.subsumed += 1;
+                    self.stats.subsumed_by_solver += by_solver as u64;
+                    self.stats.max_time = self.stats.max_time.max(e.time);
+                    return Verdict::Subsumed { by_solver, time: e.time };
+                }
+                None if queries >= MAX_QUERIES => break,
+                None => {}
+            }
+        }
+        if summary.entries.len() >= MAX_ENTRIES {
+            summary.full = true;
+            summary.entries = Vec::new();
+            self.stats.unrolled += 1;
+            if summary.subsumed > 0 {
+                self.stats.fixpoints -= 1;
+            }
+            self.stats.unrolled_at.push(summary.location.clone());
+            return Verdict::Unrolled;
+        }
+        summary.entries.push(snapshot(store, st, live, visits));
+        self.stats.entries += 1;
+        Verdict::Added
+    }
+}
+
+/// The call context of a state at a loop head: where each frame is.
+fn context_key(st: &State) -> u64 {
+    let mut h = FxHasher::default();
+    for f in &st.frames {
+        (f.func.0, f.at).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// `st` as an entry; dead variables are left out (`None`).
+pub(crate) fn snapshot(store: &TermStore, st: &State, live: &[&[bool]], time: u32) -> Entry {
+    let symbolic_pages = st
+        .memory
+        .iter()
+        .map(|cells| {
+            cells
+                .pages()
+                .iter()
+                .map(|p| p.iter().any(|c| !store.symbols(*c).is_empty()))
+                .collect()
+        })
+        .collect();
+    Entry {
+        time,
+        guard: st.path.clone(),
+        frames: st
+            .frames
+            .iter()
+            .zip(live)
+            .map(|(f, live)| {
+                let vars = f.vars.iter().zip(live.iter()).map(|(v, l)| l.then_some(*v)).collect();
+                (f.func, f.at, f.ret_dst, vars)
+            })
+            .collect(),
+        memory: st.memory.clone(),
+        symbolic_pages,
+    }
+}
+
+/// A one-way match of pattern terms (an entry's) against terms (a state's):
+/// each pattern symbol stands for one term of its sort.
+struct Matcher<'s> {
+    store: &'s TermStore,
+    binding: FxHashMap<SymId, TermId>,
+    /// Pairs already matched (terms are DAGs).
+    done: FxHashSet<(TermId, TermId)>,
+}
+
+impl Matcher<'_> {
+    fn term(&mut self, p: TermId, t: TermId) -> bool {
+        if p == t {
+            // The same term: its symbols stand for themselves.
+            let syms = self.store.symbols(p);
+            if syms.is_empty() {
+                return true;
+            }
+            if self.done.contains(&(p, t)) {
+                return true;
+            }
+            for &s in syms {
+                let me = self.store.symbol_term_of(s);
+                if *self.binding.entry(s).or_insert(me) != me {
+                    return false;
+                }
+            }
+            self.done.insert((p, t));
+            return true;
+        }
+        if self.done.contains(&(p, t)) {
+            return true;
+        }
+        let ok = match (self.store.node(p), self.store.node(t)) {
+            (Node::Sym(s), _) => {
+                self.store.sort(p) == self.store.sort(t) && *self.binding.entry(*s).or_insert(t) == t
+            }
+            (Node::App(op, args), Node::App(op2, args2)) if op == op2 && args.len() == args2.len() => {
+                let pairs: Vec<(TermId, TermId)> = args.iter().copied().zip(args2.iter().copied()).collect();
+                pairs.into_iter().all(|(a, b)| self.term(a, b))
+            }
+            _ => false,
+        };
+        if ok {
+            self.done.insert((p, t));
+        }
+        ok
+    }
+}
+
+/// The binding under which `e`'s store is `st`'s, if there is one.
+fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Option<FxHashMap<SymId, TermId>> {
+    if e.frames.len() != st.frames.len() || e.memory.len() != st.memory.len() {
+        return None;
+    }
+    let shape_ok = e.frames.iter().zip(&st.frames).zip(live).all(|(((func, at, ret, vars), f), live)| {
+        *func == f.func && *at == f.at && *ret == f.ret_dst && vars.len() == f.vars.len() && live.len() == vars.len()
+    }) && e.memory.iter().zip(&st.memory).all(|(a, b)| a.len() == b.len());
+    if !shape_ok {
+        return None;
+    }
+    let mut m = Matcher {
+        store,
+        binding: FxHashMap::default(),
+        done: FxHashSet::default(),
+    };
+    // Constants first: a differing constant rejects at once.
+    let differ = |p: TermId, t: TermId| p != t && store.symbols(p).is_empty();
+    // (Frames at the same statements have the same live variables.)
+    for ((.., vars), f) in e.frames.iter().zip(&st.frames) {
+        if vars.iter().zip(&f.vars).any(|(p, t)| p.is_some_and(|p| differ(p, *t))) {
+            return None;
+        }
+    }
+    for (a, b) in e.memory.iter().zip(&st.memory) {
+        if Rc::ptr_eq(a, b) {
+            continue;
+        }
+        for (p, q) in a.pages().iter().zip(b.pages()) {
+            if !Rc::ptr_eq(p, q) && p.iter().zip(q.iter()).any(|(x, y)| differ(*x, *y)) {
+                return None;
+            }
+        }
+    }
+    for ((.., vars), f) in e.frames.iter().zip(&st.frames) {
+        if !vars.iter().zip(&f.vars).all(|(p, t)| p.is_none_or(|p| m.term(p, *t))) {
+            return None;
+        }
+    }
+    for (k, (a, b)) in e.memory.iter().zip(&st.memory).enumerate() {
+        for (i, (p, q)) in a.pages().iter().zip(b.pages()).enumerate() {
+            // A shared page of constants matches whatever the binding.
+            if Rc::ptr_eq(p, q) && !e.symbolic_pages[k][i] {
+                continue;
+            }
+            if !p.iter().zip(q.iter()).all(|(x, y)| m.term(*x, *y)) {
+                return None;
+            }
+        }
+    }
+    Some(m.binding)
+}
+
+/// Whether `e`'s guard holds under `binding` wherever `st`'s path condition
+/// does: `Some(by_solver)` if shown, `None` if not (or undecided).
+fn guard_follows(
+    store: &mut TermStore,
+    e: &Entry,
+    binding: &FxHashMap<SymId, TermId>,
+    path: &FxHashSet<TermId>,
+    st: &State,
+    queries: &mut usize,
+    solver: &mut dyn Implies,
+) -> Option<bool> {
+    let mut bound_part = Vec::new();
+    let mut free_syms: FxHashSet<SymId> = FxHashSet::default();
+    for &c in &e.guard {
+        let syms = store.symbols(c);
+        let bound = syms.iter().filter(|s| binding.contains_key(s)).count();
+        if bound == syms.len() {
+            bound_part.push(c);
+        } else if bound == 0 {
+            free_syms.extend(syms.iter().copied());
+        } else {
+            return None;
+        }
+    }
+    // Constraints over unmatched symbols only are satisfiable whatever the
+    // matched ones are, since they share no symbol with them. (By
+    // construction they share none with the bound part.)
+    debug_assert!(bound_part
+        .iter()
+        .all(|c| store.symbols(*c).iter().all(|s| !free_syms.contains(s))));
+    let mut goals = Vec::new();
+    for c in bound_part {
+        let g = store.substitute(c, binding)?;
+        if store.is_false(g) {
+            return None;
+        }
+        if !store.is_true(g) && !path.contains(&g) {
+            goals.push(g);
+        }
+    }
+    if goals.is_empty() {
+        return Some(false);
+    }
+    if *queries >= MAX_QUERIES {
+        return None;
+    }
+    *queries += 1;
+    solver.implies(store, &st.path, &goals).then_some(true)
+}
