@@ -510,7 +510,7 @@ mod tests {
         q.kind = QueryKind::BugCheck;
         let b2 = gt(&mut s, "b", 9);
         assert!(q.check(&s, &[a, b], b2, None).is_sat());
-        let [branch, bug, merge] = &q.stats.by_kind;
+        let [branch, bug, merge, _] = &q.stats.by_kind;
         assert_eq!(
             (
                 branch.queries,

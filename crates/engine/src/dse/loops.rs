@@ -34,7 +34,7 @@
 
 use super::state::{Cells, State};
 use braid_ir::{FuncId, StmtIdx as At, VarId};
-use braid_term::{Node, SymId, TermId, TermStore};
+use braid_term::{Node, Op, Sort, SymId, TermId, TermStore};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
@@ -46,6 +46,12 @@ pub(crate) const MAX_ENTRIES: usize = 256;
 /// Statements the concrete run of a stopped state's test may take (its
 /// inputs may drive the loop for very long); past it, no test.
 pub(crate) const COMPLETION_STEPS: u64 = 20_000_000;
+
+/// A state at a loop head is split by the values of its computed cells if
+/// it has at most this many such cells with at most [`MAX_SPLIT`]
+/// combinations of values.
+pub(crate) const MAX_SPLIT_CELLS: usize = 64;
+pub(crate) const MAX_SPLIT: usize = 32;
 
 /// Entries whose guard needs a solver query, per arrival.
 const MAX_QUERIES: usize = 4;
@@ -71,6 +77,10 @@ pub struct LoopStats {
     /// The largest time (visits to its head) of an entry that subsumed an
     /// arrival.
     pub max_time: u32,
+    /// Arrivals whose computed values (not plain inputs) were split into
+    /// their concrete values, and the states they were split into.
+    pub splits: u64,
+    pub split_parts: u64,
 }
 
 /// One entry of a summary: a store under a guard at a time.
@@ -92,6 +102,8 @@ pub(crate) struct Summary {
     /// Reached [`MAX_ENTRIES`]: no more merging here.
     pub full: bool,
     subsumed: u64,
+    /// Arrivals whose computed values had too many values to split.
+    split_failures: u32,
 }
 
 /// Whether an arrival stops, and why.
@@ -118,26 +130,25 @@ pub(crate) trait Implies {
 }
 
 impl LoopMerge {
-    /// Merges `st` (at a loop head, `visits` visits in its frame) into its
-    /// head's summary. `live` says per frame which variables are live (the
-    /// others are not compared); `location` names the head.
-    pub fn arrive(
+    /// Whether an entry of `st`'s head summary stands for `st` (at a loop
+    /// head): `Some(Subsumed)`, or `Some(Unrolled)` if the head no longer
+    /// merges, else `None`. `live` says per frame which variables are live
+    /// (the others are not compared); `location` names the head.
+    pub fn find(
         &mut self,
         store: &mut TermStore,
         st: &State,
         live: &[&[bool]],
-        visits: u32,
         location: impl FnOnce() -> String,
         solver: &mut dyn Implies,
-    ) -> Verdict {
-        let key = context_key(st);
-        let summary = self.summaries.entry(key).or_default();
+    ) -> Option<Verdict> {
+        let summary = self.summaries.entry(context_key(st)).or_default();
         if summary.location.is_empty() {
             summary.location = location();
             self.stats.heads += 1;
         }
         if summary.full {
-            return Verdict::Unrolled;
+            return Some(Verdict::Unrolled);
         }
         let path: FxHashSet<TermId> = st.path.iter().copied().collect();
         let mut queries = 0;
@@ -155,11 +166,25 @@ impl LoopMerge {
                     self.stats.subsumed += 1;
                     self.stats.subsumed_by_solver += by_solver as u64;
                     self.stats.max_time = self.stats.max_time.max(e.time);
-                    return Verdict::Subsumed { by_solver, time: e.time };
+                    return Some(Verdict::Subsumed {
+                        by_solver,
+                        time: e.time,
+                    });
                 }
                 None if queries >= MAX_QUERIES => break,
                 None => {}
             }
+        }
+        None
+    }
+
+    /// Adds `st` (at a loop head, `visits` visits in its frame, no entry
+    /// standing for it) to its head's summary, unless the summary is full:
+    /// then the head is unrolled from now on.
+    pub fn add(&mut self, store: &TermStore, st: &State, live: &[&[bool]], visits: u32) -> Verdict {
+        let summary = self.summaries.entry(context_key(st)).or_default();
+        if summary.full {
+            return Verdict::Unrolled;
         }
         if summary.entries.len() >= MAX_ENTRIES {
             summary.full = true;
@@ -174,6 +199,46 @@ impl LoopMerge {
         summary.entries.push(snapshot(store, st, live, visits));
         self.stats.entries += 1;
         Verdict::Added
+    }
+
+    /// Whether splitting `st`'s computed values into their few concrete
+    /// values is still tried at its head (it stops after it failed twice).
+    pub fn may_split(&self, st: &State) -> bool {
+        self.summaries
+            .get(&context_key(st))
+            .is_none_or(|s| !s.full && s.split_failures < 2)
+    }
+
+    /// Splitting a state at `st`'s head found too many values.
+    pub fn split_failed(&mut self, st: &State) {
+        self.summaries.entry(context_key(st)).or_default().split_failures += 1;
+    }
+
+    /// A state was split into `parts` states of concrete values.
+    pub fn split_done(&mut self, parts: usize) {
+        self.stats.splits += 1;
+        self.stats.split_parts += parts as u64;
+    }
+}
+
+/// Whether `t` is computed from inputs: not a constant, and not an input
+/// or a piece of one (its bytes, extensions, shifts by constants), which
+/// matching generalises over instead. Machine integers and Booleans only.
+pub(crate) fn computed(store: &TermStore, t: TermId) -> bool {
+    if store.symbols(t).is_empty() || !matches!(store.sort(t), Sort::Bv(_) | Sort::Bool) {
+        return false;
+    }
+    let mut t = t;
+    loop {
+        match store.node(t) {
+            Node::Sym(_) => return false,
+            Node::App(Op::Trunc(_) | Op::ZExt(_) | Op::SExt(_), args) => t = args[0],
+            Node::App(Op::LShr | Op::AShr | Op::Shl, args) if store.symbols(args[1]).is_empty() => t = args[0],
+            Node::App(Op::Or, args) => {
+                return args.iter().any(|a| computed(store, *a));
+            }
+            _ => return true,
+        }
     }
 }
 
@@ -249,9 +314,7 @@ impl Matcher<'_> {
             return true;
         }
         let ok = match (self.store.node(p), self.store.node(t)) {
-            (Node::Sym(s), _) => {
-                self.store.sort(p) == self.store.sort(t) && *self.binding.entry(*s).or_insert(t) == t
-            }
+            (Node::Sym(s), _) => self.store.sort(p) == self.store.sort(t) && *self.binding.entry(*s).or_insert(t) == t,
             (Node::App(op, args), Node::App(op2, args2)) if op == op2 && args.len() == args2.len() => {
                 let pairs: Vec<(TermId, TermId)> = args.iter().copied().zip(args2.iter().copied()).collect();
                 pairs.into_iter().all(|(a, b)| self.term(a, b))
@@ -270,9 +333,19 @@ fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Op
     if e.frames.len() != st.frames.len() || e.memory.len() != st.memory.len() {
         return None;
     }
-    let shape_ok = e.frames.iter().zip(&st.frames).zip(live).all(|(((func, at, ret, vars), f), live)| {
-        *func == f.func && *at == f.at && *ret == f.ret_dst && vars.len() == f.vars.len() && live.len() == vars.len()
-    }) && e.memory.iter().zip(&st.memory).all(|(a, b)| a.len() == b.len());
+    let shape_ok = e
+        .frames
+        .iter()
+        .zip(&st.frames)
+        .zip(live)
+        .all(|(((func, at, ret, vars), f), live)| {
+            *func == f.func
+                && *at == f.at
+                && *ret == f.ret_dst
+                && vars.len() == f.vars.len()
+                && live.len() == vars.len()
+        })
+        && e.memory.iter().zip(&st.memory).all(|(a, b)| a.len() == b.len());
     if !shape_ok {
         return None;
     }

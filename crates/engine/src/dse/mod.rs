@@ -413,7 +413,11 @@ impl<'m> Dse<'m> {
                     return self.unmerge(before);
                 }
             }
-            let step = if self.loops.is_some() { self.at_loop_heads(step) } else { step };
+            let step = if self.loops.is_some() {
+                self.at_loop_heads(step)
+            } else {
+                step
+            };
             match step {
                 // Merging states meet at block starts: stop there.
                 Step::Continue(next) if self.merger.as_ref().is_some_and(|m| m.at_block_start(&next)) => {
@@ -444,37 +448,162 @@ impl<'m> Dse<'m> {
                 out.push(st);
                 continue;
             }
-            let (func, at) = (st.top().func, st.top().at);
-            let visits = st.top().visits.get(&at).copied().unwrap_or(0);
-            let module = self.module;
-            let live: Vec<Rc<Vec<Vec<bool>>>> = st
-                .frames
+            let live = self.live_at(&st);
+            let live: Vec<&[bool]> = live
                 .iter()
-                .map(|f| {
-                    self.live_vars
-                        .entry(f.func)
-                        .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(f.func))))
-                        .clone()
-                })
+                .zip(&st.frames)
+                .map(|(l, f)| l[f.at as usize].as_slice())
                 .collect();
-            let live: Vec<&[bool]> = live.iter().zip(&st.frames).map(|(l, f)| l[f.at as usize].as_slice()).collect();
-            let mut loops = self.loops.take().expect("loop-head merging is on");
-            let verdict = {
-                let mut implies = ImpliesBySolver {
-                    solver: &mut self.solver,
-                    model: &st.model,
-                };
-                let location = || module.location(func, at);
-                loops.arrive(&mut self.store, &st, &live, visits, location, &mut implies)
+            let parts = match self.find_entry(&st, &live) {
+                Some(loops::Verdict::Subsumed { .. }) => {
+                    self.stopped_at_head(st);
+                    continue;
+                }
+                Some(_) => {
+                    out.push(st);
+                    continue;
+                }
+                None => self.split_values(&st, &live[0..]),
             };
-            self.loops = Some(loops);
-            if let loops::Verdict::Subsumed { .. } = verdict {
-                self.stopped_at_head(st);
-            } else {
+            let Some(parts) = parts else {
+                self.add_entry(&st, &live);
                 out.push(st);
+                continue;
+            };
+            for part in parts {
+                match self.find_entry(&part, &live) {
+                    Some(loops::Verdict::Subsumed { .. }) => self.stopped_at_head(part),
+                    Some(_) => out.push(part),
+                    None => {
+                        self.add_entry(&part, &live);
+                        out.push(part);
+                    }
+                }
             }
         }
         self.collect(out)
+    }
+
+    /// Per frame of `st`, the live variables of its function.
+    fn live_at(&mut self, st: &State) -> Vec<Rc<Vec<Vec<bool>>>> {
+        let module = self.module;
+        st.frames
+            .iter()
+            .map(|f| {
+                self.live_vars
+                    .entry(f.func)
+                    .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(f.func))))
+                    .clone()
+            })
+            .collect()
+    }
+
+    /// [`loops::LoopMerge::find`] for `st`.
+    fn find_entry(&mut self, st: &State, live: &[&[bool]]) -> Option<loops::Verdict> {
+        let (func, at) = (st.top().func, st.top().at);
+        let module = self.module;
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
+        let mut implies = ImpliesBySolver {
+            solver: &mut self.solver,
+            model: &st.model,
+        };
+        loops.find(&mut self.store, st, live, || module.location(func, at), &mut implies)
+    }
+
+    fn add_entry(&mut self, st: &State, live: &[&[bool]]) {
+        let visits = st.top().visits.get(&st.top().at).copied().unwrap_or(0);
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
+        loops.add(&self.store, st, live, visits);
+    }
+
+    /// `st` split by the values of its computed cells — live variables of
+    /// its top frame and memory cells that hold a term computed from inputs
+    /// (not an input or its bytes) — into states where they are constants,
+    /// one per feasible combination, if there are at most
+    /// [`loops::MAX_SPLIT`]. A loop whose state is a few flags computed
+    /// from inputs reaches its fixed point this way. `None` if nothing is
+    /// computed, or too much.
+    fn split_values(&mut self, st: &State, live: &[&[bool]]) -> Option<Vec<State>> {
+        if !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
+            return None;
+        }
+        // (frame variable or memory cell, its term)
+        let mut cells: Vec<(Result<usize, (usize, usize)>, TermId)> = Vec::new();
+        let top = st.top();
+        for (v, (&t, &l)) in top.vars.iter().zip(live[live.len() - 1]).enumerate() {
+            if l && loops::computed(&self.store, t) {
+                cells.push((Ok(v), t));
+            }
+        }
+        for (a, alloc) in st.memory.iter().enumerate() {
+            for (i, t) in alloc.iter().enumerate() {
+                if loops::computed(&self.store, t) {
+                    cells.push((Err((a, i)), t));
+                    if cells.len() > loops::MAX_SPLIT_CELLS {
+                        return None;
+                    }
+                }
+            }
+        }
+        if cells.is_empty() || cells.len() > loops::MAX_SPLIT_CELLS {
+            return None;
+        }
+        // Enumerate the feasible combinations of their values, each with a
+        // model: the first is the state's own.
+        let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
+        let mut combos: Vec<(Vec<Value>, braid_term::Model)> = Vec::new();
+        let mut model = (*st.model).clone();
+        let mut excluded = self.store.bool(true);
+        let complete = loop {
+            let values: Option<Vec<Value>> = cells.iter().map(|(_, t)| self.store.eval(*t, &model).ok()).collect();
+            let Some(values) = values else { break false };
+            let mut same = self.store.bool(true);
+            for ((_, t), v) in cells.iter().zip(&values) {
+                let c = self.store.constant(*v);
+                let eq = self.store.eq(*t, c);
+                same = self.store.and(same, eq);
+            }
+            combos.push((values, model.clone()));
+            if combos.len() > loops::MAX_SPLIT {
+                break false;
+            }
+            let other = self.store.not(same);
+            excluded = self.store.and(excluded, other);
+            match self.solver.check(&self.store, &st.path, excluded, Some(&st.model)) {
+                SatResult::Sat(m) => {
+                    model = (*st.model).clone();
+                    model.extend(m);
+                }
+                SatResult::Unsat => break true,
+                SatResult::Unknown(_) => break false,
+            }
+        };
+        self.solver.kind = kind;
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
+        if !complete {
+            loops.split_failed(st);
+            return None;
+        }
+        loops.split_done(combos.len());
+        let parts = combos
+            .into_iter()
+            .map(|(values, model)| {
+                let mut part = st.clone();
+                let mut same = self.store.bool(true);
+                for ((at, t), v) in cells.iter().zip(values) {
+                    let c = self.store.constant(v);
+                    let eq = self.store.eq(*t, c);
+                    same = self.store.and(same, eq);
+                    match *at {
+                        Ok(var) => part.top_mut().vars[var] = c,
+                        Err((a, i)) => Rc::make_mut(&mut part.memory[a]).set(i, c),
+                    }
+                }
+                part.assume(&self.store, same, model);
+                part
+            })
+            .collect();
+        Some(parts)
     }
 
     /// A model of `st`'s path whose machine-integer inputs lie in
@@ -487,7 +616,10 @@ impl<'m> Dse<'m> {
                 continue;
             }
             let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
-            let lo = self.store.constant(Value::Bv { width, bits: (-64i64 as u64) & mask });
+            let lo = self.store.constant(Value::Bv {
+                width,
+                bits: (-64i64 as u64) & mask,
+            });
             let hi = self.store.constant(Value::Bv { width, bits: 64 });
             let above = self.store.app(Op::Le, &[lo, t]).ok()?;
             let below = self.store.app(Op::Le, &[t, hi]).ok()?;
