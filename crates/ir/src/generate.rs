@@ -190,3 +190,50 @@ pub fn random_program(seed: u64) -> String {
     g.out.push_str("fn helper(a, b) {\n    c = a < b\n    if c goto Less\n    d = a - b\n    ret d\nLess:\n    d = b - a\n    ret d\n}\n");
     g.out
 }
+
+/// A random program whose loop runs while a fresh input is non-zero and
+/// only moves a few flags among constants: a finite-state loop (seed 003),
+/// which terminates for every input but has unboundedly many paths. Its
+/// body branches on a fresh event input and on the flags, and asserts on
+/// them; more asserts follow the loop.
+pub fn random_loop_program(seed: u64) -> String {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = String::from("fn main() {\n");
+    let flags = rng.gen_range(1..4);
+    for f in 0..flags {
+        let _ = writeln!(out, "    f{f} = 0");
+    }
+    let _ = writeln!(out, "Head:\n    c = input int \"c\"\n    t = c == 0\n    if t goto Exit\n    e = input int \"e\"");
+    let mut label = 0;
+    for _ in 0..rng.gen_range(2..7) {
+        let f = rng.gen_range(0..flags);
+        let k = rng.gen_range(0..4);
+        match rng.gen_range(0..5) {
+            0 => {
+                let _ = writeln!(out, "    f{f} = {k}");
+            }
+            1 => {
+                let _ = writeln!(out, "    f{f} = 1 - f{f}");
+            }
+            2 | 3 => {
+                // if <event or flag> == k then f := k2
+                label += 1;
+                let on = if rng.gen_bool(0.5) {
+                    "e".to_string()
+                } else {
+                    format!("f{}", rng.gen_range(0..flags))
+                };
+                let k2 = rng.gen_range(0..4);
+                let _ = writeln!(out, "    b{label} = {on} != {k}\n    if b{label} goto S{label}\n    f{f} = {k2}\nS{label}:");
+            }
+            _ => {
+                let _ = writeln!(out, "    a = f{f} != {k}\n    assert a");
+            }
+        }
+    }
+    let _ = writeln!(out, "    goto Head\nExit:");
+    let f = rng.gen_range(0..flags);
+    let k = rng.gen_range(0..4);
+    let _ = writeln!(out, "    a = f{f} != {k}\n    assert a\n    halt\n}}");
+    out
+}

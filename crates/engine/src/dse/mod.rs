@@ -389,7 +389,8 @@ impl<'m> Dse<'m> {
                 if self.at_loop_head(&st) {
                     match self.at_loop_heads(Step::Continue(st)) {
                         Step::Continue(next) => st = next,
-                        _ => return vec![],
+                        Step::Fork(parts) => return parts,
+                        Step::Done => return vec![],
                     }
                 }
                 if self.merger.as_ref().is_some_and(|m| m.at_block_start(&st)) {
