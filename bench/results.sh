@@ -192,5 +192,17 @@ PAPER
     echo
     BRAID=$braid bash bench/solver/compare.sh || true
     echo
+    echo "## Loop-head merging (bench/loops)"
+    echo
+    echo "The team's loop programs (seed 003), each with its expected verdict, under \`braid verify\` with"
+    echo "--loop-merge off and on. A cell: verdict, wall time, and with merging the summary entries made and"
+    echo "the arrivals an entry stood for. Every test written is replayed."
+    echo
+    echo '```'
+    echo "bash bench/loops/loops.sh dse,ssm,dsm 10"
+    echo '```'
+    echo
+    bash bench/loops/loops.sh dse,ssm,dsm 10 || true
+    echo
 } > "$out"
 echo "wrote $out"

@@ -289,6 +289,20 @@ impl Report {
                 );
             }
         }
+        if let Some(l) = st.loops.as_ref().filter(|l| l.heads > 0) {
+            let _ = writeln!(
+                s,
+                "loop merging: {} heads, {} entries, {} arrivals subsumed ({} by a solver query), {} fixed points, {} splits into {} states",
+                l.heads, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts
+            );
+            for at in &l.unrolled_at {
+                let _ = writeln!(
+                    s,
+                    "  did not converge in {} entries, unrolled: {at}",
+                    braid_engine::dse::loops::MAX_ENTRIES
+                );
+            }
+        }
         s
     }
 

@@ -203,7 +203,10 @@ pub fn random_loop_program(seed: u64) -> String {
     for f in 0..flags {
         let _ = writeln!(out, "    f{f} = 0");
     }
-    let _ = writeln!(out, "Head:\n    c = input int \"c\"\n    t = c == 0\n    if t goto Exit\n    e = input int \"e\"");
+    let _ = writeln!(
+        out,
+        "Head:\n    c = input int \"c\"\n    t = c == 0\n    if t goto Exit\n    e = input int \"e\""
+    );
     let mut label = 0;
     for _ in 0..rng.gen_range(2..7) {
         let f = rng.gen_range(0..flags);
@@ -224,7 +227,10 @@ pub fn random_loop_program(seed: u64) -> String {
                     format!("f{}", rng.gen_range(0..flags))
                 };
                 let k2 = rng.gen_range(0..4);
-                let _ = writeln!(out, "    b{label} = {on} != {k}\n    if b{label} goto S{label}\n    f{f} = {k2}\nS{label}:");
+                let _ = writeln!(
+                    out,
+                    "    b{label} = {on} != {k}\n    if b{label} goto S{label}\n    f{f} = {k2}\nS{label}:"
+                );
             }
             _ => {
                 let _ = writeln!(out, "    a = f{f} != {k}\n    assert a");

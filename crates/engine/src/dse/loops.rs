@@ -41,7 +41,7 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 /// Entries a summary holds before its loop is unrolled instead.
-pub(crate) const MAX_ENTRIES: usize = 256;
+pub const MAX_ENTRIES: usize = 256;
 
 /// Statements the concrete run of a stopped state's test may take (its
 /// inputs may drive the loop for very long); past it, no test.
@@ -471,7 +471,9 @@ mod tests {
     fn do_while(store: &mut TermStore) -> (State, State, SymId) {
         let undef = store.constant(Value::Undef);
         let i0 = store.symbol_term("i0", braid_term::Sort::Bv(WIDTH));
-        let Node::Sym(sym) = *store.node(i0) else { unreachable!() };
+        let Node::Sym(sym) = *store.node(i0) else {
+            unreachable!()
+        };
         let mut before = State::new(FuncId(0), 1, undef);
         before.top_mut().at = 3;
         before.set(VarId(0), i0);
@@ -494,7 +496,9 @@ mod tests {
                     let model: Model = [(sym, Value::Bv { width: WIDTH, bits })].into_iter().collect();
                     if store.satisfies(&e.guard, &model) {
                         let i = e.frames[0].3[0].expect("i is live");
-                        let Ok(Value::Bv { bits, .. }) = store.eval(i, &model) else { unreachable!() };
+                        let Ok(Value::Bv { bits, .. }) = store.eval(i, &model) else {
+                            unreachable!()
+                        };
                         out.insert(bits);
                     }
                 }

@@ -63,6 +63,10 @@ impl Engine for Dse<'_> {
         let stats = &mut self.result.stats;
         stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
         stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
+        // Paths stopped at loop heads are not counted.
+        if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {
+            self.result.paths_exact = false;
+        }
         stats.record_solver(&self.solver.stats);
         stats.terms = self.store.len() as u64;
         stats.avg_value_summary_size = 1.0;
