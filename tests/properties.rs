@@ -374,7 +374,7 @@ proptest! {
             Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, false),
         ] {
             let engine = Engine::LoopMerge(Box::new(engine));
-            let (m, mbugs, mcovered) = explore(&src, &engine);
+            let (_, mbugs, mcovered) = explore(&src, &engine);
             let label = engine_label(&engine);
             prop_assert!(bugs.is_subset(&mbugs), "{}: {:?} not in {:?}\n{}", label, bugs, mbugs, src);
             prop_assert!(covered.is_subset(&mcovered), "{}: {:?} not in {:?}\n{}", label, covered, mcovered, src);

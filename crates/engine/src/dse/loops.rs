@@ -83,13 +83,17 @@ pub struct LoopStats {
     pub split_parts: u64,
 }
 
+/// A frame of an entry: where it is, where its result goes, and its live
+/// variables (dead ones `None`).
+type FrameSnapshot = (FuncId, At, Option<VarId>, Vec<Option<TermId>>);
+
 /// One entry of a summary: a store under a guard at a time.
 pub(crate) struct Entry {
     /// Visits to the head in its frame when the entry was made.
     pub time: u32,
     /// The path condition (conjuncts).
     guard: Vec<TermId>,
-    frames: Vec<(FuncId, At, Option<VarId>, Vec<Option<TermId>>)>,
+    frames: Vec<FrameSnapshot>,
     memory: Vec<Rc<Cells>>,
     /// Per allocation and page: whether a cell of it is not a constant.
     symbolic_pages: Vec<Vec<bool>>,

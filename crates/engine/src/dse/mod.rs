@@ -532,8 +532,9 @@ impl<'m> Dse<'m> {
         if !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
             return None;
         }
-        // (frame variable or memory cell, its term)
-        let mut cells: Vec<(Result<usize, (usize, usize)>, TermId)> = Vec::new();
+        // (frame variable or memory cell (allocation, offset), its term)
+        type Cell = (Result<usize, (usize, usize)>, TermId);
+        let mut cells: Vec<Cell> = Vec::new();
         let top = st.top();
         for (v, (&t, &l)) in top.vars.iter().zip(live[live.len() - 1]).enumerate() {
             if l && loops::computed(&self.store, t) {
