@@ -43,6 +43,13 @@ use std::rc::Rc;
 /// Entries a summary holds before its loop is unrolled instead.
 pub const MAX_ENTRIES: usize = 256;
 
+/// Entries a summary makes without any arrival subsumed before its loop
+/// is unrolled instead.
+const MAX_BARREN_ENTRIES: usize = 16;
+
+/// Locations of unrolled heads reported.
+const MAX_REPORTED: usize = 16;
+
 /// Statements the concrete run of a stopped state's test may take (its
 /// inputs may drive the loop for very long); past it, no test.
 pub(crate) const COMPLETION_STEPS: u64 = 20_000_000;
@@ -52,6 +59,9 @@ pub(crate) const COMPLETION_STEPS: u64 = 20_000_000;
 /// combinations of values.
 pub(crate) const MAX_SPLIT_CELLS: usize = 64;
 pub(crate) const MAX_SPLIT: usize = 32;
+
+/// Solver time per loop-head merging query, in milliseconds.
+pub(crate) const QUERY_MS: u32 = 200;
 
 /// Entries whose guard needs a solver query, per arrival.
 const MAX_QUERIES: usize = 4;
@@ -126,7 +136,18 @@ pub(crate) enum Verdict {
 pub(crate) struct LoopMerge {
     summaries: FxHashMap<u64, Summary>,
     pub stats: LoopStats,
+    /// [`PageInfo`] of memory pages by address (holding the page).
+    pages: FxHashMap<usize, (Rc<Vec<TermId>>, PageInfo)>,
 }
+
+#[derive(Clone, Copy)]
+pub(crate) struct PageInfo {
+    pub symbolic: bool,
+    pub computed: bool,
+}
+
+/// Pages whose [`PageInfo`] is kept.
+const PAGE_CACHE: usize = 1 << 14;
 
 /// A decision the solver is asked for: does `path` imply all of `goals`?
 pub(crate) trait Implies {
@@ -190,19 +211,76 @@ impl LoopMerge {
         if summary.full {
             return Verdict::Unrolled;
         }
-        if summary.entries.len() >= MAX_ENTRIES {
+        // A loop whose states never repeat (a parser's loop over its
+        // input, a counter) stops merging early: its checks would only
+        // cost.
+        let barren = summary.subsumed == 0 && summary.entries.len() >= MAX_BARREN_ENTRIES;
+        if summary.entries.len() >= MAX_ENTRIES || barren {
             summary.full = true;
             summary.entries = Vec::new();
             self.stats.unrolled += 1;
             if summary.subsumed > 0 {
                 self.stats.fixpoints -= 1;
             }
-            self.stats.unrolled_at.push(summary.location.clone());
+            if self.stats.unrolled_at.len() < MAX_REPORTED && !self.stats.unrolled_at.contains(&summary.location) {
+                self.stats.unrolled_at.push(summary.location.clone());
+            }
             return Verdict::Unrolled;
         }
-        summary.entries.push(snapshot(store, st, live, visits));
+        let entry = self.snapshot(store, st, live, visits);
+        let summary = self.summaries.entry(context_key(st)).or_default();
+        summary.entries.push(entry);
         self.stats.entries += 1;
         Verdict::Added
+    }
+
+    /// What the cells of `page` hold: a symbolic term, a computed one (see
+    /// [`computed`]). Pages that states share are looked at once.
+    pub fn page_info(&mut self, store: &TermStore, page: &Rc<Vec<TermId>>) -> PageInfo {
+        let key = Rc::as_ptr(page) as usize;
+        if let Some((_, info)) = self.pages.get(&key) {
+            return *info;
+        }
+        let info = PageInfo {
+            symbolic: page.iter().any(|c| !store.symbols(*c).is_empty()),
+            computed: page.iter().any(|c| computed(store, *c)),
+        };
+        if self.pages.len() >= PAGE_CACHE {
+            self.pages.clear();
+        }
+        // The cache holds the page, so its address is not reused meanwhile.
+        self.pages.insert(key, (page.clone(), info));
+        info
+    }
+
+    /// `st` as an entry; dead variables are left out (`None`).
+    fn snapshot(&mut self, store: &TermStore, st: &State, live: &[&[bool]], time: u32) -> Entry {
+        let symbolic_pages = st
+            .memory
+            .iter()
+            .map(|cells| {
+                cells
+                    .pages()
+                    .iter()
+                    .map(|p| self.page_info(store, p).symbolic)
+                    .collect()
+            })
+            .collect();
+        Entry {
+            time,
+            guard: st.path.clone(),
+            frames: st
+                .frames
+                .iter()
+                .zip(live)
+                .map(|(f, live)| {
+                    let vars = f.vars.iter().zip(live.iter()).map(|(v, l)| l.then_some(*v)).collect();
+                    (f.func, f.at, f.ret_dst, vars)
+                })
+                .collect(),
+            memory: st.memory.clone(),
+            symbolic_pages,
+        }
     }
 
     /// Whether splitting `st`'s computed values into their few concrete
@@ -253,36 +331,6 @@ fn context_key(st: &State) -> u64 {
         (f.func.0, f.at).hash(&mut h);
     }
     h.finish()
-}
-
-/// `st` as an entry; dead variables are left out (`None`).
-pub(crate) fn snapshot(store: &TermStore, st: &State, live: &[&[bool]], time: u32) -> Entry {
-    let symbolic_pages = st
-        .memory
-        .iter()
-        .map(|cells| {
-            cells
-                .pages()
-                .iter()
-                .map(|p| p.iter().any(|c| !store.symbols(*c).is_empty()))
-                .collect()
-        })
-        .collect();
-    Entry {
-        time,
-        guard: st.path.clone(),
-        frames: st
-            .frames
-            .iter()
-            .zip(live)
-            .map(|(f, live)| {
-                let vars = f.vars.iter().zip(live.iter()).map(|(v, l)| l.then_some(*v)).collect();
-                (f.func, f.at, f.ret_dst, vars)
-            })
-            .collect(),
-        memory: st.memory.clone(),
-        symbolic_pages,
-    }
 }
 
 /// A one-way match of pattern terms (an entry's) against terms (a state's):

@@ -507,12 +507,25 @@ impl<'m> Dse<'m> {
     fn find_entry(&mut self, st: &State, live: &[&[bool]]) -> Option<loops::Verdict> {
         let (func, at) = (st.top().func, st.top().at);
         let module = self.module;
+        self.solver.set_timeout(Some(self.loop_query_ms()));
         let loops = self.loops.as_mut().expect("loop-head merging is on");
         let mut implies = ImpliesBySolver {
             solver: &mut self.solver,
             model: &st.model,
         };
-        loops.find(&mut self.store, st, live, || module.location(func, at), &mut implies)
+        let verdict = loops.find(&mut self.store, st, live, || module.location(func, at), &mut implies);
+        self.solver.set_timeout(self.config.limits.solver_timeout_ms);
+        verdict
+    }
+
+    /// The time a loop-head merging query may take: it only saves work,
+    /// so an undecided one costs little (the state goes on).
+    fn loop_query_ms(&self) -> u32 {
+        self.config
+            .limits
+            .solver_timeout_ms
+            .unwrap_or(u32::MAX)
+            .min(loops::QUERY_MS)
     }
 
     fn add_entry(&mut self, st: &State, live: &[&[bool]]) {
@@ -529,7 +542,12 @@ impl<'m> Dse<'m> {
     /// from inputs reaches its fixed point this way. `None` if nothing is
     /// computed, or too much.
     fn split_values(&mut self, st: &State, live: &[&[bool]]) -> Option<Vec<State>> {
-        if !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
+        // Not when states merge (`ssm`, `dsm`): splitting undoes merges,
+        // which are then made again (on `echo` with two symbolic arguments
+        // splitting merged states took `ssm` from 8 s to 190 s, and even
+        // one split of an unmerged state changed later merges and cost
+        // 1.5x); matching generalises over `ite` values instead.
+        if self.merger.is_some() || !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
             return None;
         }
         // (frame variable or memory cell (allocation, offset), its term)
@@ -541,12 +559,18 @@ impl<'m> Dse<'m> {
                 cells.push((Ok(v), t));
             }
         }
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
         for (a, alloc) in st.memory.iter().enumerate() {
-            for (i, t) in alloc.iter().enumerate() {
-                if loops::computed(&self.store, t) {
-                    cells.push((Err((a, i)), t));
-                    if cells.len() > loops::MAX_SPLIT_CELLS {
-                        return None;
+            for (k, page) in alloc.pages().iter().enumerate() {
+                if !loops.page_info(&self.store, page).computed {
+                    continue;
+                }
+                for (i, &t) in page.iter().enumerate() {
+                    if loops::computed(&self.store, t) {
+                        cells.push((Err((a, k * state::PAGE + i)), t));
+                        if cells.len() > loops::MAX_SPLIT_CELLS {
+                            return None;
+                        }
                     }
                 }
             }
@@ -557,6 +581,7 @@ impl<'m> Dse<'m> {
         // Enumerate the feasible combinations of their values, each with a
         // model: the first is the state's own.
         let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
+        self.solver.set_timeout(Some(self.loop_query_ms()));
         let mut combos: Vec<(Vec<Value>, braid_term::Model)> = Vec::new();
         let mut model = (*st.model).clone();
         let mut excluded = self.store.bool(true);
@@ -585,6 +610,7 @@ impl<'m> Dse<'m> {
             }
         };
         self.solver.kind = kind;
+        self.solver.set_timeout(self.config.limits.solver_timeout_ms);
         let loops = self.loops.as_mut().expect("loop-head merging is on");
         if !complete {
             loops.split_failed(st);

@@ -203,7 +203,7 @@ impl PartialEq for Inputs {
 }
 
 /// Cells per page of [`Cells`].
-const PAGE: usize = 1024;
+pub(crate) const PAGE: usize = 1024;
 
 /// An allocation's cells in pages that states share until one writes: a
 /// fork that writes one cell of a WebAssembly memory copies one page of it,
