@@ -454,25 +454,18 @@ fn guard_follows(
     queries: &mut usize,
     solver: &mut dyn Implies,
 ) -> Option<bool> {
+    // Constraints over unmatched symbols only are satisfiable whatever the
+    // matched ones are: they share no symbol with the bound part.
     let mut bound_part = Vec::new();
-    let mut free_syms: FxHashSet<SymId> = FxHashSet::default();
     for &c in &e.guard {
         let syms = store.symbols(c);
         let bound = syms.iter().filter(|s| binding.contains_key(s)).count();
         if bound == syms.len() {
             bound_part.push(c);
-        } else if bound == 0 {
-            free_syms.extend(syms.iter().copied());
-        } else {
+        } else if bound > 0 {
             return None;
         }
     }
-    // Constraints over unmatched symbols only are satisfiable whatever the
-    // matched ones are, since they share no symbol with them. (By
-    // construction they share none with the bound part.)
-    debug_assert!(bound_part
-        .iter()
-        .all(|c| store.symbols(*c).iter().all(|s| !free_syms.contains(s))));
     let mut goals = Vec::new();
     for c in bound_part {
         let g = store.substitute(c, binding)?;
