@@ -1,7 +1,7 @@
 //! Pieces of the IR's meaning that every engine and the concrete interpreter
 //! share: bug kinds, byte layout of wide memory accesses, fixed limits.
 
-use braid_term::{EvalError, Value};
+use braid_term::{EvalError, Op, Sort, TermId, TermStore, Value};
 
 /// Allocations larger than this many cells are rejected as bad allocations.
 pub const MAX_ALLOC: u64 = 1 << 20;
@@ -121,6 +121,161 @@ pub fn offset_range(
         }
     }
     (a - lo < span).then_some((lo, a))
+}
+
+// ---- memory at symbolic offsets --------------------------------------------
+//
+// An access whose offset is symbolic and may reach many cells goes through
+// array terms, as KLEE's and Owi's memories do: a load reads
+// `read(off, default, k1, v1, …)` over the cells it may reach, a store turns
+// every cell it may reach into `ite(off == k, byte, old)`. Every engine uses
+// these, so their memories mean the same.
+
+/// A symbolic offset spanning more cells than this forks no more: it reads
+/// and writes through array terms (below).
+pub const MAX_OFFSET_FORK: usize = 64;
+/// Reads through array terms reach at most this many cells, writes at most
+/// `MAX_SYMBOLIC_WRITE` (each cell a choice): past that the offset is
+/// concretised, and the run says so.
+pub const MAX_SYMBOLIC_READ: usize = MAX_ALLOC as usize;
+pub const MAX_SYMBOLIC_WRITE: usize = 4096;
+
+/// Where an access lands in its allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offset {
+    At(usize),
+    /// A symbolic offset whose feasible values lie in `lo..=hi`.
+    Within(TermId, usize, usize),
+}
+
+/// Whether cells of these sorts can share an array: one sort, and for a
+/// `wide` access (bytes) undefined cells too, which read as zero bytes.
+pub fn one_sort(sorts: impl IntoIterator<Item = Sort>, wide: bool) -> bool {
+    let mut seen = None;
+    for s in sorts {
+        match s {
+            Sort::Undef if wide => {}
+            Sort::Bv(_) | Sort::Int | Sort::Bool if seen.is_none_or(|t| t == s) => seen = Some(s),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The array operands `[default, k1, v1, …]` of `read` over `cells`, the
+/// cells from offset `lo` on: the most common value is the default, the
+/// others are listed. With `bytes` (a wide access) an undefined cell reads
+/// as a zero byte and every cell must be a byte; otherwise cells must share
+/// one sort. `None` if not.
+pub fn array_of(store: &mut TermStore, lo: usize, cells: &[TermId], bytes: bool) -> Option<Vec<TermId>> {
+    let sort = if bytes {
+        Sort::Bv(8)
+    } else {
+        cells.iter().map(|c| store.sort(*c)).find(|s| *s != Sort::Undef)?
+    };
+    let zero = store.constant(match sort {
+        Sort::Bv(w) => Value::bv(w, 0),
+        Sort::Int => Value::Int(0),
+        Sort::Bool => Value::Bool(false),
+        _ => return None,
+    });
+    let mut values = Vec::with_capacity(cells.len());
+    for &c in cells {
+        match store.sort(c) {
+            Sort::Undef if bytes => values.push(zero),
+            s if s == sort => values.push(c),
+            _ => return None,
+        }
+    }
+    let mut counts: rustc_hash::FxHashMap<TermId, usize> = rustc_hash::FxHashMap::default();
+    for v in &values {
+        *counts.entry(*v).or_default() += 1;
+    }
+    let default = counts
+        .iter()
+        .max_by_key(|(v, n)| (**n, std::cmp::Reverse(**v)))
+        .map(|(v, _)| *v)?;
+    let mut array = vec![default];
+    for (i, v) in values.into_iter().enumerate() {
+        if v != default {
+            array.push(store.constant(Value::Int((lo + i) as i128)));
+            array.push(v);
+        }
+    }
+    Some(array)
+}
+
+/// The value a load of `width` bits (`None`: one cell) reads at the
+/// symbolic offset `off` from `array` (see [`array_of`]): little-endian
+/// bytes put together.
+pub fn read_wide(store: &mut TermStore, array: &[TermId], off: TermId, width: Option<u8>) -> TermId {
+    let read = |store: &mut TermStore, i: usize| {
+        let k = store.constant(Value::Int(i as i128));
+        let at = store.app(Op::Add, &[off, k]).expect("offsets are Int");
+        let args: Vec<TermId> = std::iter::once(at).chain(array.iter().copied()).collect();
+        store.app(Op::Read, &args).expect("arrays are well-sorted")
+    };
+    let Some(w) = width else {
+        return read(store, 0);
+    };
+    let mut acc = store.constant(Value::bv(w, 0));
+    for i in 0..w as usize / 8 {
+        let byte = read(store, i);
+        let wide = store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
+        let sh = store.constant(Value::bv(w, 8 * i as u64));
+        let shifted = store.app(Op::Shl, &[wide, sh]).expect("same width");
+        acc = store.app(Op::Or, &[acc, shifted]).expect("same width");
+    }
+    acc
+}
+
+/// The cells a store of `v` writes, little-endian bytes for a `width`-bit
+/// store (`None` unless `v` is a `width`-bit value), else `v` itself.
+pub fn bytes_of(store: &mut TermStore, v: TermId, width: Option<u8>) -> Option<Vec<TermId>> {
+    let Some(w) = width else {
+        return Some(vec![v]);
+    };
+    if store.sort(v) != Sort::Bv(w) {
+        return None;
+    }
+    Some(
+        (0..w as usize / 8)
+            .map(|i| {
+                let sh = store.constant(Value::bv(w, 8 * i as u64));
+                let moved = store.app(Op::LShr, &[v, sh]).expect("same width");
+                store.app(Op::Trunc(8), &[moved]).expect("narrows")
+            })
+            .collect(),
+    )
+}
+
+/// Cell `c`'s value after a store of `bytes` at a symbolic offset `off`
+/// whose values lie in `lo..=hi`: byte `i` where `off + i == c`, else `old`
+/// (for a `wide` store, an undefined old byte is zero). A written value of
+/// another sort than the old one makes a choice that only evaluates, as a
+/// merged dead variable does.
+pub fn written(
+    store: &mut TermStore,
+    off: TermId,
+    (lo, hi): (usize, usize),
+    c: usize,
+    bytes: &[TermId],
+    old: TermId,
+    wide: bool,
+) -> TermId {
+    let mut new = match store.sort(old) {
+        Sort::Undef if wide => store.constant(Value::bv(8, 0)),
+        _ => old,
+    };
+    for (i, &b) in bytes.iter().enumerate() {
+        let Some(j) = c.checked_sub(i).filter(|j| (lo..=hi).contains(j)) else {
+            continue;
+        };
+        let jt = store.constant(Value::Int(j as i128));
+        let at = store.eq(off, jt);
+        new = store.choice(at, b, new);
+    }
+    new
 }
 
 #[cfg(test)]

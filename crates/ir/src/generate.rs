@@ -12,6 +12,9 @@ struct Gen {
     vars: Vec<String>,
     next_label: usize,
     next_var: usize,
+    /// Arrays of 100 cells as well, so that symbolic offsets span more
+    /// cells than the engines fork over.
+    wide: bool,
 }
 
 impl Gen {
@@ -107,6 +110,32 @@ impl Gen {
                     let d = self.fresh();
                     self.line(&format!("{d} = {a} {op} {b}"));
                 }
+                9 if with_memory && self.wide && self.rng.gen_bool(0.6) => {
+                    // An array of 100 cells indexed by a value in -50..=149.
+                    let (p, i, q, d) = (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+                    let a = self.var();
+                    self.line(&format!("{p} = alloc 100, 0"));
+                    self.line(&format!("*{p} = {a}"));
+                    let v = self.var();
+                    self.line(&format!("{i} = {v} % 200"));
+                    self.line(&format!("{i} = {i} - 50"));
+                    self.line(&format!("{q} = {p} + {i}"));
+                    match self.rng.gen_range(0..3) {
+                        0 => {
+                            let v = self.atom();
+                            self.line(&format!("*{q} = {v}"));
+                            self.line(&format!("{d} = *{p}"));
+                        }
+                        1 => {
+                            let v = self.atom();
+                            self.line(&format!("*{q} = {v}"));
+                            self.line(&format!("{d} = *{q}"));
+                        }
+                        _ => self.line(&format!("{d} = *{q}")),
+                    }
+                    self.line(&format!("{d} = {d} + 0"));
+                    self.vars.push(d);
+                }
                 9 if with_memory => {
                     // An array of 3 cells indexed by a value clamped to -1..=3,
                     // so out-of-bounds accesses happen on some paths.
@@ -168,12 +197,24 @@ impl Gen {
 /// A random terminating program over `Int` inputs, from `seed`. Every
 /// constraint it leads to is linear.
 pub fn random_program(seed: u64) -> String {
+    program(seed, false)
+}
+
+/// A [`random_program`] with memory, whose arrays include some of 100
+/// cells indexed by inputs: offsets that span more cells than the engines
+/// fork over.
+pub fn random_memory_program(seed: u64) -> String {
+    program(seed, true)
+}
+
+fn program(seed: u64, wide: bool) -> String {
     let mut g = Gen {
         rng: SmallRng::seed_from_u64(seed),
         out: String::new(),
         vars: vec![],
         next_label: 0,
         next_var: 0,
+        wide,
     };
     let inputs = g.rng.gen_range(1..4);
     g.out.push_str("fn main() {\n");
@@ -182,7 +223,7 @@ pub fn random_program(seed: u64) -> String {
         g.vars.push(format!("x{i}"));
     }
     let n = g.rng.gen_range(2..8);
-    let memory = g.rng.gen_bool(0.5);
+    let memory = wide || g.rng.gen_bool(0.5);
     g.block(n, 2, memory);
     g.line("halt");
     g.out.push_str("}\n\n");

@@ -14,7 +14,7 @@ mod parse;
 mod print;
 
 pub use cfg::{live_variables, loop_heads, natural_loops, reverse_post_order, successors, NaturalLoop};
-pub use generate::{random_loop_program, random_program};
+pub use generate::{random_loop_program, random_memory_program, random_program};
 pub use parse::{parse, ParseError};
 pub use print::print;
 

@@ -284,6 +284,7 @@ impl<'ctx> Translator<'ctx> {
             let d = match store.node(t) {
                 Node::Const(v) => self.constant(*v)?,
                 Node::Sym(s) => self.symbol(store, *s)?,
+                Node::App(Op::Read, args) => self.read(store, args),
                 Node::App(op, args) => {
                     let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
@@ -293,6 +294,39 @@ impl<'ctx> Translator<'ctx> {
             self.done.insert(t, d);
         }
         Ok(self.done[&root].clone())
+    }
+
+    /// `read(index, default, k1, v1, …)` as `select` from an array that is
+    /// `default` everywhere but at the keys. An index `toint(zext(y)) + c`
+    /// (a wasm memory offset) selects by the bit-vector `y` at keys `k - c`,
+    /// so that no integer conversion reaches Z3.
+    fn read(&self, store: &TermStore, args: &[TermId]) -> Dynamic<'ctx> {
+        let t = |x: &TermId| &self.done[x];
+        let (index, shift, domain) = match store.unsigned_int(args[0]) {
+            Some((y, c)) => match store.sort(y) {
+                Sort::Bv(w) => (y, c, Some(w)),
+                _ => (args[0], 0, None),
+            },
+            None => (args[0], 0, None),
+        };
+        // An `ite` chain over the keys: Z3 bit-blasts it with the rest,
+        // where an array term would take its slower array theory.
+        let at = t(&index);
+        let mut value = t(&args[1]).clone();
+        for kv in args[2..].chunks_exact(2).rev() {
+            let hit = match (domain, store.as_const(kv[0])) {
+                (None, _) => at._eq(t(&kv[0])),
+                (Some(w), Some(Value::Int(k))) => match k.checked_sub(shift) {
+                    Some(k) if (0..1i128 << w).contains(&k) => {
+                        at._eq(&Dynamic::from_ast(&BV::from_u64(self.ctx, k as u64, w as u32)))
+                    }
+                    _ => continue,
+                },
+                (Some(_), _) => continue,
+            };
+            value = hit.ite(t(&kv[1]), &value);
+        }
+        value
     }
 
     /// WebAssembly's float operations (and conversions from bit-vectors).

@@ -7,6 +7,7 @@
 //! never reach the solver.
 
 mod op;
+mod range;
 mod store;
 mod value;
 

@@ -77,6 +77,11 @@ pub enum Op {
     /// The same, saturating: NaN is 0, out of range the nearest bound.
     TruncSatS(u8),
     TruncSatU(u8),
+    /// An array read, `read(index, default, k1, v1, k2, v2, …)`: `v_i` when
+    /// `index == k_i`, else `default`. The keys are distinct `Int` constants
+    /// in ascending order and every `v_i` has `default`'s sort: a snapshot of
+    /// memory cells read at a symbolic offset (an SMT array `select`).
+    Read,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -101,6 +106,15 @@ impl Op {
             Op::TruncS(_) | Op::TruncU(_) | Op::TruncSatS(_) | Op::TruncSatU(_) => 1,
             Op::Ite => 3,
             _ => 2,
+        }
+    }
+
+    /// Whether `n` operands suit the operator (`read` takes an index, a
+    /// default and any number of key-value pairs).
+    pub fn takes(self, n: usize) -> bool {
+        match self {
+            Op::Read => n >= 2 && n % 2 == 0,
+            _ => n == self.arity(),
         }
     }
 
@@ -158,6 +172,7 @@ impl Op {
             Op::TruncU(_) => "trunc_u",
             Op::TruncSatS(_) => "trunc_sat_s",
             Op::TruncSatU(_) => "trunc_sat_u",
+            Op::Read => "read",
         }
     }
 
@@ -254,10 +269,19 @@ impl Op {
                 list.join(", ")
             )))
         };
-        if args.len() != self.arity() {
+        if !self.takes(args.len()) {
             return bad();
         }
         match self {
+            Op::Read => {
+                let keys_int = args.iter().skip(2).step_by(2).all(|s| *s == Int);
+                let values_alike = args.iter().skip(3).step_by(2).all(|s| *s == args[1]);
+                if args[0] == Int && keys_int && values_alike {
+                    Ok(args[1])
+                } else {
+                    bad()
+                }
+            }
             Op::Add | Op::Sub => match (args[0], args[1]) {
                 (Int, Int) => Ok(Int),
                 (Bv(a), Bv(b)) if a == b => Ok(Bv(a)),
@@ -388,6 +412,14 @@ impl fmt::Display for Op {
             _ => write!(f, "{}", self.symbol()),
         }
     }
+}
+
+/// `read(index, default, k1, v1, …)` on values (see [`Op::Read`]).
+pub fn read_value(args: &[Value]) -> Value {
+    args[2..]
+        .chunks_exact(2)
+        .find(|kv| kv[0] == args[0])
+        .map_or(args[1], |kv| kv[1])
 }
 
 fn float_of(v: Value) -> Option<f64> {
@@ -689,6 +721,7 @@ fn eval_general(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             Bool(true) => args[1],
             _ => args[2],
         },
+        Op::Read => read_value(args),
         Op::FAbs => match a {
             F32(x) => F32(x & 0x7fff_ffff),
             F64(x) => F64(x & !(1 << 63)),

@@ -296,6 +296,70 @@ impl TermStore {
         }
     }
 
+    /// `(y, c)` when `t` is the integer `toint(zext(y)) + c`: the unsigned
+    /// value of the bit-vector `y` plus a constant (a wasm memory offset).
+    pub fn unsigned_int(&self, t: TermId) -> Option<(TermId, i128)> {
+        let plain = |t: TermId| match self.node(t) {
+            Node::App(Op::ToInt, a) => match self.node(a[0]) {
+                Node::App(Op::ZExt(w), y) if matches!(self.sort(y[0]), Sort::Bv(v) if v < *w) => Some(y[0]),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(y) = plain(t) {
+            return Some((y, 0));
+        }
+        let Node::App(op @ (Op::Add | Op::Sub), a) = self.node(t) else {
+            return None;
+        };
+        let konst = |i: usize| match self.as_const(a[i]) {
+            Some(Value::Int(k)) => Some(k),
+            _ => None,
+        };
+        match op {
+            Op::Add => match (plain(a[0]), konst(1), plain(a[1]), konst(0)) {
+                (Some(y), Some(c), _, _) | (_, _, Some(y), Some(c)) => Some((y, c)),
+                _ => None,
+            },
+            _ => Some((plain(a[0])?, konst(1)?.checked_neg()?)),
+        }
+    }
+
+    /// `y op k` for the unsigned value of the bit-vector `y` and an integer `k`.
+    fn compare_unsigned(&mut self, op: Op, y: TermId, k: i128) -> Option<TermId> {
+        let Sort::Bv(w) = self.sort(y) else { return None };
+        let max = (1i128 << w) - 1;
+        let decided = match op {
+            Op::Eq | Op::Ne if !(0..=max).contains(&k) => Some(op == Op::Ne),
+            Op::Lt if k <= 0 || k > max => Some(k > max),
+            Op::Le if k < 0 || k >= max => Some(k >= max),
+            Op::Gt if k < 0 || k >= max => Some(k < 0),
+            Op::Ge if k <= 0 || k > max => Some(k <= 0),
+            _ => None,
+        };
+        if let Some(b) = decided {
+            return Some(self.bool(b));
+        }
+        let unsigned = match op {
+            Op::Lt => Op::ULt,
+            Op::Le => Op::ULe,
+            Op::Gt => Op::UGt,
+            Op::Ge => Op::UGe,
+            _ => op,
+        };
+        let kt = self.constant(Value::bv(w, k as u64));
+        self.app(unsigned, &[y, kt]).ok()
+    }
+
+    /// A read at a known index is the value there; a read of one value is it.
+    fn rewrite_read(&mut self, args: &[TermId]) -> Option<TermId> {
+        if let Some(k) = self.as_const(args[0]) {
+            let hit = args[2..].chunks_exact(2).find(|kv| self.as_const(kv[0]) == Some(k));
+            return Some(hit.map_or(args[1], |kv| kv[1]));
+        }
+        args.iter().skip(3).step_by(2).all(|v| *v == args[1]).then_some(args[1])
+    }
+
     /// Address arithmetic and comparison act on offsets, so address terms
     /// stay in the normal form `Addr(a)(offset)`.
     fn rewrite_address(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
@@ -359,6 +423,9 @@ impl TermStore {
 
     /// Local rewrites, kept apart from construction proper.
     fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
+        if op == Op::Read {
+            return self.rewrite_read(args);
+        }
         // One form per comparison: constants on the right, else the older
         // term first (`3 >= x` is `x <= 3`), so equal predicates are one term.
         if let Some(flipped) = swap_comparison(op) {
@@ -370,6 +437,13 @@ impl TermStore {
         }
         if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
             return self.rewrite_address(op, args, sort);
+        }
+        // An offset `toint(zext(y)) + c` compared with a constant is `y`
+        // compared unsigned: no integer conversion reaches the solver.
+        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) {
+            if let (Some((y, c)), Some(Value::Int(k))) = (self.unsigned_int(args[0]), self.as_const(args[1])) {
+                return self.compare_unsigned(op, y, k.checked_sub(c)?);
+            }
         }
         let c = |s: &Self, i: usize| s.as_const(args[i]);
         let zero = |v: Option<Value>| matches!(v, Some(Value::Int(0)) | Some(Value::Bv { bits: 0, .. }));
@@ -650,6 +724,21 @@ impl TermStore {
                     out.push('(');
                 }
                 match (op, args.len()) {
+                    (Op::Read, _) => {
+                        // `read i [k1: v1, k2: v2, … else d]`
+                        out.push_str("read ");
+                        self.write_term(out, args[0], depth + 1);
+                        out.push_str(" [");
+                        for kv in args[2..].chunks_exact(2) {
+                            self.write_term(out, kv[0], depth + 1);
+                            out.push_str(": ");
+                            self.write_term(out, kv[1], depth + 1);
+                            out.push_str(", ");
+                        }
+                        out.push_str("else ");
+                        self.write_term(out, args[1], depth + 1);
+                        out.push(']');
+                    }
                     (Op::Ite, _) => {
                         out.push_str("ite ");
                         for (i, a) in args.iter().enumerate() {

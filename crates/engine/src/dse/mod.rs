@@ -18,7 +18,10 @@ use crate::record::Recorder;
 use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
 use crate::search::{make_searcher, StateId, StateInfo};
-use crate::semantics::{bug_kind, compose_bytes, split_bytes, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
+use crate::semantics::{
+    bug_kind, compose_bytes, one_sort, split_bytes, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK,
+    MAX_SYMBOLIC_READ, MAX_SYMBOLIC_WRITE,
+};
 use crate::EngineError;
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx as At, VarId};
@@ -34,7 +37,6 @@ use std::rc::Rc;
 const SLICE: u64 = 10_000;
 /// Symbolic offsets into allocations of up to this many cells are resolved
 /// by forking per feasible offset; larger ones are concretised.
-const MAX_OFFSET_FORK: usize = 64;
 
 struct States(FxHashMap<StateId, State>);
 
@@ -1197,8 +1199,9 @@ impl<'m> Dse<'m> {
             Stmt::Assign { dst, rhs } => self.assign(st, *dst, rhs),
             Stmt::Store { addr, value, width } => {
                 let (p, v) = (self.operand(&st, addr), self.operand(&st, value));
-                let cells = width.map_or(1, |w| w as usize / 8);
-                self.with_address(st, p, cells, |me, st, alloc, off| me.store(st, alloc, off, v, *width))
+                self.with_address(st, p, *width, MAX_SYMBOLIC_WRITE, |me, st, alloc, off| {
+                    me.store(st, alloc, off, v, *width)
+                })
             }
             Stmt::Call { dst, callee, args } => {
                 let callee = self.operand(&st, callee);
@@ -1455,8 +1458,9 @@ impl<'m> Dse<'m> {
             }
             Rhs::Load { addr, width } => {
                 let p = self.operand(&st, addr);
-                let cells = width.map_or(1, |w| w as usize / 8);
-                return self.with_address(st, p, cells, |me, st, alloc, off| me.load(st, alloc, off, dst, *width));
+                return self.with_address(st, p, *width, MAX_SYMBOLIC_READ, |me, st, alloc, off| {
+                    me.load(st, alloc, off, dst, *width)
+                });
             }
             Rhs::Alloc(n, fill) => {
                 let n = self.operand(&st, n);
@@ -1533,18 +1537,24 @@ impl<'m> Dse<'m> {
         Step::Continue(st)
     }
 
-    /// Resolves the address `p` of an access to `cells` cells: bug checks for
+    /// Resolves the address `p` of an access of `width` bits (`None`: one
+    /// cell): bug checks for
     /// non-addresses and out-of-bounds offsets, then a fork per feasible
-    /// (allocation, offset), each running `then`.
+    /// (allocation, offset), each running `then`. A symbolic offset whose
+    /// feasible values span more than `MAX_OFFSET_FORK` cells but at most
+    /// `span` is one target, [`Offset::Within`], when the cells it reaches
+    /// hold values of one sort.
     fn with_address(
         &mut self,
         st: State,
         p: TermId,
-        cells: usize,
-        mut then: impl FnMut(&mut Self, State, u32, usize) -> Step,
+        width: Option<u8>,
+        span: usize,
+        mut then: impl FnMut(&mut Self, State, u32, Offset) -> Step,
     ) -> Step {
+        let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut st = st;
-        let mut targets: Vec<(TermId, u32, usize)> = Vec::new();
+        let mut targets: Vec<(TermId, u32, Offset)> = Vec::new();
         for (guard, leaf) in self.leaves(p) {
             let Some((alloc, off)) = self.store.addr_parts(leaf) else {
                 match self.check_bug(st, BugKind::InvalidAddress.name(), guard) {
@@ -1567,38 +1577,62 @@ impl<'m> Dse<'m> {
             }
             if let Some(Value::Int(k)) = self.store.as_const(off) {
                 if (0..=last).contains(&k) {
-                    targets.push((guard, alloc, k as usize));
+                    targets.push((guard, alloc, Offset::At(k as usize)));
                 }
                 continue;
             }
-            if last < 0 {
+            // Bounds from the offset's shape (`zext(byte) * 4 + base`), then
+            // from the solver.
+            let (lo, hi) = match self.store.value_range(off) {
+                Some((a, b)) => (a.max(0), b.min(last)),
+                None => (0, last),
+            };
+            if lo > hi {
                 continue;
             }
-            let (lo, hi) = if last as usize >= MAX_OFFSET_FORK {
+            let (lo, hi) = if hi - lo >= MAX_OFFSET_FORK as i128 {
                 let k = match self.store.eval(off, &st.model) {
-                    Ok(Value::Int(k)) if (0..=last).contains(&k) => k,
-                    _ => 0,
+                    Ok(Value::Int(k)) if (lo..=hi).contains(&k) => k,
+                    _ => lo,
                 };
-                match self.offset_range(&st, guard, off, k, last) {
+                match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
                     Some(range) => range,
                     None => {
-                        self.incomplete(format!(
-                            "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells concretised"
-                        ));
-                        let kt = self.store.constant(Value::Int(k));
-                        let at = self.store.eq(off, kt);
-                        targets.push((self.store.and(guard, at), alloc, k as usize));
+                        let within = if hi - lo < span as i128 {
+                            Some((lo, hi))
+                        } else {
+                            self.offset_range(&st, guard, off, k, last, span)
+                        };
+                        match within {
+                            Some((a, b))
+                                if one_sort(
+                                    (a as usize..b as usize + cells)
+                                        .map(|i| self.store.sort(st.memory[alloc as usize][i])),
+                                    wide,
+                                ) =>
+                            {
+                                targets.push((guard, alloc, Offset::Within(off, a as usize, b as usize)));
+                            }
+                            _ => {
+                                self.incomplete(format!(
+                                    "symbolic offset ranging over more than {span} cells of an allocation of {size} cells concretised"
+                                ));
+                                let kt = self.store.constant(Value::Int(k));
+                                let at = self.store.eq(off, kt);
+                                targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
+                            }
+                        }
                         continue;
                     }
                 }
             } else {
-                (0, last)
+                (lo, hi)
             };
             for k in lo..=hi {
                 let kt = self.store.constant(Value::Int(k));
                 let at = self.store.eq(off, kt);
                 let g = self.store.and(guard, at);
-                targets.push((g, alloc, k as usize));
+                targets.push((g, alloc, Offset::At(k as usize)));
             }
         }
         if let [(g, alloc, off)] = targets.as_slice() {
@@ -1619,10 +1653,18 @@ impl<'m> Dse<'m> {
     }
 
     /// The feasible values of a symbolic offset `off` (under `st`'s path
-    /// and `guard`; `k` is one of them), when they span at most
-    /// `MAX_OFFSET_FORK` cells.
-    fn offset_range(&mut self, st: &State, guard: TermId, off: TermId, k: i128, last: i128) -> Option<(i128, i128)> {
-        crate::semantics::offset_range(k, last, MAX_OFFSET_FORK as i128, |op, v| {
+    /// and `guard`; `k` is one of them), when they span at most `span`
+    /// cells.
+    fn offset_range(
+        &mut self,
+        st: &State,
+        guard: TermId,
+        off: TermId,
+        k: i128,
+        last: i128,
+        span: usize,
+    ) -> Option<(i128, i128)> {
+        crate::semantics::offset_range(k, last, span as i128, |op, v| {
             let vt = self.store.constant(Value::Int(v));
             let c = self.store.app(op, &[off, vt]).ok()?;
             let c = self.store.and(guard, c);
@@ -1633,7 +1675,14 @@ impl<'m> Dse<'m> {
         })
     }
 
-    fn load(&mut self, mut st: State, alloc: u32, off: usize, dst: VarId, width: Option<u8>) -> Step {
+    fn load(&mut self, st: State, alloc: u32, off: Offset, dst: VarId, width: Option<u8>) -> Step {
+        match off {
+            Offset::At(k) => self.load_at(st, alloc, k, dst, width),
+            Offset::Within(t, lo, hi) => self.load_within(st, alloc, (t, lo, hi), dst, width),
+        }
+    }
+
+    fn load_at(&mut self, mut st: State, alloc: u32, off: usize, dst: VarId, width: Option<u8>) -> Step {
         let cells = &st.memory[alloc as usize];
         let value = match width {
             None => cells[off],
@@ -1686,7 +1735,72 @@ impl<'m> Dse<'m> {
         whole
     }
 
-    fn store(&mut self, mut st: State, alloc: u32, off: usize, v: TermId, width: Option<u8>) -> Step {
+    fn store(&mut self, st: State, alloc: u32, off: Offset, v: TermId, width: Option<u8>) -> Step {
+        match off {
+            Offset::At(k) => self.store_at(st, alloc, k, v, width),
+            Offset::Within(t, lo, hi) => self.store_within(st, alloc, (t, lo, hi), v, width),
+        }
+    }
+
+    /// A load at a symbolic offset `off` (its values in `lo..=hi`): each
+    /// byte is a `read` of an array term over the cells it may reach.
+    fn load_within(
+        &mut self,
+        mut st: State,
+        alloc: u32,
+        (off, lo, hi): (TermId, usize, usize),
+        dst: VarId,
+        width: Option<u8>,
+    ) -> Step {
+        let n = width.map_or(1, |w| w as usize / 8);
+        let cells: Vec<TermId> = (lo..hi + n).map(|i| st.memory[alloc as usize][i]).collect();
+        let Some(array) = crate::semantics::array_of(&mut self.store, lo, &cells, width.is_some()) else {
+            return self.fail(&st, BugKind::TypeError);
+        };
+        let value = crate::semantics::read_wide(&mut self.store, &array, off, width);
+        st.set(dst, value);
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+
+    /// A store at a symbolic offset `off` (its values in `lo..=hi`): every
+    /// cell it may reach becomes a choice between the byte written there and
+    /// the cell's old value.
+    fn store_within(
+        &mut self,
+        mut st: State,
+        alloc: u32,
+        (off, lo, hi): (TermId, usize, usize),
+        v: TermId,
+        width: Option<u8>,
+    ) -> Step {
+        let n = width.map_or(1, |w| w as usize / 8);
+        let Some(bytes) = crate::semantics::bytes_of(&mut self.store, v, width) else {
+            return self.fail(&st, BugKind::TypeError);
+        };
+        let a = alloc as usize;
+        let new: Vec<TermId> = (lo..hi + n)
+            .map(|c| {
+                crate::semantics::written(
+                    &mut self.store,
+                    off,
+                    (lo, hi),
+                    c,
+                    &bytes,
+                    st.memory[a][c],
+                    width.is_some(),
+                )
+            })
+            .collect();
+        let cells = Rc::make_mut(&mut st.memory[a]);
+        for (c, t) in (lo..).zip(new) {
+            cells.set(c, t);
+        }
+        st.top_mut().at += 1;
+        Step::Continue(st)
+    }
+
+    fn store_at(&mut self, mut st: State, alloc: u32, off: usize, v: TermId, width: Option<u8>) -> Step {
         match width {
             None => Rc::make_mut(&mut st.memory[alloc as usize]).set(off, v),
             Some(w) => {

@@ -25,7 +25,7 @@ use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
-use crate::semantics::{bug_kind, BugKind, MAX_ALLOC, MAX_CALL_DEPTH};
+use crate::semantics::{bug_kind, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK, MAX_SYMBOLIC_WRITE};
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
 use braid_guard::{Guard, Guards, VarOrder};
@@ -107,8 +107,8 @@ impl Default for Options {
     }
 }
 
-/// Symbolic offsets into allocations up to this size are split per offset.
-const MAX_OFFSET_SPLIT: i128 = 64;
+/// Symbolic offsets spanning up to this many cells are split per offset.
+const MAX_OFFSET_SPLIT: i128 = MAX_OFFSET_FORK as i128;
 
 /// The largest guard (in BDD nodes) sent whole to the solver.
 const MAX_SOLVED_GUARD: usize = 20_000;
@@ -1484,11 +1484,14 @@ impl Multise<'_> {
         go
     }
 
-    /// The cells an access of `cells` cells through the address summary `p`
-    /// touches: `(guard, allocation, offset)`, plus the guard of the paths
-    /// that go on. Non-addresses and out-of-bounds offsets are bugs; a
-    /// symbolic offset splits into one guarded target per feasible offset.
-    fn targets(&mut self, ctx: &StepCtx, p: &ValueSummary, cells: usize) -> (Vec<(Guard, usize, usize)>, Guard) {
+    /// The cells an access of `width` bits (`None`: one cell) through the
+    /// address summary `p` touches: `(guard, allocation, offset)`, plus the
+    /// guard of the paths that go on. Non-addresses and out-of-bounds
+    /// offsets are bugs; a symbolic offset splits into one guarded target
+    /// per feasible offset, or past `MAX_OFFSET_FORK` cells is one target
+    /// [`Offset::Within`] read and written through array terms.
+    fn targets(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (Vec<(Guard, usize, Offset)>, Guard) {
+        let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut out = Vec::new();
         let mut go = ctx.phi;
         for (g, a) in self.restrict(p, ctx.phi) {
@@ -1510,7 +1513,7 @@ impl Multise<'_> {
                 let last = n - cells as i128;
                 let bad = match self.store.as_const(off) {
                     Some(Value::Int(o)) if (0..=last).contains(&o) => {
-                        out.push((gs, k as usize, o as usize));
+                        out.push((gs, k as usize, Offset::At(o as usize)));
                         continue;
                     }
                     Some(_) => gs,
@@ -1532,28 +1535,42 @@ impl Multise<'_> {
                 }
                 let inside = self.guards.and(gs, ok);
                 let mut concretised = false;
-                let candidates: Vec<i128> = if last < MAX_OFFSET_SPLIT {
-                    (0..=last).collect()
+                // Bounds from the offset's shape, then from the solver.
+                let (slo, shi) = match self.store.value_range(off) {
+                    Some((a, b)) => (a.max(0), b.min(last)),
+                    None => (0, last),
+                };
+                let candidates: Vec<i128> = if shi - slo < MAX_OFFSET_SPLIT {
+                    (slo..=shi).collect()
                 } else {
-                    let k = match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
+                    let o0 = match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
                         Some(Ok(Value::Int(o))) => o,
                         _ => continue,
                     };
-                    let range = crate::semantics::offset_range(k, last, MAX_OFFSET_SPLIT, |op, v| {
-                        let vt = self.store.constant(Value::Int(v));
-                        let c = self.store.app(op, &[off, vt]).ok()?;
-                        let c = self.guards.atom(&mut self.store, c);
-                        let g = self.guards.and(inside, c);
-                        Some(!g.is_false() && self.feasible(g, &ctx.model).is_some())
-                    });
-                    match range {
+                    match self.offset_range(inside, off, &ctx.model, o0, last, MAX_OFFSET_SPLIT) {
                         Some((lo, hi)) => (lo..=hi).collect(),
                         None => {
-                            concretised = true;
-                            self.incomplete(format!(
-                                "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells concretised"
-                            ));
-                            vec![k]
+                            let span = MAX_SYMBOLIC_WRITE as i128;
+                            let within = if shi - slo < span {
+                                Some((slo, shi))
+                            } else {
+                                self.offset_range(inside, off, &ctx.model, o0, last, span)
+                            };
+                            match within {
+                                Some((a, b))
+                                    if self.cells_of_one_sort(k as usize, (a, b + cells as i128 - 1), inside, wide) =>
+                                {
+                                    out.push((inside, k as usize, Offset::Within(off, a as usize, b as usize)));
+                                    Vec::new()
+                                }
+                                _ => {
+                                    concretised = true;
+                                    self.incomplete(format!(
+                                        "symbolic offset ranging over more than {span} cells of an allocation of {n} cells concretised"
+                                    ));
+                                    vec![o0]
+                                }
+                            }
                         }
                     }
                 };
@@ -1563,7 +1580,7 @@ impl Multise<'_> {
                     let at = self.guards.atom(&mut self.store, at);
                     let g = self.guards.and(inside, at);
                     if !g.is_false() {
-                        out.push((g, k as usize, o as usize));
+                        out.push((g, k as usize, Offset::At(o as usize)));
                     }
                 }
                 if concretised {
@@ -1587,12 +1604,76 @@ impl Multise<'_> {
         (out, go)
     }
 
+    /// The feasible values of the symbolic offset `off` under `inside`
+    /// (`k` is one), when they span at most `span` cells.
+    fn offset_range(
+        &mut self,
+        inside: Guard,
+        off: TermId,
+        model: &Model,
+        k: i128,
+        last: i128,
+        span: i128,
+    ) -> Option<(i128, i128)> {
+        crate::semantics::offset_range(k, last, span, |op, v| {
+            let vt = self.store.constant(Value::Int(v));
+            let c = self.store.app(op, &[off, vt]).ok()?;
+            let c = self.guards.atom(&mut self.store, c);
+            let g = self.guards.and(inside, c);
+            Some(!g.is_false() && self.feasible(g, model).is_some())
+        })
+    }
+
+    /// Cell `c` of allocation `k` under `phi` as one term: its values there
+    /// chosen by their guards.
+    fn cell_term(&mut self, k: usize, c: usize, phi: Guard) -> TermId {
+        let cell = self.memory[k].cells[c].clone();
+        let entries = self.restrict(&cell, phi);
+        let Some(&(_, mut t)) = entries.last() else {
+            return self.store.constant(Value::Undef);
+        };
+        for &(g, v) in entries.iter().rev().skip(1) {
+            let g = self.guards.to_term(&mut self.store, g);
+            t = self.store.choice(g, v, t);
+        }
+        t
+    }
+
+    /// Whether cells `lo..=hi` of allocation `k` hold values of one sort
+    /// under `phi`, so that an array term can hold them.
+    fn cells_of_one_sort(&mut self, k: usize, (lo, hi): (i128, i128), phi: Guard, wide: bool) -> bool {
+        let mut sorts = Vec::new();
+        for c in lo as usize..=hi as usize {
+            let cell = self.memory[k].cells[c].clone();
+            sorts.extend(self.restrict(&cell, phi).into_iter().map(|(_, v)| self.store.sort(v)));
+        }
+        crate::semantics::one_sort(sorts, wide)
+    }
+
     /// LOAD through an address summary; wide loads compose byte cells.
     fn load(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (ValueSummary, Guard) {
         let cells = width.map_or(1, |w| w as usize / 8);
-        let (targets, mut go) = self.targets(ctx, p, cells);
+        let (targets, mut go) = self.targets(ctx, p, width);
         let mut out = ValueSummary::default();
         for (gt, k, o) in targets {
+            let o = match o {
+                Offset::At(o) => o,
+                Offset::Within(off, lo, hi) => {
+                    let terms: Vec<TermId> = (lo..hi + cells).map(|c| self.cell_term(k, c, gt)).collect();
+                    match crate::semantics::array_of(&mut self.store, lo, &terms, width.is_some()) {
+                        Some(array) => {
+                            let v = crate::semantics::read_wide(&mut self.store, &array, off, width);
+                            out.push(&mut self.guards, gt, v, self.opts.coalesce);
+                        }
+                        None => {
+                            self.bug(gt, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                            let not_gt = self.guards.not(gt);
+                            go = self.guards.and(go, not_gt);
+                        }
+                    }
+                    continue;
+                }
+            };
             let Some(w) = width else {
                 let cell = self.memory[k].cells[o].clone();
                 for (g, v) in self.restrict(&cell, gt) {
@@ -1660,14 +1741,50 @@ impl Multise<'_> {
             }
         };
         let inner = StepCtx { phi: go, ..ctx.clone() };
-        let (targets, go) = self.targets(&inner, p, cells);
+        let (targets, go) = self.targets(&inner, p, width);
         for (gt, k, o) in targets {
+            let o = match o {
+                Offset::At(o) => o,
+                Offset::Within(off, lo, hi) => {
+                    self.store_within(gt, k, (off, lo, hi), v, width);
+                    continue;
+                }
+            };
             for (i, val) in value.iter().enumerate() {
                 let a = &mut self.memory[k];
                 a.cells[o + i] = guarded_update(&mut self.guards, &a.cells[o + i], gt, val, self.opts.coalesce);
             }
         }
         go
+    }
+
+    /// A store of `v` under `gt` at the symbolic offset `off` of allocation
+    /// `k` (its values in `lo..=hi`): every cell it may reach becomes a
+    /// choice between the byte written there and its old value.
+    fn store_within(
+        &mut self,
+        gt: Guard,
+        k: usize,
+        (off, lo, hi): (TermId, usize, usize),
+        v: &ValueSummary,
+        width: Option<u8>,
+    ) {
+        let n = width.map_or(1, |w| w as usize / 8);
+        for (gv, val) in self.restrict(v, gt) {
+            let Some(bytes) = crate::semantics::bytes_of(&mut self.store, val, width) else {
+                continue; // reported as a type error by the caller
+            };
+            for c in lo..hi + n {
+                let cell = self.memory[k].cells[c].clone();
+                let mut new = ValueSummary::default();
+                for (h, old) in self.restrict(&cell, gv) {
+                    let t = crate::semantics::written(&mut self.store, off, (lo, hi), c, &bytes, old, width.is_some());
+                    new.push(&mut self.guards, h, t, self.opts.coalesce);
+                }
+                let a = &mut self.memory[k];
+                a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gv, &new, self.opts.coalesce);
+            }
+        }
     }
 
     // ---- results -----------------------------------------------------------
