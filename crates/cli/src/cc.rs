@@ -17,7 +17,8 @@ const INSTALL: &str =
 /// header (`#include <…>`, other than braid.h) is built against wasi-libc
 /// (`--target=wasm32-wasi`); others freestanding, every function exported.
 /// Either way the harness functions stay imports (`--allow-undefined`),
-/// `braid.h` is on the include path, and debug information is kept (`-g`).
+/// `braid.h` is on the include path, debug information is kept (`-g`) and
+/// the stack is 512 KiB.
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
 pub(crate) fn compile(source: &Path, cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
@@ -38,7 +39,9 @@ pub(crate) fn compile(source: &Path, cflags: Option<&str>) -> Result<Vec<u8>> {
         } else {
             cmd.args(["--target=wasm32", "-nostdlib", "-Wl,--no-entry", "-Wl,--export-all"]);
         }
-        cmd.args(["-O0", "-g", "-Wl,--allow-undefined"])
+        // A 512 KiB stack (wasm-ld's default is 64 KiB): C programs with
+        // big local arrays fit, within the engines' 1 MiB memory.
+        cmd.args(["-O0", "-g", "-Wl,--allow-undefined", "-Wl,-z,stack-size=524288"])
             .arg("-I")
             .arg(&dir)
             .arg(source)

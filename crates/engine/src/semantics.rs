@@ -131,13 +131,23 @@ pub fn offset_range(
 // every cell it may reach into `ite(off == k, byte, old)`. Every engine uses
 // these, so their memories mean the same.
 
-/// A symbolic offset spanning more cells than this forks no more: it reads
-/// and writes through array terms (below).
+/// A symbolic offset whose shape bounds it to fewer cells than this forks
+/// per offset (a field of a small struct, an array of three); one that may
+/// reach more reads and writes through array terms (below), as KLEE does
+/// within an object.
+pub const SMALL_FORK: usize = 8;
+/// Array terms span the cells an offset's shape bounds it to when they are
+/// fewer than this; past it, its feasible values are searched for first.
+pub const TIGHT_SPAN: usize = 4096;
+/// Where array terms cannot hold the cells (mixed sorts), a symbolic offset
+/// whose feasible values span at most this many cells forks per offset,
+/// and is concretised past it.
 pub const MAX_OFFSET_FORK: usize = 64;
-/// Reads through array terms reach at most this many cells, writes at most
+/// Reads through array terms reach at most this many cells (an `ite` chain
+/// over 100 000 ints took Z3 past a minute and 3.6 GB), writes at most
 /// `MAX_SYMBOLIC_WRITE` (each cell a choice): past that the offset is
 /// concretised, and the run says so.
-pub const MAX_SYMBOLIC_READ: usize = MAX_ALLOC as usize;
+pub const MAX_SYMBOLIC_READ: usize = 1 << 15;
 pub const MAX_SYMBOLIC_WRITE: usize = 4096;
 
 /// Where an access lands in its allocation.

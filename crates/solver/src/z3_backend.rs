@@ -224,6 +224,10 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
 
+/// How long a query may take in the kept (incremental) solver before a
+/// fresh one takes it over.
+const FIRST_TRY: Duration = Duration::from_millis(1000);
+
 struct Translator<'ctx> {
     ctx: &'ctx Context,
     kit: Option<FloatKit<'ctx>>,
@@ -743,6 +747,14 @@ impl Z3Solver {
             return SatResult::Unknown("time limit reached before the query".into());
         }
         self.last_core = None;
+        // The kept solver (scopes: Z3's incremental core) first, for a
+        // second at most: past it a fresh solver, whose tactics bit-blast,
+        // gets the rest of the time (an ite chain over a thousand array
+        // cells: incremental gave up after 18 s, fresh decides in 1 s).
+        let first = timeout.map_or(FIRST_TRY, |t| t.min(FIRST_TRY));
+        let cut_short =
+            |r: Z3Result| r == Z3Result::Unknown && timeout.is_none_or(|t| t > first) && start.elapsed() >= first;
+        let short;
         let kept = &self.solver;
         let mut answer = if self.incremental {
             // Along a path consecutive queries share their older constraints
@@ -760,14 +772,16 @@ impl Z3Solver {
                 kept.assert(b);
                 self.stack.push(*c);
             }
-            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+            let r = with_watchdog(self.ctx, Some(first), self.budget.as_ref(), || kept.check());
+            short = cut_short(r);
             self.translator.answer(store, constraints, kept, r)
         } else {
             kept.push();
             for b in &asserted {
                 kept.assert(b);
             }
-            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+            let r = with_watchdog(self.ctx, Some(first), self.budget.as_ref(), || kept.check());
+            short = cut_short(r);
             let answer = self.translator.answer(store, constraints, kept, r);
             kept.pop(1);
             answer
@@ -816,7 +830,8 @@ impl Z3Solver {
         // on some theories (non-linear arithmetic) that a fresh solver, with
         // its own tactics, decides; give those queries a second chance.
         if let SatResult::Unknown(why) = &answer {
-            if !why.contains("canceled") && !why.contains("interrupted") {
+            let stopped = self.budget.as_ref().is_some_and(|b| b.stopped());
+            if short && !stopped || !why.contains("canceled") && !why.contains("interrupted") {
                 let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
                 if left != Some(Duration::ZERO) {
                     let fresh = z3::Solver::new(self.ctx);

@@ -20,7 +20,7 @@ use crate::run::{Engine, EngineKind};
 use crate::search::{make_searcher, StateId, StateInfo};
 use crate::semantics::{
     bug_kind, compose_bytes, one_sort, split_bytes, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK,
-    MAX_SYMBOLIC_READ, MAX_SYMBOLIC_WRITE,
+    MAX_SYMBOLIC_READ, MAX_SYMBOLIC_WRITE, SMALL_FORK, TIGHT_SPAN,
 };
 use crate::EngineError;
 use braid_budget::Budget;
@@ -1552,7 +1552,7 @@ impl<'m> Dse<'m> {
         span: usize,
         mut then: impl FnMut(&mut Self, State, u32, Offset) -> Step,
     ) -> Step {
-        let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
+        let (n, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut st = st;
         let mut targets: Vec<(TermId, u32, Offset)> = Vec::new();
         for (guard, leaf) in self.leaves(p) {
@@ -1564,7 +1564,7 @@ impl<'m> Dse<'m> {
                 continue;
             };
             let size = st.memory[alloc as usize].len();
-            let last = size as i128 - cells as i128;
+            let last = size as i128 - n as i128;
             let lo = self.store.constant(Value::Int(0));
             let hi = self.store.constant(Value::Int(last));
             let below = self.store.app(Op::Lt, &[off, lo]).expect("offsets are Int");
@@ -1581,52 +1581,54 @@ impl<'m> Dse<'m> {
                 }
                 continue;
             }
-            // Bounds from the offset's shape (`zext(byte) * 4 + base`), then
-            // from the solver.
-            let (lo, hi) = match self.store.value_range(off) {
+            // Bounds from the offset's shape (`zext(byte) * 4 + base`): a
+            // few cells fork; more are read and written as an array when
+            // they hold values of one sort (over the feasible offsets, when
+            // the shape says little); else a fork per feasible offset, or
+            // one offset when they are too many.
+            let (slo, shi) = match self.store.value_range(off) {
                 Some((a, b)) => (a.max(0), b.min(last)),
                 None => (0, last),
             };
-            if lo > hi {
+            if slo > shi {
                 continue;
             }
-            let (lo, hi) = if hi - lo >= MAX_OFFSET_FORK as i128 {
+            let (lo, hi) = if shi - slo >= SMALL_FORK as i128 {
                 let k = match self.store.eval(off, &st.model) {
-                    Ok(Value::Int(k)) if (lo..=hi).contains(&k) => k,
-                    _ => lo,
+                    Ok(Value::Int(k)) if (slo..=shi).contains(&k) => k,
+                    _ => slo,
                 };
-                match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
-                    Some(range) => range,
-                    None => {
-                        let within = if hi - lo < span as i128 {
-                            Some((lo, hi))
-                        } else {
-                            self.offset_range(&st, guard, off, k, last, span)
-                        };
-                        match within {
-                            Some((a, b))
-                                if one_sort(
-                                    (a as usize..b as usize + cells)
-                                        .map(|i| self.store.sort(st.memory[alloc as usize][i])),
-                                    wide,
-                                ) =>
-                            {
-                                targets.push((guard, alloc, Offset::Within(off, a as usize, b as usize)));
-                            }
-                            _ => {
-                                self.incomplete(format!(
-                                    "symbolic offset ranging over more than {span} cells of an allocation of {size} cells concretised"
-                                ));
-                                let kt = self.store.constant(Value::Int(k));
-                                let at = self.store.eq(off, kt);
-                                targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
-                            }
-                        }
+                let window = if shi - slo < TIGHT_SPAN as i128 {
+                    Some((slo, shi))
+                } else {
+                    self.offset_range(&st, guard, off, k, last, span)
+                        .map(|(a, b)| (a.max(slo), b.min(shi)))
+                };
+                let one = |me: &Self, (a, b): (i128, i128)| {
+                    let cells = &st.memory[alloc as usize];
+                    one_sort((a as usize..b as usize + n).map(|i| me.store.sort(cells[i])), wide)
+                };
+                match window {
+                    Some(w) if one(self, w) => {
+                        targets.push((guard, alloc, Offset::Within(off, w.0 as usize, w.1 as usize)));
                         continue;
                     }
+                    Some((a, b)) if b - a < MAX_OFFSET_FORK as i128 => (a, b),
+                    _ => match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
+                        Some(range) => range,
+                        None => {
+                            self.incomplete(format!(
+                                "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells, of mixed sorts or beyond {span} cells, concretised"
+                            ));
+                            let kt = self.store.constant(Value::Int(k));
+                            let at = self.store.eq(off, kt);
+                            targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
+                            continue;
+                        }
+                    },
                 }
             } else {
-                (lo, hi)
+                (slo, shi)
             };
             for k in lo..=hi {
                 let kt = self.store.constant(Value::Int(k));

@@ -25,7 +25,9 @@ use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
-use crate::semantics::{bug_kind, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK, MAX_SYMBOLIC_WRITE};
+use crate::semantics::{
+    bug_kind, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK, MAX_SYMBOLIC_WRITE, SMALL_FORK, TIGHT_SPAN,
+};
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
 use braid_guard::{Guard, Guards, VarOrder};
@@ -1535,43 +1537,45 @@ impl Multise<'_> {
                 }
                 let inside = self.guards.and(gs, ok);
                 let mut concretised = false;
-                // Bounds from the offset's shape, then from the solver.
+                // As in dse: a few cells split; more are read and written
+                // as an array when they hold values of one sort; else a split
+                // per feasible offset, or one offset when they are too many.
                 let (slo, shi) = match self.store.value_range(off) {
                     Some((a, b)) => (a.max(0), b.min(last)),
                     None => (0, last),
                 };
-                let candidates: Vec<i128> = if shi - slo < MAX_OFFSET_SPLIT {
+                let candidates: Vec<i128> = if shi - slo < SMALL_FORK as i128 {
                     (slo..=shi).collect()
                 } else {
                     let o0 = match self.feasible(inside, &ctx.model).map(|m| self.store.eval(off, &m)) {
                         Some(Ok(Value::Int(o))) => o,
                         _ => continue,
                     };
-                    match self.offset_range(inside, off, &ctx.model, o0, last, MAX_OFFSET_SPLIT) {
-                        Some((lo, hi)) => (lo..=hi).collect(),
-                        None => {
-                            let span = MAX_SYMBOLIC_WRITE as i128;
-                            let within = if shi - slo < span {
-                                Some((slo, shi))
-                            } else {
-                                self.offset_range(inside, off, &ctx.model, o0, last, span)
-                            };
-                            match within {
-                                Some((a, b))
-                                    if self.cells_of_one_sort(k as usize, (a, b + cells as i128 - 1), inside, wide) =>
-                                {
-                                    out.push((inside, k as usize, Offset::Within(off, a as usize, b as usize)));
-                                    Vec::new()
-                                }
-                                _ => {
-                                    concretised = true;
-                                    self.incomplete(format!(
-                                        "symbolic offset ranging over more than {span} cells of an allocation of {n} cells concretised"
-                                    ));
-                                    vec![o0]
-                                }
-                            }
+                    let span = MAX_SYMBOLIC_WRITE as i128;
+                    let window = if shi - slo < TIGHT_SPAN as i128 {
+                        Some((slo, shi))
+                    } else {
+                        self.offset_range(inside, off, &ctx.model, o0, last, span)
+                            .map(|(a, b)| (a.max(slo), b.min(shi)))
+                    };
+                    match window {
+                        Some((a, b))
+                            if self.cells_of_one_sort(k as usize, (a, b + cells as i128 - 1), inside, wide) =>
+                        {
+                            out.push((inside, k as usize, Offset::Within(off, a as usize, b as usize)));
+                            Vec::new()
                         }
+                        Some((a, b)) if b - a < MAX_OFFSET_SPLIT => (a..=b).collect(),
+                        _ => match self.offset_range(inside, off, &ctx.model, o0, last, MAX_OFFSET_SPLIT) {
+                            Some((lo, hi)) => (lo..=hi).collect(),
+                            None => {
+                                concretised = true;
+                                self.incomplete(format!(
+                                    "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells, of mixed sorts or beyond {span} cells, concretised"
+                                ));
+                                vec![o0]
+                            }
+                        },
                     }
                 };
                 for o in candidates {
