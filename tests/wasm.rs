@@ -173,6 +173,24 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
     assert!(err.contains("clang failed") && err.contains("LIMIT"), "{err}");
     let o = braid(&["run", &example("examples/c/svcomp.wasm"), "--cflags", "-O2"]);
     assert_eq!(code(&o), 2);
+    // A program in two sources: both compiled, and recorded for replay.
+    let lib = dir.path().join("lib.c");
+    std::fs::write(&lib, "int limit(void) { return 7; }\n").expect("write");
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include \"braid.h\"\nint limit(void);\nint main(void) {\n  int x = klee_int(\"x\");\n  return 100 / (x - limit());\n}\n",
+    )
+    .expect("write");
+    let (m, l) = (main.display().to_string(), lib.display().to_string());
+    let out = dir.path().join("two");
+    let (_, json, _) = run_json(&m, &out, &[&l]);
+    assert_eq!(json["bugs"][0]["kind"], "division-by-zero", "{json}");
+    replay_all(&m, &out);
+    let o = braid(&["run", &m]);
+    assert_eq!(code(&o), 2, "limit undefined: the link fails");
+    let o = braid(&["run", &example("examples/c/svcomp.wasm"), &l]);
+    assert_eq!(code(&o), 2, "further sources of a module");
 }
 
 #[test]

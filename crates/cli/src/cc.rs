@@ -13,21 +13,24 @@ const BRAID_H: &str = include_str!("../../../include/braid.h");
 const INSTALL: &str =
     "apt-get install clang lld (and wasi-libc libclang-rt-dev-wasm32 for programs that use the C library)";
 
-/// Compiles `source` to WebAssembly. A program that includes a system
-/// header (`#include <…>`, other than braid.h) is built against wasi-libc
-/// (`--target=wasm32-wasi`); others freestanding, every function exported.
+/// Compiles `source` (with the further sources `more`) to WebAssembly. A
+/// program that includes a system header (`#include <…>`, other than
+/// braid.h) is built against wasi-libc (`--target=wasm32-wasi`); others
+/// freestanding, every function exported.
 /// Either way the harness functions stay imports (`--allow-undefined`),
 /// `braid.h` is on the include path, debug information is kept (`-g`) and
 /// the stack is 512 KiB.
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
-pub(crate) fn compile(source: &Path, cflags: Option<&str>) -> Result<Vec<u8>> {
+pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
-    let text = std::fs::read(source).with_context(|| format!("cannot read {shown}"))?;
-    let text = String::from_utf8_lossy(&text);
-    let libc = text.lines().any(|l| {
-        let l = l.trim_start();
-        l.starts_with("#include") && l.contains('<') && !l.contains("braid.h")
-    });
+    let mut libc = false;
+    for file in std::iter::once(source).chain(more.iter().map(Path::new)) {
+        let text = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        libc |= String::from_utf8_lossy(&text).lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("#include") && l.contains('<') && !l.contains("braid.h")
+        });
+    }
     let dir = std::env::temp_dir().join(format!("braid-cc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let result = (|| {
@@ -45,6 +48,7 @@ pub(crate) fn compile(source: &Path, cflags: Option<&str>) -> Result<Vec<u8>> {
             .arg("-I")
             .arg(&dir)
             .arg(source)
+            .args(more)
             .arg("-o")
             .arg(&out);
         cmd.args(cflags.unwrap_or("").split_whitespace());

@@ -87,6 +87,8 @@ enum Command {
 #[derive(Args)]
 struct RunArgs {
     program: PathBuf,
+    /// A C program's further sources (.c, .i), compiled and linked with it.
+    sources: Vec<PathBuf>,
     /// Function to explore; its typed parameters become symbolic inputs
     /// (default: `main`, else the first function).
     #[arg(long)]
@@ -293,6 +295,8 @@ pub(crate) struct ProgramArgs {
     pub convention: Convention,
     /// C sources: extra clang flags (`--cflags`).
     pub cflags: Option<String>,
+    /// A C program's further sources, as given.
+    pub sources: Vec<String>,
 }
 
 impl ProgramArgs {
@@ -313,6 +317,7 @@ impl ProgramArgs {
                 "--entry" => p.entry = words.next().cloned(),
                 "--convention" => p.convention = convention_of(words.next().map_or("", |w| w.as_str()))?,
                 "--cflags" => p.cflags = words.next().cloned(),
+                "--source" => p.sources.extend(words.next().cloned()),
                 _ => {}
             }
         }
@@ -337,6 +342,9 @@ impl ProgramArgs {
         if let Some(f) = &self.cflags {
             out.extend(["--cflags".to_string(), f.clone()]);
         }
+        for s in &self.sources {
+            out.extend(["--source".to_string(), s.clone()]);
+        }
         out
     }
 }
@@ -354,8 +362,11 @@ pub(crate) fn load_program(
     if args.cflags.is_some() && !matches!(ext, "c" | "i") {
         bail!("--cflags applies to C sources (.c, .i) only");
     }
+    if !args.sources.is_empty() && !matches!(ext, "c" | "i") {
+        bail!("further sources apply to a C program (.c, .i) only");
+    }
     let src = if matches!(ext, "c" | "i") {
-        cc::compile(path, args.cflags.as_deref())?
+        cc::compile(path, &args.sources, args.cflags.as_deref())?
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
     };
@@ -626,6 +637,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         wasi: wasi_of(args)?,
         convention,
         cflags: args.cflags.clone(),
+        sources: args.sources.iter().map(|p| p.display().to_string()).collect(),
     };
     let Loaded {
         module,
