@@ -65,6 +65,7 @@ impl Z3Solver {
                 ctx,
                 kit: None,
                 done: FxHashMap::default(),
+                reads: Default::default(),
             },
             timeout_ms,
             deadline: None,
@@ -76,6 +77,7 @@ impl Z3Solver {
                 ctx: CORE_CONTEXT.with(|c| *c),
                 kit: None,
                 done: FxHashMap::default(),
+                reads: Default::default(),
             },
             incremental: true,
             stack: Vec::new(),
@@ -224,15 +226,13 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
 
-/// How long a query may take in the kept (incremental) solver before a
-/// fresh one takes it over.
-const FIRST_TRY: Duration = Duration::from_millis(1000);
-
 struct Translator<'ctx> {
     ctx: &'ctx Context,
     kit: Option<FloatKit<'ctx>>,
     /// Terms already translated (terms are immutable and hash-consed).
     done: FxHashMap<TermId, Dynamic<'ctx>>,
+    /// The translated terms that read an array (`Op::Read`).
+    reads: rustc_hash::FxHashSet<TermId>,
 }
 
 impl<'ctx> Translator<'ctx> {
@@ -280,6 +280,7 @@ impl<'ctx> Translator<'ctx> {
         // they start over (Z3 frees what no one holds).
         if self.done.len() >= TRANSLATIONS_KEPT {
             self.done.clear();
+            self.reads.clear();
         }
         for t in store.postorder(&[root]) {
             if self.done.contains_key(&t) {
@@ -288,8 +289,14 @@ impl<'ctx> Translator<'ctx> {
             let d = match store.node(t) {
                 Node::Const(v) => self.constant(*v)?,
                 Node::Sym(s) => self.symbol(store, *s)?,
-                Node::App(Op::Read, args) => self.read(store, args),
+                Node::App(Op::Read, args) => {
+                    self.reads.insert(t);
+                    self.read(store, args)
+                }
                 Node::App(op, args) => {
+                    if args.iter().any(|a| self.reads.contains(a)) {
+                        self.reads.insert(t);
+                    }
                     let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
                     self.app(*op, &args, &sorts)?
@@ -747,14 +754,21 @@ impl Z3Solver {
             return SatResult::Unknown("time limit reached before the query".into());
         }
         self.last_core = None;
-        // The kept solver (scopes: Z3's incremental core) first, for a
-        // second at most: past it a fresh solver, whose tactics bit-blast,
-        // gets the rest of the time (an ite chain over a thousand array
-        // cells: incremental gave up after 18 s, fresh decides in 1 s).
-        let first = timeout.map_or(FIRST_TRY, |t| t.min(FIRST_TRY));
-        let cut_short =
-            |r: Z3Result| r == Z3Result::Unknown && timeout.is_none_or(|t| t > first) && start.elapsed() >= first;
-        let short;
+        // A query that reads arrays goes to a fresh solver, whose tactics
+        // bit-blast the `ite` chains: a proof over an array of 1 000 ints took
+        // the kept (incremental) solver past 18 s, a fresh one about 1 s.
+        if constraints.iter().any(|c| self.translator.reads.contains(c)) {
+            let fresh = z3::Solver::new(self.ctx);
+            for b in &asserted {
+                fresh.assert(b);
+            }
+            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check());
+            let answer = self.translator.answer(store, constraints, &fresh, r);
+            if answer == SatResult::Unsat && self.cores {
+                self.last_core = Some(constraints.to_vec());
+            }
+            return answer;
+        }
         let kept = &self.solver;
         let mut answer = if self.incremental {
             // Along a path consecutive queries share their older constraints
@@ -772,16 +786,14 @@ impl Z3Solver {
                 kept.assert(b);
                 self.stack.push(*c);
             }
-            let r = with_watchdog(self.ctx, Some(first), self.budget.as_ref(), || kept.check());
-            short = cut_short(r);
+            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
             self.translator.answer(store, constraints, kept, r)
         } else {
             kept.push();
             for b in &asserted {
                 kept.assert(b);
             }
-            let r = with_watchdog(self.ctx, Some(first), self.budget.as_ref(), || kept.check());
-            short = cut_short(r);
+            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
             let answer = self.translator.answer(store, constraints, kept, r);
             kept.pop(1);
             answer
@@ -830,8 +842,7 @@ impl Z3Solver {
         // on some theories (non-linear arithmetic) that a fresh solver, with
         // its own tactics, decides; give those queries a second chance.
         if let SatResult::Unknown(why) = &answer {
-            let stopped = self.budget.as_ref().is_some_and(|b| b.stopped());
-            if short && !stopped || !why.contains("canceled") && !why.contains("interrupted") {
+            if !why.contains("canceled") && !why.contains("interrupted") {
                 let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
                 if left != Some(Duration::ZERO) {
                     let fresh = z3::Solver::new(self.ctx);
