@@ -356,7 +356,7 @@ mod tests {
     fn an_equality_on_a_float_is_hit_exactly() {
         let mut s = TermStore::new();
         let x = s.symbol_term("x", Sort::F32);
-        let c = s.constant(Value::F32(3.14159f32.to_bits()));
+        let c = s.constant(Value::F32(2.71875f32.to_bits()));
         let three = s.constant(Value::F32(3.0f32.to_bits()));
         let prod = s.app(Op::Mul, &[x, three]).unwrap();
         let eq = s.app(Op::Eq, &[x, c]).unwrap();

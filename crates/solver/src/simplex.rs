@@ -570,12 +570,12 @@ mod tests {
                     any = true;
                     break;
                 }
-                for x in 0..vars {
-                    if v[x] < 4 {
-                        v[x] += 1;
+                for x in v.iter_mut() {
+                    if *x < 4 {
+                        *x += 1;
                         continue 'all;
                     }
-                    v[x] = -4;
+                    *x = -4;
                 }
                 break;
             }

@@ -113,7 +113,7 @@ impl Op {
     /// default and any number of key-value pairs).
     pub fn takes(self, n: usize) -> bool {
         match self {
-            Op::Read => n >= 2 && n % 2 == 0,
+            Op::Read => n >= 2 && n.is_multiple_of(2),
             _ => n == self.arity(),
         }
     }

@@ -35,9 +35,6 @@ use std::rc::Rc;
 
 /// Statements a state runs before the searcher chooses again.
 const SLICE: u64 = 10_000;
-/// Symbolic offsets into allocations of up to this many cells are resolved
-/// by forking per feasible offset; larger ones are concretised.
-
 struct States(FxHashMap<StateId, State>);
 
 impl StateInfo for States {
