@@ -292,6 +292,54 @@ pub fn written(
 mod tests {
     use super::*;
 
+    /// A 16-bit store at a symbolic offset, then 16-bit loads at symbolic
+    /// offsets, through array terms: under every assignment of the two
+    /// offsets, the same bytes as a concrete memory gives.
+    #[test]
+    fn array_terms_mean_what_concrete_memory_does() {
+        let mut s = TermStore::new();
+        let initial: Vec<u64> = vec![7, 0, 0, 3, 0, 9, 0, 0, 1, 0];
+        let mut cells: Vec<TermId> = initial.iter().map(|b| s.constant(Value::bv(8, *b))).collect();
+        cells[1] = s.constant(Value::Undef);
+        let (w, r) = (s.symbol_term("w", Sort::Int), s.symbol_term("r", Sort::Int));
+        let v = s.constant(Value::bv(16, 0xab_cd));
+        let bytes = bytes_of(&mut s, v, Some(16)).unwrap();
+        // The store may reach offsets 2..=6.
+        let stored: Vec<TermId> = (0..cells.len())
+            .map(|c| {
+                if (2..=7).contains(&c) {
+                    written(&mut s, w, (2, 6), c, &bytes, cells[c], true)
+                } else {
+                    cells[c]
+                }
+            })
+            .collect();
+        let array = array_of(&mut s, 0, &stored, true).unwrap();
+        let read = read_wide(&mut s, &array, r, Some(16));
+        let sym = |s: &TermStore, t: TermId| match s.node(t) {
+            braid_term::Node::Sym(x) => *x,
+            _ => unreachable!(),
+        };
+        let (ws, rs) = (sym(&s, w), sym(&s, r));
+        for at in 2..=6u64 {
+            let mut memory = initial.clone();
+            memory[1] = 0;
+            memory[at as usize] = 0xcd;
+            memory[at as usize + 1] = 0xab;
+            for from in 0..=8i128 {
+                let m: braid_term::Model = [(ws, Value::Int(at as i128)), (rs, Value::Int(from))]
+                    .into_iter()
+                    .collect();
+                let want = memory[from as usize] | memory[from as usize + 1] << 8;
+                assert_eq!(
+                    s.eval(read, &m),
+                    Ok(Value::bv(16, want)),
+                    "store at {at}, load at {from}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn wide_values_round_trip_through_bytes() {
         let v = Value::bv(32, 0xdead_beef);
