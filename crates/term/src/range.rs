@@ -51,7 +51,13 @@ impl TermStore {
         };
         let int_or_bv = matches!(self.sort(t), Sort::Int | Sort::Bv(_));
         let found = match op {
-            Op::ZExt(_) => r(0),
+            // Narrowing keeps a value that fits (`fits` checks); widening
+            // with the sign keeps one whose sign bit is clear.
+            Op::ZExt(_) | Op::Trunc(_) => r(0),
+            Op::SExt(_) => match self.sort(args[0]) {
+                Sort::Bv(w) => r(0).filter(|(_, hi)| *hi < 1i128 << (w - 1)),
+                _ => None,
+            },
             Op::ToInt => match self.sort(args[0]) {
                 // Signed: the same number below the sign bit.
                 Sort::Bv(w) => r(0).filter(|(_, hi)| *hi < 1i128 << (w - 1)),
@@ -170,6 +176,13 @@ mod tests {
         let x = s.symbol_term("x", Sort::Bv(32));
         let low = s.app(Op::And, &[x, mask]).unwrap();
         assert_eq!(s.value_range(low), Some((0, 15)));
+        // Narrowing a 64-bit value that fits keeps it; one that may not, not.
+        let wide64 = s.app(Op::ZExt(64), &[low]).unwrap();
+        let narrow = s.app(Op::Trunc(32), &[wide64]).unwrap();
+        assert_eq!(s.value_range(narrow), Some((0, 15)));
+        let y = s.symbol_term("y", Sort::Bv(64));
+        let cut = s.app(Op::Trunc(32), &[y]).unwrap();
+        assert_eq!(s.value_range(cut), Some((0, u32::MAX as i128)));
         // A 32-bit sum may wrap: nothing better than the full range.
         let sum = s.app(Op::Add, &[x, wide]).unwrap();
         assert_eq!(s.value_range(sum), Some((0, u32::MAX as i128)));

@@ -1591,8 +1591,26 @@ impl<'m> Dse<'m> {
                 continue;
             }
             let (lo, hi) = if shi - slo >= SMALL_FORK as i128 {
-                let k = match self.store.eval(off, &st.model) {
-                    Ok(Value::Int(k)) if (slo..=shi).contains(&k) => k,
+                // A feasible offset: the state's model's, when it is one
+                // (the probes centre on it, and a concretised access takes
+                // it), else a model's of the path, the guard and the bounds.
+                let lo_t = self.store.constant(Value::Int(0));
+                let hi_t = self.store.constant(Value::Int(last));
+                let above_lo = self.store.app(Op::Ge, &[off, lo_t]).expect("offsets are Int");
+                let below_hi = self.store.app(Op::Le, &[off, hi_t]).expect("offsets are Int");
+                let inside = self.store.and(above_lo, below_hi);
+                let inside = self.store.and(guard, inside);
+                let holds = |me: &Self, m: &braid_term::Model| me.store.eval(inside, m) == Ok(Value::Bool(true));
+                let model = if holds(self, &st.model) {
+                    Some((*st.model).clone())
+                } else {
+                    self.probing = true;
+                    let m = self.decide(&st, inside);
+                    self.probing = false;
+                    m.ok().flatten()
+                };
+                let k = match model.map(|m| self.store.eval(off, &m)) {
+                    Some(Ok(Value::Int(k))) if (slo..=shi).contains(&k) => k,
                     _ => slo,
                 };
                 let window = if shi - slo < TIGHT_SPAN as i128 {
@@ -1614,8 +1632,9 @@ impl<'m> Dse<'m> {
                     _ => match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
                         Some(range) => range,
                         None => {
+                            let at = self.module.location(st.top().func, st.top().at);
                             self.incomplete(format!(
-                                "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells, of mixed sorts or beyond {span} cells, concretised"
+                                "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
                             ));
                             let kt = self.store.constant(Value::Int(k));
                             let at = self.store.eq(off, kt);

@@ -1570,8 +1570,9 @@ impl Multise<'_> {
                             Some((lo, hi)) => (lo..=hi).collect(),
                             None => {
                                 concretised = true;
+                                let at = self.module.location(ctx.func, ctx.at);
                                 self.incomplete(format!(
-                                    "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells, of mixed sorts or beyond {span} cells, concretised"
+                                    "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
                                 ));
                                 vec![o0]
                             }
