@@ -1535,12 +1535,10 @@ impl<'m> Dse<'m> {
     }
 
     /// Resolves the address `p` of an access of `width` bits (`None`: one
-    /// cell): bug checks for
-    /// non-addresses and out-of-bounds offsets, then a fork per feasible
-    /// (allocation, offset), each running `then`. A symbolic offset whose
-    /// feasible values span more than `MAX_OFFSET_FORK` cells but at most
-    /// `span` is one target, [`Offset::Within`], when the cells it reaches
-    /// hold values of one sort.
+    /// cell): bug checks for non-addresses and out-of-bounds offsets, then a
+    /// fork per feasible (allocation, offset), each running `then`. A
+    /// symbolic offset that may reach `SMALL_FORK` cells or more, at most
+    /// `span`, holding values of one sort, is one target, [`Offset::Within`].
     fn with_address(
         &mut self,
         st: State,

@@ -1490,8 +1490,9 @@ impl Multise<'_> {
     /// address summary `p` touches: `(guard, allocation, offset)`, plus the
     /// guard of the paths that go on. Non-addresses and out-of-bounds
     /// offsets are bugs; a symbolic offset splits into one guarded target
-    /// per feasible offset, or past `MAX_OFFSET_FORK` cells is one target
-    /// [`Offset::Within`] read and written through array terms.
+    /// per feasible offset, or, when it may reach `SMALL_FORK` cells or more
+    /// of one sort, is one target [`Offset::Within`] read and written
+    /// through array terms.
     fn targets(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (Vec<(Guard, usize, Offset)>, Guard) {
         let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut out = Vec::new();
