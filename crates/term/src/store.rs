@@ -441,8 +441,11 @@ impl TermStore {
         // An offset `toint(zext(y)) + c` compared with a constant is `y`
         // compared unsigned: no integer conversion reaches the solver.
         if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) {
-            if let (Some((y, c)), Some(Value::Int(k))) = (self.unsigned_int(args[0]), self.as_const(args[1])) {
-                return self.compare_unsigned(op, y, k.checked_sub(c)?);
+            // The constant first: most comparisons have none and stop there.
+            if let Some(Value::Int(k)) = self.as_const(args[1]) {
+                if let Some((y, c)) = self.unsigned_int(args[0]) {
+                    return self.compare_unsigned(op, y, k.checked_sub(c)?);
+                }
             }
         }
         let c = |s: &Self, i: usize| s.as_const(args[i]);

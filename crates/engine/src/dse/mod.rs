@@ -1592,12 +1592,8 @@ impl<'m> Dse<'m> {
                 // A feasible offset: the state's model's, when it is one
                 // (the probes centre on it, and a concretised access takes
                 // it), else a model's of the path, the guard and the bounds.
-                let lo_t = self.store.constant(Value::Int(0));
-                let hi_t = self.store.constant(Value::Int(last));
-                let above_lo = self.store.app(Op::Ge, &[off, lo_t]).expect("offsets are Int");
-                let below_hi = self.store.app(Op::Le, &[off, hi_t]).expect("offsets are Int");
-                let inside = self.store.and(above_lo, below_hi);
-                let inside = self.store.and(guard, inside);
+                let in_bounds = self.store.not(outside);
+                let inside = self.store.and(guard, in_bounds);
                 let holds = |me: &Self, m: &braid_term::Model| me.store.eval(inside, m) == Ok(Value::Bool(true));
                 let model = if holds(self, &st.model) {
                     Some((*st.model).clone())
