@@ -29,14 +29,13 @@ impl TermStore {
             Sort::Bool => Some((0, 1)),
             _ => None,
         };
-        let args = match self.node(t) {
+        let (op, args) = match self.node(t) {
             Node::Const(Value::Int(k)) => return Some((*k, *k)),
             Node::Const(Value::Bv { bits, .. }) => return Some((*bits as i128, *bits as i128)),
             Node::Const(Value::Bool(b)) => return Some((*b as i128, *b as i128)),
             Node::Const(_) | Node::Sym(_) => return full,
-            Node::App(_, args) => args,
+            Node::App(op, args) => (op, args),
         };
-        let Node::App(op, _) = self.node(t) else { unreachable!() };
         let r = |i: usize| memo[&args[i]];
         let konst = |i: usize| match self.as_const(args[i]) {
             Some(Value::Int(k)) => Some(k),
