@@ -87,7 +87,7 @@ impl<'a> Recorder<'a> {
             seen: FxHashSet::default(),
             traces: FxHashSet::default(),
             last_progress: Instant::now(),
-            code: Code::new(module),
+            code: Code::new(module, Some(entry)),
         }
     }
 

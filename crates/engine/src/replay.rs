@@ -37,12 +37,16 @@ pub fn replay(module: &Module, test: &TestCase) -> Result<ConcreteRun, String> {
 /// The branches the tests cover when run concretely.
 pub fn coverage(module: &Module, tests: &[TestCase]) -> BTreeSet<Branch> {
     let mut covered = BTreeSet::new();
-    let code = Code::new(module);
+    let mut code: Option<Code> = None;
     for t in tests {
         let Some(entry) = module.func_index(&t.entry) else {
             continue;
         };
-        if let Some(run) = run_concrete_with(&code, module, entry, &t.inputs, None, None) {
+        let code = match &code {
+            Some(c) if c.entry == Some(entry) => c,
+            _ => code.insert(Code::new(module, Some(entry))),
+        };
+        if let Some(run) = run_concrete_with(code, module, entry, &t.inputs, None, None) {
             covered.extend(run.covered);
         }
     }

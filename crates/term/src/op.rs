@@ -461,11 +461,18 @@ fn canonical(v: Value) -> Value {
     }
 }
 
-/// The common operations on two bit-vectors of one width, without the
-/// general path's sort checks (every one of them applies): what concrete
-/// code does most. `None` for the others and for a division by zero.
+/// A bit-vector operation's result as plain scalars, for callers that keep
+/// values in their own form (the concrete interpreter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BvResult {
+    /// The result's bits, already masked to the operands' width.
+    Bits(u64),
+    Bool(bool),
+}
+
+/// [`eval_bv`] with the result as scalars.
 #[inline]
-pub fn eval_bv(op: Op, width: u8, x: u64, y: u64) -> Option<Value> {
+pub fn eval_bv_bits(op: Op, width: u8, x: u64, y: u64) -> Option<BvResult> {
     let signed = |v| Value::bv_signed(width, v);
     let bits = match op {
         Op::Add => x.wrapping_add(y),
@@ -479,19 +486,32 @@ pub fn eval_bv(op: Op, width: u8, x: u64, y: u64) -> Option<Value> {
         Op::AShr => (signed(x) >> shift_amount(width, y).unwrap_or(width as u32 - 1)) as u64,
         Op::UDiv if y != 0 => x / y,
         Op::URem if y != 0 => x % y,
-        Op::Eq => return Some(Value::Bool(x == y)),
-        Op::Ne => return Some(Value::Bool(x != y)),
-        Op::ULt => return Some(Value::Bool(x < y)),
-        Op::ULe => return Some(Value::Bool(x <= y)),
-        Op::UGt => return Some(Value::Bool(x > y)),
-        Op::UGe => return Some(Value::Bool(x >= y)),
-        Op::Lt => return Some(Value::Bool(signed(x) < signed(y))),
-        Op::Le => return Some(Value::Bool(signed(x) <= signed(y))),
-        Op::Gt => return Some(Value::Bool(signed(x) > signed(y))),
-        Op::Ge => return Some(Value::Bool(signed(x) >= signed(y))),
+        Op::Div if y != 0 => signed(x).wrapping_div(signed(y)) as u64,
+        Op::Rem if y != 0 => signed(x).wrapping_rem(signed(y)) as u64,
+        Op::Eq => return Some(BvResult::Bool(x == y)),
+        Op::Ne => return Some(BvResult::Bool(x != y)),
+        Op::ULt => return Some(BvResult::Bool(x < y)),
+        Op::ULe => return Some(BvResult::Bool(x <= y)),
+        Op::UGt => return Some(BvResult::Bool(x > y)),
+        Op::UGe => return Some(BvResult::Bool(x >= y)),
+        Op::Lt => return Some(BvResult::Bool(signed(x) < signed(y))),
+        Op::Le => return Some(BvResult::Bool(signed(x) <= signed(y))),
+        Op::Gt => return Some(BvResult::Bool(signed(x) > signed(y))),
+        Op::Ge => return Some(BvResult::Bool(signed(x) >= signed(y))),
         _ => return None,
     };
-    Some(Value::bv(width, bits))
+    Some(BvResult::Bits(bits & crate::value::mask(width)))
+}
+
+/// The common operations on two bit-vectors of one width, without the
+/// general path's sort checks (every one of them applies): what concrete
+/// code does most. `None` for the others and for a division by zero.
+#[inline]
+pub fn eval_bv(op: Op, width: u8, x: u64, y: u64) -> Option<Value> {
+    eval_bv_bits(op, width, x, y).map(|r| match r {
+        BvResult::Bits(bits) => Value::Bv { width, bits },
+        BvResult::Bool(b) => Value::Bool(b),
+    })
 }
 
 fn shift_amount(width: u8, amount: u64) -> Option<u32> {

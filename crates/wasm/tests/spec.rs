@@ -69,7 +69,7 @@ fn instantiate(bytes: &[u8]) -> Result<Live, String> {
         ..Options::default()
     };
     let program: &'static Program = Box::leak(Box::new(braid_wasm::load(bytes, &opts).map_err(|e| e.to_string())?));
-    let code: &'static Code = Box::leak(Box::new(Code::new(&program.module)));
+    let code: &'static Code = Box::leak(Box::new(Code::new(&program.module, None)));
     let mut instance = Instance::new(&program.module, code);
     instance
         .call(program.init, &[], MAX_STEPS)

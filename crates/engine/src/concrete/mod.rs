@@ -6,9 +6,9 @@ use crate::results::{Branch, Outcome, TestInput};
 use crate::semantics::{bug_kind, compose_bytes, BugKind};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
-use braid_term::{eval_bv, eval_op, Op, Value};
+use braid_term::{eval_bv_bits, eval_op, BvResult, Op, Value};
+use code::{AddressOf, Kind};
 use rustc_hash::FxHashMap;
-use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub struct ConcreteRun {
@@ -50,7 +50,10 @@ struct Machine<'m> {
     ended_with: Option<Value>,
 }
 
+mod code;
+
 pub use braid_ir::input_name;
+pub use code::Code;
 
 /// An allocation's cells: plain bytes while every cell holds one (as
 /// WebAssembly's linear memory does), else values. A byte allocation
@@ -103,19 +106,29 @@ impl Cells {
     /// The `n`-byte little-endian value at `o` (in bounds); `None` if a
     /// cell there holds something other than a byte (undefined cells read
     /// as zero).
+    #[inline]
     fn load(&self, o: usize, n: usize) -> Option<Value> {
         match self {
             Cells::Bytes(b) => {
-                let bits = b[o..o + n].iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64);
-                Some(Value::bv(8 * n as u8, bits))
+                let bits = match n {
+                    4 => u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes")) as u64,
+                    8 => u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes")),
+                    _ => b[o..o + n].iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64),
+                };
+                Some(Value::Bv {
+                    width: 8 * n as u8,
+                    bits,
+                })
             }
             Cells::Values(v) => compose_bytes(8 * n as u8, &v[o..o + n]),
         }
     }
 
     /// Stores the `n` low bytes of `bits` at `o` (in bounds), little-endian.
+    #[inline]
     fn store(&mut self, o: usize, n: usize, bits: u64) {
         match self {
+            Cells::Bytes(b) if n == 4 => b[o..o + 4].copy_from_slice(&(bits as u32).to_le_bytes()),
             Cells::Bytes(b) => {
                 for (i, c) in b[o..o + n].iter_mut().enumerate() {
                     *c = (bits >> (8 * i)) as u8;
@@ -145,135 +158,6 @@ enum Flow {
     Jump(StmtIdx),
     Stay,
     Done(Outcome),
-}
-
-/// The interpreter's pre-decoded form of a module: per function, one
-/// instruction per statement with operands as frame slots (the function's
-/// variables, then its constants), jumps to known labels resolved. Built a
-/// function at a time, on its first call, and kept from run to run.
-pub struct Code {
-    funcs: Vec<OnceCell<FuncCode>>,
-}
-
-struct FuncCode {
-    insts: Vec<Inst>,
-    /// The slots a new frame starts with: undefined variables, then constants.
-    slots: Vec<Value>,
-}
-
-/// A statement in the fast form; the others (`Other`) run from the IR.
-#[derive(Clone, Copy)]
-enum Inst {
-    Copy {
-        dst: u32,
-        a: u32,
-    },
-    Unary {
-        op: Op,
-        dst: u32,
-        a: u32,
-    },
-    Binary {
-        op: Op,
-        dst: u32,
-        a: u32,
-        b: u32,
-    },
-    /// `bytes` 0 is a one-cell access of any value.
-    Load {
-        dst: u32,
-        addr: u32,
-        bytes: u8,
-    },
-    Store {
-        addr: u32,
-        value: u32,
-        bytes: u8,
-    },
-    /// `to` is the statement a known label names (`None`: computed).
-    If {
-        cond: u32,
-        to: Option<StmtIdx>,
-    },
-    Goto {
-        to: StmtIdx,
-    },
-    Other,
-}
-
-impl Code {
-    pub fn new(module: &Module) -> Code {
-        Code {
-            funcs: module.functions.iter().map(|_| OnceCell::new()).collect(),
-        }
-    }
-
-    fn func(&self, module: &Module, f: FuncId) -> &FuncCode {
-        self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f))
-    }
-}
-
-impl FuncCode {
-    fn new(module: &Module, id: FuncId) -> FuncCode {
-        let f = module.func(id);
-        let mut slots = vec![Value::Undef; f.vars.len()];
-        let mut consts: FxHashMap<Value, u32> = FxHashMap::default();
-        let mut slot = |o: &Operand| -> u32 {
-            match o {
-                Operand::Var(v) => v.0,
-                Operand::Const(c) => *consts.entry(*c).or_insert_with(|| {
-                    slots.push(*c);
-                    slots.len() as u32 - 1
-                }),
-            }
-        };
-        let label = |o: &Operand| match o {
-            Operand::Const(Value::Label { func, label }) if *func == id.0 => f.label_target(*label),
-            _ => None,
-        };
-        let bytes = |w: &Option<u8>| w.map_or(0, |w| w / 8);
-        let insts = f
-            .stmts
-            .iter()
-            .map(|stmt| match stmt {
-                Stmt::Assign { dst, rhs } => match rhs {
-                    Rhs::Copy(a) => Inst::Copy { dst: dst.0, a: slot(a) },
-                    Rhs::Unary(op, a) => Inst::Unary {
-                        op: *op,
-                        dst: dst.0,
-                        a: slot(a),
-                    },
-                    Rhs::Binary(op, a, b) => Inst::Binary {
-                        op: *op,
-                        dst: dst.0,
-                        a: slot(a),
-                        b: slot(b),
-                    },
-                    Rhs::Load { addr, width } => Inst::Load {
-                        dst: dst.0,
-                        addr: slot(addr),
-                        bytes: bytes(width),
-                    },
-                    _ => Inst::Other,
-                },
-                Stmt::Store { addr, value, width } => Inst::Store {
-                    addr: slot(addr),
-                    value: slot(value),
-                    bytes: bytes(width),
-                },
-                Stmt::If { cond, target } => Inst::If {
-                    cond: slot(cond),
-                    to: label(target),
-                },
-                Stmt::Goto(target) => match label(target) {
-                    Some(to) => Inst::Goto { to },
-                    None => Inst::Other,
-                },
-                _ => Inst::Other,
-            })
-            .collect();
-        FuncCode { insts, slots }
-    }
 }
 
 impl Machine<'_> {
@@ -499,94 +383,160 @@ impl Machine<'_> {
     }
 
     fn cover(&mut self, func: FuncId, at: StmtIdx, taken: bool) {
-        let bit = 2 * at as usize + taken as usize;
-        self.covered[func.0 as usize][bit / 64] |= 1 << (bit % 64);
-        self.trace =
-            (self.trace.rotate_left(7) ^ ((func.0 as u64) << 40 | bit as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        cover(&mut self.covered, &mut self.trace, func, at, taken);
     }
 
-    /// The common statements in their fast form ([`Code`]); `false` leaves
-    /// the statement (and whatever bug it has) to [`Machine::step`].
-    #[inline]
-    fn step_fast(&mut self) -> bool {
-        let Some(frame) = self.frames.last_mut() else {
-            return false;
-        };
-        let code = self.code.func(self.module, frame.func);
-        let Some(inst) = code.insts.get(frame.at as usize) else {
-            return false;
-        };
-        let slots = &mut frame.vars;
-        let v = |i: u32| slots[i as usize];
-        match *inst {
-            Inst::Copy { dst, a } => slots[dst as usize] = v(a),
-            Inst::Unary { op, dst, a } => match eval_op(op, &[v(a)]) {
-                Ok(r) => slots[dst as usize] = r,
-                Err(_) => return false,
-            },
-            Inst::Binary { op, dst, a, b } => {
-                let (x, y) = (v(a), v(b));
-                if let (Value::Bv { width, bits: p }, Value::Bv { width: w, bits: q }) = (x, y) {
-                    if let Some(r) = (width == w).then(|| eval_bv(op, width, p, q)).flatten() {
-                        slots[dst as usize] = r;
-                        frame.at += 1;
-                        return true;
+    /// Runs the current frame's instructions ([`Code`]) until one that runs
+    /// from the IR ([`Kind::Other`]), the end of the function, or `limit`
+    /// steps; `Some` when a bug ends the run. Leaves the frame at the
+    /// statement where execution goes on.
+    fn run_fast(&mut self, steps: &mut u64, limit: u64) -> Option<Outcome> {
+        let (module, code) = (self.module, self.code);
+        let Machine {
+            frames,
+            memory,
+            covered,
+            trace,
+            ..
+        } = self;
+        let frame = frames.last_mut()?;
+        let func = frame.func;
+        let fc = code.func(module, func);
+        let insts = &fc.insts[..];
+        let slots = &mut frame.vars[..];
+        let mut pc = *fc.resume.get(frame.at as usize)? as usize;
+        let bug = |kind: BugKind, stmt: StmtIdx| Some(Outcome::bug(module, kind.name(), func, stmt));
+        let ended = loop {
+            let Some(inst) = insts.get(pc) else {
+                break None;
+            };
+            if inst.kind == Kind::Other {
+                *steps += inst.weight as u64 - 1;
+                break None;
+            }
+            if *steps >= limit {
+                break None;
+            }
+            *steps += inst.weight as u64;
+            let s = inst.stmt;
+            match inst.kind {
+                Kind::Copy { dst, a } => slots[dst as usize] = slots[a as usize],
+                Kind::Unary { op, dst, a } => match eval_op(op, &[slots[a as usize]]) {
+                    Ok(v) => slots[dst as usize] = v,
+                    Err(e) => break bug(bug_kind(&e), s),
+                },
+                Kind::Binary { op, dst, a, b } => match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
+                    Some(r) => slots[dst as usize] = r,
+                    None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
+                        Ok(v) => slots[dst as usize] = v,
+                        Err(e) => break bug(bug_kind(&e), s),
+                    },
+                },
+                Kind::Select { dst, c, a, b } => match slots[c as usize] {
+                    Value::Bool(c) => slots[dst as usize] = slots[if c { a } else { b } as usize],
+                    _ => break bug(BugKind::TypeError, s),
+                },
+                Kind::CompareToBv { op, width, dst, a, b } => {
+                    let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
+                        Some(c) => c,
+                        None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
+                            Ok(c) => c,
+                            Err(e) => break bug(bug_kind(&e), s),
+                        },
+                    };
+                    match c {
+                        Value::Bool(c) => {
+                            slots[dst as usize] = Value::Bv {
+                                width,
+                                bits: c as u64,
+                            }
+                        }
+                        v => match eval_op(Op::ToBv(width), &[v]) {
+                            Ok(v) => slots[dst as usize] = v,
+                            Err(e) => break bug(bug_kind(&e), s + 1),
+                        },
                     }
                 }
-                if is_integer_division(op, x.sort(), y.sort()) && y == Value::default_of(y.sort()) {
-                    return false;
+                Kind::Load { dst, addr, bytes } => match load(memory, slots[addr as usize], bytes) {
+                    Ok(v) => slots[dst as usize] = v,
+                    Err(k) => break bug(k, s),
+                },
+                Kind::Store { addr, value, bytes } => {
+                    if let Err(k) = store(memory, slots[addr as usize], slots[value as usize], bytes) {
+                        break bug(k, s);
+                    }
                 }
-                match eval_op(op, &[x, y]) {
-                    Ok(r) => slots[dst as usize] = r,
-                    Err(_) => return false,
+                Kind::Address { dst, at } => match address(slots, at) {
+                    Ok(p) => slots[dst as usize] = p,
+                    Err((e, part)) => break bug(bug_kind(&e), s + part),
+                },
+                Kind::LoadAt { dst, at, bytes } => {
+                    if let Some(bits) = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes)) {
+                        slots[dst as usize] = Value::Bv {
+                            width: 8 * bytes,
+                            bits,
+                        };
+                    } else {
+                        match address(slots, at) {
+                            Ok(p) => match load(memory, p, bytes) {
+                                Ok(v) => slots[dst as usize] = v,
+                                Err(k) => break bug(k, s + at.len()),
+                            },
+                            Err((e, part)) => break bug(bug_kind(&e), s + part),
+                        }
+                    }
                 }
-            }
-            Inst::Load { dst, addr, bytes } => {
-                let Ok((a, o)) = cell_in(&self.memory, v(addr), bytes.max(1) as i128) else {
-                    return false;
-                };
-                let cells = &self.memory[a];
-                slots[dst as usize] = match if bytes == 0 {
-                    cells.get(o)
-                } else {
-                    cells.load(o, bytes as usize)
-                } {
-                    Some(r) => r,
-                    None => return false,
-                };
-            }
-            Inst::Store { addr, value, bytes } => {
-                let Ok((a, at)) = cell_in(&self.memory, v(addr), bytes.max(1) as i128) else {
-                    return false;
-                };
-                let (x, cells) = (v(value), &mut self.memory[a]);
-                match x {
-                    _ if bytes == 0 => cells.set(at, x),
-                    Value::Bv { width, bits } if width == 8 * bytes => cells.store(at, bytes as usize, bits),
-                    _ => return false,
+                Kind::StoreAt { at, value, bytes } => {
+                    let stored = match (fast_address(slots, at), &slots[value as usize]) {
+                        (Some((a, o)), &Value::Bv { width, bits }) if width == 8 * bytes => {
+                            store_bytes(memory, a, o, bytes, bits)
+                        }
+                        _ => false,
+                    };
+                    if !stored {
+                        match address(slots, at) {
+                            Ok(p) => {
+                                if let Err(k) = store(memory, p, slots[value as usize], bytes) {
+                                    break bug(k, s + at.len());
+                                }
+                            }
+                            Err((e, part)) => break bug(bug_kind(&e), s + part),
+                        }
+                    }
                 }
+                Kind::If { cond, to } => {
+                    let &Value::Bool(taken) = &slots[cond as usize] else {
+                        break bug(BugKind::TypeError, s);
+                    };
+                    cover(covered, trace, func, s, taken);
+                    pc = if taken { to as usize } else { pc + 1 };
+                    continue;
+                }
+                Kind::IfBinary { op, a, b, to } => {
+                    let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
+                        Some(c) => c,
+                        None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
+                            Ok(c) => c,
+                            Err(e) => break bug(bug_kind(&e), s),
+                        },
+                    };
+                    let Value::Bool(taken) = c else {
+                        break bug(BugKind::TypeError, s + 1);
+                    };
+                    cover(covered, trace, func, s + 1, taken);
+                    pc = if taken { to as usize } else { pc + 1 };
+                    continue;
+                }
+                Kind::Goto { to } => {
+                    pc = to as usize;
+                    continue;
+                }
+                Kind::Other => unreachable!("left for the IR above"),
             }
-            Inst::If { cond, to } => {
-                let (Value::Bool(taken), func, at) = (v(cond), frame.func, frame.at) else {
-                    return false;
-                };
-                let to = match (taken, to) {
-                    (false, _) => at + 1,
-                    (true, Some(to)) => to,
-                    (true, None) => return false,
-                };
-                frame.at = to;
-                self.cover(func, at, taken);
-                return true;
-            }
-            Inst::Goto { to } => {
-                frame.at = to;
-                return true;
-            }
-            Inst::Other => return false,
-        }
-        frame.at += 1;
-        true
+            pc += 1;
+        };
+        frame.at = insts.get(pc).map_or(module.func(func).stmts.len() as StmtIdx, |i| i.stmt);
+        ended
     }
 
     fn jump(&self, func: FuncId, target: Value) -> Flow {
@@ -611,6 +561,120 @@ impl Machine<'_> {
         caller.at += 1;
         Flow::Stay
     }
+}
+
+/// Marks a branch outcome covered and adds it to the path's hash.
+fn cover(covered: &mut [Vec<u64>], trace: &mut u64, func: FuncId, at: StmtIdx, taken: bool) {
+    let bit = 2 * at as usize + taken as usize;
+    covered[func.0 as usize][bit / 64] |= 1 << (bit % 64);
+    *trace = (trace.rotate_left(7) ^ ((func.0 as u64) << 40 | bit as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+}
+
+/// `x op y` when both are bit-vectors of one width and the operation
+/// cannot fail, built in place; `None` leaves it to [`eval_op`].
+#[inline(always)]
+fn bv_binary(op: Op, x: &Value, y: &Value) -> Option<Value> {
+    let (&Value::Bv { width, bits: p }, &Value::Bv { width: w, bits: q }) = (x, y) else {
+        return None;
+    };
+    if width != w {
+        return None;
+    }
+    Some(match eval_bv_bits(op, width, p, q)? {
+        BvResult::Bits(bits) => Value::Bv { width, bits },
+        BvResult::Bool(b) => Value::Bool(b),
+    })
+}
+
+/// The allocation and offset of `at` when its index is a bit-vector and
+/// its base an address, as the lowering makes them.
+#[inline(always)]
+fn fast_address(slots: &[Value], at: AddressOf) -> Option<(u32, i128)> {
+    match (&slots[at.index as usize], &slots[at.base as usize]) {
+        // zext to 64 bits, then read as a signed 64-bit integer.
+        (&Value::Bv { bits, .. }, &Value::Addr { alloc, offset }) => {
+            Some((alloc, offset.checked_add(bits as i64 as i128 + at.off as i128)?))
+        }
+        _ => None,
+    }
+}
+
+/// The `bytes` (> 0) little-endian bytes at `offset` of a byte allocation;
+/// `None` for anything else (out of bounds, cells that are not bytes).
+#[inline(always)]
+fn load_bytes(memory: &[Cells], alloc: u32, offset: i128, bytes: u8) -> Option<u64> {
+    let Cells::Bytes(b) = memory.get(alloc as usize)? else {
+        return None;
+    };
+    let o = usize::try_from(offset).ok()?;
+    let cells = b.get(o..o.checked_add(bytes as usize)?)?;
+    Some(match bytes {
+        4 => u32::from_le_bytes(cells.try_into().ok()?) as u64,
+        8 => u64::from_le_bytes(cells.try_into().ok()?),
+        _ => cells.iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64),
+    })
+}
+
+/// Stores `bytes` (> 0) little-endian bytes of `bits` at `offset` of a
+/// byte allocation; `false` (nothing stored) for anything else.
+#[inline(always)]
+fn store_bytes(memory: &mut [Cells], alloc: u32, offset: i128, bytes: u8, bits: u64) -> bool {
+    let Some(Cells::Bytes(b)) = memory.get_mut(alloc as usize) else {
+        return false;
+    };
+    let Some(cells) = usize::try_from(offset)
+        .ok()
+        .and_then(|o| b.get_mut(o..o.checked_add(bytes as usize)?))
+    else {
+        return false;
+    };
+    match bytes {
+        4 => cells.copy_from_slice(&(bits as u32).to_le_bytes()),
+        _ => cells.iter_mut().enumerate().for_each(|(i, c)| *c = (bits >> (8 * i)) as u8),
+    }
+    true
+}
+
+/// The address `at` computes; on failure, the error and which of the
+/// chain's statements (from 0) raised it.
+#[inline]
+fn address(slots: &[Value], at: AddressOf) -> Result<Value, (braid_term::EvalError, u32)> {
+    if let Some((alloc, offset)) = fast_address(slots, at) {
+        return Ok(Value::Addr { alloc, offset });
+    }
+    let (index, base) = (&slots[at.index as usize], &slots[at.base as usize]);
+    let wide = eval_op(Op::ZExt(64), &[*index]).map_err(|e| (e, 0))?;
+    let mut n = eval_op(Op::ToInt, &[wide]).map_err(|e| (e, 1))?;
+    if at.offset {
+        n = eval_op(Op::Add, &[n, Value::Int(at.off as i128)]).map_err(|e| (e, 2))?;
+    }
+    eval_op(Op::Add, &[*base, n]).map_err(|e| (e, at.len() - 1))
+}
+
+/// A load of `bytes` little-endian bytes (0: one cell of any value) at `p`.
+#[inline]
+fn load(memory: &[Cells], p: Value, bytes: u8) -> Result<Value, BugKind> {
+    let (a, o) = cell_in(memory, p, bytes.max(1) as i128)?;
+    let cells = &memory[a];
+    let v = if bytes == 0 {
+        cells.get(o)
+    } else {
+        cells.load(o, bytes as usize)
+    };
+    v.ok_or(BugKind::TypeError)
+}
+
+/// A store of `v` at `p`: `bytes` little-endian bytes of a bit-vector of
+/// that width, or (0) one cell of any value.
+#[inline]
+fn store(memory: &mut [Cells], p: Value, v: Value, bytes: u8) -> Result<(), BugKind> {
+    let (a, o) = cell_in(memory, p, bytes.max(1) as i128)?;
+    match v {
+        _ if bytes == 0 => memory[a].set(o, v),
+        Value::Bv { width, bits } if width == 8 * bytes => memory[a].store(o, bytes as usize, bits),
+        _ => return Err(BugKind::TypeError),
+    }
+    Ok(())
 }
 
 /// The allocation and in-bounds offset `p` points to, for `len` cells.
@@ -655,11 +719,12 @@ pub fn run_concrete(
     inputs: &[TestInput],
     budget: Option<&Budget>,
 ) -> Option<ConcreteRun> {
-    run_concrete_with(&Code::new(module), module, entry, inputs, budget, None)
+    run_concrete_with(&Code::new(module, Some(entry)), module, entry, inputs, budget, None)
 }
 
 /// [`run_concrete`] with `code` built (and kept) by the caller: one per
-/// module, for many runs.
+/// module and entry, for many runs (code built for another entry is not
+/// used: the run gets code of its own).
 pub fn run_concrete_with(
     code: &Code,
     module: &Module,
@@ -672,6 +737,13 @@ pub fn run_concrete_with(
         .iter()
         .map(|i| (i.name.clone(), i.parsed().unwrap_or(Value::Undef)))
         .collect();
+    let own;
+    let code = if code.entry == Some(entry) {
+        code
+    } else {
+        own = Code::new(module, Some(entry));
+        &own
+    };
     let mut m = Machine::new(module, code, values);
     let f = module.func(entry);
     let mut vars = code.func(module, entry).slots.clone();
@@ -743,21 +815,31 @@ impl<'m> Machine<'m> {
     /// Runs the pushed frame to its end: after `max_steps` statements it
     /// ends with a step-limit bug; `None` when `budget` is exhausted first.
     fn run(&mut self, max_steps: Option<u64>, budget: Option<&Budget>) -> Option<(Outcome, u64)> {
+        /// Statements between two looks at the budget.
+        const CHECK_EVERY: u64 = 4096;
         let mut steps: u64 = 0;
+        let mut check_at = CHECK_EVERY;
         loop {
-            steps += 1;
-            if steps.is_multiple_of(4096) && budget.is_some_and(Budget::exhausted) {
-                return None;
+            if steps >= check_at {
+                check_at = steps + CHECK_EVERY;
+                if budget.is_some_and(Budget::exhausted) {
+                    return None;
+                }
             }
-            if max_steps.is_some_and(|m| steps > m) {
+            if max_steps.is_some_and(|m| steps >= m) {
                 let Flow::Done(outcome) = self.bug(BugKind::StepLimit.name()) else {
                     unreachable!("bug() ends the run")
                 };
                 return Some((outcome, steps));
             }
-            if self.step_fast() {
+            let limit = check_at.min(max_steps.unwrap_or(u64::MAX));
+            if let Some(outcome) = self.run_fast(&mut steps, limit) {
+                return Some((outcome, steps));
+            }
+            if steps >= limit {
                 continue;
             }
+            steps += 1;
             match self.step() {
                 Flow::Next => self.frames.last_mut().expect("frame").at += 1,
                 Flow::Jump(s) => self.frames.last_mut().expect("frame").at = s,

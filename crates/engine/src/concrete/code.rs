@@ -1,0 +1,829 @@
+//! The interpreter's executable form of a function: statements decoded
+//! once into dense instructions over frame slots, with three rewrites that
+//! take the WebAssembly lowering's bookkeeping off the hot path.
+//!
+//! - **Fusion**: the lowering's address chain `zext bv64 i → toint → + k →
+//!   base + …` becomes one [`Kind::Address`] (or, with the load that
+//!   uses it, one [`Kind::LoadAt`]/[`Kind::StoreAt`]); a comparison whose
+//!   only use is the next `if` or `tobv` becomes [`Kind::IfBinary`] or
+//!   [`Kind::CompareToBv`]. Each fused temporary has one definition and one
+//!   use, both inside the fused statements, so nothing else can read it.
+//! - **Copy propagation** inside a block: an instruction reads the source
+//!   of a copy (`s0 = l2`) instead of its destination.
+//! - **Dead copies**: a copy whose destination no later instruction reads
+//!   (liveness over the rewritten code) is dropped.
+//!
+//! What the rewrites may not change is what a run shows: its outcome, the
+//! branches it covers and its path. A bug is reported at the statement the
+//! IR would report it at (fused instructions evaluate their parts one by
+//! one when the fast case does not hold), and statements the instructions
+//! do not cover (`Kind::Other`: calls, inputs, allocations, computed jumps,
+//! returns) run from the IR, which reads only variables that are live there
+//! and so were written. A function whose final variables a run's outcome
+//! shows (the entry, and any function that can `halt`) is decoded without
+//! rewrites.
+
+use braid_ir::{FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
+use braid_term::{Op, Value};
+use rustc_hash::FxHashMap;
+use std::cell::OnceCell;
+
+/// The executable form of a module, built a function at a time on its
+/// first call and kept from run to run.
+pub struct Code {
+    funcs: Vec<OnceCell<FuncCode>>,
+    /// Functions decoded one instruction per statement (see the module doc).
+    plain: Vec<bool>,
+    /// The entry the code was built for (`None`: no run's final frame is
+    /// shown, as for an [`super::Instance`]).
+    pub(crate) entry: Option<FuncId>,
+}
+
+pub(super) struct FuncCode {
+    pub insts: Vec<Inst>,
+    /// The slots a new frame starts with: undefined variables, then constants.
+    pub slots: Vec<Value>,
+    /// For each statement (and the end of the function), the instruction
+    /// that runs next when execution is at that statement.
+    pub resume: Vec<u32>,
+}
+
+/// An instruction: what it does, the statement it starts at (where its
+/// parts' bugs are counted from, and where the IR takes over for
+/// [`Kind::Other`]) and how many statements it stands for.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Inst {
+    pub kind: Kind,
+    pub stmt: StmtIdx,
+    pub weight: u32,
+}
+
+/// Operands are frame slots. Jump targets are instruction indices once a
+/// function is built (statement indices while it is being built).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Kind {
+    Copy {
+        dst: u32,
+        a: u32,
+    },
+    Unary {
+        op: Op,
+        dst: u32,
+        a: u32,
+    },
+    Binary {
+        op: Op,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `dst = select c, a, b`.
+    Select {
+        dst: u32,
+        c: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `t = a op b; dst = tobv W t`.
+    CompareToBv {
+        op: Op,
+        width: u8,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `bytes` 0 is a one-cell access of any value.
+    Load {
+        dst: u32,
+        addr: u32,
+        bytes: u8,
+    },
+    Store {
+        addr: u32,
+        value: u32,
+        bytes: u8,
+    },
+    /// `dst = base + (toint(zext bv64 index) [+ off])`: an access's address.
+    Address {
+        dst: u32,
+        at: AddressOf,
+    },
+    /// An [`Kind::Address`] chain and the load of `bytes` (> 0) through it.
+    LoadAt {
+        dst: u32,
+        at: AddressOf,
+        bytes: u8,
+    },
+    StoreAt {
+        at: AddressOf,
+        value: u32,
+        bytes: u8,
+    },
+    /// `to` is the statement a known label names.
+    If {
+        cond: u32,
+        to: u32,
+    },
+    /// `t = a op b; if t goto to`.
+    IfBinary {
+        op: Op,
+        a: u32,
+        b: u32,
+        to: u32,
+    },
+    Goto {
+        to: u32,
+    },
+    Other,
+}
+
+/// The lowering's address `base + toint(zext bv64 index) + off`; `offset`
+/// says whether the `+ off` statement is there (it is left out for 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct AddressOf {
+    pub base: u32,
+    pub index: u32,
+    pub off: i64,
+    pub offset: bool,
+}
+
+impl AddressOf {
+    /// Statements of the chain: zext, toint, [+ off,] base +.
+    pub fn len(&self) -> u32 {
+        3 + self.offset as u32
+    }
+}
+
+impl Code {
+    /// The code for runs of `entry` (whose final variables their outcomes
+    /// show); `None` for calls whose frames nobody reads at the end.
+    pub fn new(module: &Module, entry: Option<FuncId>) -> Code {
+        let plain = module
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Some(FuncId(i as u32)) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_))))
+            .collect();
+        Code::with_plain(module, plain, entry)
+    }
+
+    /// One instruction per statement everywhere, none of the rewrites: the
+    /// reference the rewritten code is tested against.
+    pub fn unoptimised(module: &Module, entry: Option<FuncId>) -> Code {
+        Code::with_plain(module, vec![true; module.functions.len()], entry)
+    }
+
+    fn with_plain(module: &Module, plain: Vec<bool>, entry: Option<FuncId>) -> Code {
+        Code {
+            funcs: module.functions.iter().map(|_| OnceCell::new()).collect(),
+            plain,
+            entry,
+        }
+    }
+
+    pub(super) fn func(&self, module: &Module, f: FuncId) -> &FuncCode {
+        self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f, self.plain[f.0 as usize]))
+    }
+}
+
+/// An instruction being built: its kind (jump targets as statements) and
+/// the statements it covers.
+struct Draft {
+    kind: Kind,
+    stmt: StmtIdx,
+    len: u32,
+}
+
+impl FuncCode {
+    fn new(module: &Module, id: FuncId, plain: bool) -> FuncCode {
+        let f = module.func(id);
+        let mut decoder = Decoder::new(f, id);
+        let mut drafts = decoder.decode(plain);
+        let plain = plain || drafts.iter().any(|d| is_computed_jump(f, d));
+        if !plain {
+            propagate_copies(f, &mut drafts);
+            drop_dead_copies(f, decoder.slots.len(), &mut drafts);
+        }
+        let Decoder { slots, .. } = decoder;
+        link(f, drafts, slots)
+    }
+}
+
+fn is_computed_jump(f: &Function, d: &Draft) -> bool {
+    d.kind == Kind::Other && matches!(f.stmts[d.stmt as usize], Stmt::If { .. } | Stmt::Goto(_))
+}
+
+struct Decoder<'f> {
+    f: &'f Function,
+    id: FuncId,
+    slots: Vec<Value>,
+    consts: FxHashMap<Value, u32>,
+    /// Per variable: how many statements read it, and define it.
+    uses: Vec<u32>,
+    defs: Vec<u32>,
+    /// Statements a label names: a fused sequence may not contain one past its first.
+    labelled: Vec<bool>,
+}
+
+impl<'f> Decoder<'f> {
+    fn new(f: &'f Function, id: FuncId) -> Decoder<'f> {
+        let mut uses = vec![0; f.vars.len()];
+        let mut defs = vec![0; f.vars.len()];
+        for s in &f.stmts {
+            for o in s.operands() {
+                if let Operand::Var(v) = o {
+                    uses[v.0 as usize] += 1;
+                }
+            }
+            if let Some(d) = defined(s) {
+                defs[d.0 as usize] += 1;
+            }
+        }
+        for p in &f.params {
+            defs[p.var.0 as usize] += 1;
+        }
+        let mut labelled = vec![false; f.stmts.len() + 1];
+        for (_, s) in &f.labels {
+            labelled[*s as usize] = true;
+        }
+        Decoder {
+            f,
+            id,
+            slots: vec![Value::Undef; f.vars.len()],
+            consts: FxHashMap::default(),
+            uses,
+            defs,
+            labelled,
+        }
+    }
+
+    fn slot(&mut self, o: &Operand) -> u32 {
+        match o {
+            Operand::Var(v) => v.0,
+            Operand::Const(c) => *self.consts.entry(*c).or_insert_with(|| {
+                self.slots.push(*c);
+                self.slots.len() as u32 - 1
+            }),
+        }
+    }
+
+    fn label(&self, o: &Operand) -> Option<StmtIdx> {
+        match o {
+            Operand::Const(Value::Label { func, label }) if *func == self.id.0 => self.f.label_target(*label),
+            _ => None,
+        }
+    }
+
+    /// A temporary only the statement after its definition reads.
+    fn single_use(&self, v: VarId) -> bool {
+        self.uses[v.0 as usize] == 1 && self.defs[v.0 as usize] == 1
+    }
+
+    /// The statement at `i`, if it is not a label's target (unless `first`).
+    fn stmt(&self, i: usize, first: bool) -> Option<&'f Stmt> {
+        (first || !self.labelled[i]).then(|| self.f.stmts.get(i)).flatten()
+    }
+
+    fn decode(&mut self, plain: bool) -> Vec<Draft> {
+        let mut out = Vec::with_capacity(self.f.stmts.len());
+        let mut i = 0;
+        while i < self.f.stmts.len() {
+            let fused = if plain { None } else { self.fuse(i) };
+            let (kind, len) = fused.unwrap_or_else(|| (self.one(&self.f.stmts[i]), 1));
+            out.push(Draft {
+                kind,
+                stmt: i as StmtIdx,
+                len,
+            });
+            i += len as usize;
+        }
+        out
+    }
+
+    fn one(&mut self, stmt: &Stmt) -> Kind {
+        let bytes = |w: &Option<u8>| w.map_or(0, |w| w / 8);
+        match stmt {
+            Stmt::Assign { dst, rhs } => match rhs {
+                Rhs::Copy(a) => Kind::Copy {
+                    dst: dst.0,
+                    a: self.slot(a),
+                },
+                Rhs::Unary(op, a) => Kind::Unary {
+                    op: *op,
+                    dst: dst.0,
+                    a: self.slot(a),
+                },
+                Rhs::Binary(op, a, b) => Kind::Binary {
+                    op: *op,
+                    dst: dst.0,
+                    a: self.slot(a),
+                    b: self.slot(b),
+                },
+                Rhs::Load { addr, width } => Kind::Load {
+                    dst: dst.0,
+                    addr: self.slot(addr),
+                    bytes: bytes(width),
+                },
+                Rhs::Select(c, a, b) => Kind::Select {
+                    dst: dst.0,
+                    c: self.slot(c),
+                    a: self.slot(a),
+                    b: self.slot(b),
+                },
+                _ => Kind::Other,
+            },
+            Stmt::Store { addr, value, width } => Kind::Store {
+                addr: self.slot(addr),
+                value: self.slot(value),
+                bytes: bytes(width),
+            },
+            Stmt::If { cond, target } => match self.label(target) {
+                Some(to) => Kind::If {
+                    cond: self.slot(cond),
+                    to,
+                },
+                None => Kind::Other,
+            },
+            Stmt::Goto(target) => match self.label(target) {
+                Some(to) => Kind::Goto { to },
+                None => Kind::Other,
+            },
+            _ => Kind::Other,
+        }
+    }
+
+    /// A fused instruction starting at statement `i`, and how many
+    /// statements it covers.
+    fn fuse(&mut self, i: usize) -> Option<(Kind, u32)> {
+        if let Some((dst, at)) = self.address(i) {
+            let end = i + at.len() as usize;
+            let fused_use = self.single_use(VarId(dst));
+            let access = match self.stmt(end, false).filter(|_| fused_use) {
+                Some(Stmt::Assign {
+                    dst: d,
+                    rhs:
+                        Rhs::Load {
+                            addr: Operand::Var(p),
+                            width: Some(w),
+                        },
+                }) if p.0 == dst => Some(Kind::LoadAt {
+                    dst: d.0,
+                    at,
+                    bytes: w / 8,
+                }),
+                Some(Stmt::Store {
+                    addr: Operand::Var(p),
+                    value,
+                    width: Some(w),
+                }) if p.0 == dst => Some(Kind::StoreAt {
+                    at,
+                    value: self.slot(value),
+                    bytes: w / 8,
+                }),
+                _ => None,
+            };
+            return Some(match access {
+                Some(kind) => (kind, at.len() + 1),
+                None => (Kind::Address { dst, at }, at.len()),
+            });
+        }
+        let Some(Stmt::Assign {
+            dst: t,
+            rhs: Rhs::Binary(op, a, b),
+        }) = self.stmt(i, true)
+        else {
+            return None;
+        };
+        if !op.is_comparison() || !self.single_use(*t) {
+            return None;
+        }
+        let reads_t = |o: &Operand| *o == Operand::Var(*t);
+        let kind = match self.stmt(i + 1, false)? {
+            Stmt::If { cond, target } if reads_t(cond) => {
+                let to = self.label(target)?;
+                Kind::IfBinary {
+                    op: *op,
+                    a: self.slot(a),
+                    b: self.slot(b),
+                    to,
+                }
+            }
+            Stmt::Assign {
+                dst,
+                rhs: Rhs::Unary(Op::ToBv(width), c),
+            } if reads_t(c) => Kind::CompareToBv {
+                op: *op,
+                width: *width,
+                dst: dst.0,
+                a: self.slot(a),
+                b: self.slot(b),
+            },
+            _ => return None,
+        };
+        Some((kind, 2))
+    }
+
+    /// The lowering's address chain starting at `i` (see [`AddressOf`]):
+    /// the variable that ends up holding the address, and the chain.
+    fn address(&mut self, i: usize) -> Option<(u32, AddressOf)> {
+        let Some(Stmt::Assign {
+            dst: wide,
+            rhs: Rhs::Unary(Op::ZExt(64), index),
+        }) = self.stmt(i, true)
+        else {
+            return None;
+        };
+        let Some(Stmt::Assign {
+            dst: n,
+            rhs: Rhs::Unary(Op::ToInt, Operand::Var(w)),
+        }) = self.stmt(i + 1, false)
+        else {
+            return None;
+        };
+        if w != wide || !self.single_use(*wide) || !self.single_use(*n) {
+            return None;
+        }
+        let mut next = i + 2;
+        let mut sum = *n;
+        let mut off = 0i64;
+        let offset = match self.stmt(next, false) {
+            Some(Stmt::Assign {
+                dst: s,
+                rhs: Rhs::Binary(Op::Add, Operand::Var(x), Operand::Const(Value::Int(k))),
+            }) if *x == *n && self.single_use(*s) => {
+                off = i64::try_from(*k).ok()?;
+                sum = *s;
+                next += 1;
+                true
+            }
+            _ => false,
+        };
+        let Some(Stmt::Assign {
+            dst: p,
+            rhs: Rhs::Binary(Op::Add, base, Operand::Var(x)),
+        }) = self.stmt(next, false)
+        else {
+            return None;
+        };
+        if *x != sum || *base == Operand::Var(sum) || *index == Operand::Var(*p) {
+            return None;
+        }
+        let at = AddressOf {
+            base: self.slot(base),
+            index: self.slot(index),
+            off,
+            offset,
+        };
+        Some((p.0, at))
+    }
+}
+
+/// The variable a statement writes, if any.
+fn defined(s: &Stmt) -> Option<VarId> {
+    match s {
+        Stmt::Assign { dst, .. } => Some(*dst),
+        Stmt::Call { dst, .. } => *dst,
+        _ => None,
+    }
+}
+
+impl Kind {
+    /// The slot the instruction writes, if any ([`Kind::Other`]: see [`defined`]).
+    fn def(&self) -> Option<u32> {
+        match *self {
+            Kind::Copy { dst, .. }
+            | Kind::Unary { dst, .. }
+            | Kind::Binary { dst, .. }
+            | Kind::CompareToBv { dst, .. }
+            | Kind::Select { dst, .. }
+            | Kind::Load { dst, .. }
+            | Kind::Address { dst, .. }
+            | Kind::LoadAt { dst, .. } => Some(dst),
+            _ => None,
+        }
+    }
+
+    /// Makes the instruction write `to` instead of the slot it writes.
+    fn set_def(&mut self, to: u32) {
+        match self {
+            Kind::Copy { dst, .. }
+            | Kind::Unary { dst, .. }
+            | Kind::Binary { dst, .. }
+            | Kind::CompareToBv { dst, .. }
+            | Kind::Select { dst, .. }
+            | Kind::Load { dst, .. }
+            | Kind::Address { dst, .. }
+            | Kind::LoadAt { dst, .. } => *dst = to,
+            _ => debug_assert!(false, "{self:?} writes no slot"),
+        }
+    }
+
+    /// The slots the instruction reads, rewritten in place by `f`.
+    fn reads_mut(&mut self, mut f: impl FnMut(&mut u32)) {
+        match self {
+            Kind::Copy { a, .. } | Kind::Unary { a, .. } => f(a),
+            Kind::Binary { a, b, .. } | Kind::CompareToBv { a, b, .. } | Kind::IfBinary { a, b, .. } => {
+                f(a);
+                f(b)
+            }
+            Kind::Select { c, a, b, .. } => {
+                f(c);
+                f(a);
+                f(b)
+            }
+            Kind::Load { addr, .. } => f(addr),
+            Kind::Store { addr, value, .. } => {
+                f(addr);
+                f(value)
+            }
+            Kind::Address { at, .. } | Kind::LoadAt { at, .. } => {
+                f(&mut at.base);
+                f(&mut at.index)
+            }
+            Kind::StoreAt { at, value, .. } => {
+                f(&mut at.base);
+                f(&mut at.index);
+                f(value)
+            }
+            Kind::If { cond, .. } => f(cond),
+            Kind::Goto { .. } | Kind::Other => {}
+        }
+    }
+
+    /// Whether control never goes on to the next instruction.
+    fn ends_block(&self, f: &Function, stmt: StmtIdx) -> bool {
+        match self {
+            Kind::Goto { .. } => true,
+            Kind::Other => matches!(
+                f.stmts[stmt as usize],
+                Stmt::Goto(_) | Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt(_)
+            ),
+            _ => false,
+        }
+    }
+
+    fn target(&self) -> Option<u32> {
+        match *self {
+            Kind::If { to, .. } | Kind::IfBinary { to, .. } | Kind::Goto { to } => Some(to),
+            _ => None,
+        }
+    }
+
+    fn target_mut(&mut self) -> Option<&mut u32> {
+        match self {
+            Kind::If { to, .. } | Kind::IfBinary { to, .. } | Kind::Goto { to } => Some(to),
+            _ => None,
+        }
+    }
+}
+
+/// Block-local copy propagation: after `d = s`, reads of `d` read `s` until
+/// either is written again. A label starts a new block (anything may jump
+/// there), and so does the statement after one that never falls through.
+fn propagate_copies(f: &Function, drafts: &mut [Draft]) {
+    /// Copies remembered at once; beyond it the oldest is forgotten, so a
+    /// long block stays linear.
+    const MAX_COPIES: usize = 64;
+    let mut labelled = vec![false; f.stmts.len() + 1];
+    for (_, s) in &f.labels {
+        labelled[*s as usize] = true;
+    }
+    let mut copies: Vec<(u32, u32)> = Vec::new();
+    let mut block_ends = false;
+    for d in drafts.iter_mut() {
+        if block_ends || labelled[d.stmt as usize] {
+            copies.clear();
+        }
+        if d.kind != Kind::Other {
+            d.kind.reads_mut(|s| {
+                if let Some(&(_, src)) = copies.iter().find(|(dst, _)| dst == s) {
+                    *s = src;
+                }
+            });
+        }
+        let written = match d.kind {
+            Kind::Other => defined(&f.stmts[d.stmt as usize]).map(|v| v.0),
+            k => k.def(),
+        };
+        if let Some(w) = written {
+            copies.retain(|&(dst, src)| dst != w && src != w);
+        }
+        if let Kind::Copy { dst, a } = d.kind {
+            if dst != a {
+                if copies.len() == MAX_COPIES {
+                    copies.remove(0);
+                }
+                copies.push((dst, a));
+            }
+        }
+        block_ends = d.kind.ends_block(f, d.stmt);
+    }
+}
+
+/// Drops the copies whose destination is dead afterwards, and a copy of a
+/// value the instruction before it computed into a slot nothing reads
+/// afterwards (that instruction writes the copy's destination instead):
+/// liveness over the
+/// rewritten instructions, by blocks, with the IR's operands for the
+/// statements that run from the IR. Skipped for functions so large that
+/// the bit sets would cost more than the copies.
+fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
+    let nvars = f.vars.len();
+    let words = nvars.div_ceil(64);
+    // Blocks: leaders are the first instruction, jump targets and the
+    // instruction after a jump, a branch or one that ends the block.
+    let mut first_at: FxHashMap<StmtIdx, usize> = FxHashMap::default();
+    for (i, d) in drafts.iter().enumerate() {
+        first_at.insert(d.stmt, i);
+    }
+    let mut leader = vec![false; drafts.len() + 1];
+    leader[0] = true;
+    for (i, d) in drafts.iter().enumerate() {
+        if let Some(t) = d.kind.target() {
+            if let Some(&j) = first_at.get(&t) {
+                leader[j] = true;
+            }
+            leader[i + 1] = true;
+        }
+        if d.kind.ends_block(f, d.stmt) {
+            leader[i + 1] = true;
+        }
+    }
+    let starts: Vec<usize> = (0..drafts.len()).filter(|&i| leader[i]).collect();
+    if starts.len().saturating_mul(words) > 4 << 20 {
+        return;
+    }
+    let block_of = {
+        let mut b = vec![0usize; drafts.len()];
+        for (k, &s) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).copied().unwrap_or(drafts.len());
+            b[s..end].iter_mut().for_each(|x| *x = k);
+        }
+        b
+    };
+    let total = drafts.len();
+    let end_of = |k: usize| starts.get(k + 1).copied().unwrap_or(total);
+    let var = |s: u32| (s as usize) < nvars;
+    debug_assert!(nslots >= nvars);
+    // Per instruction: the variables it reads and the one it writes.
+    let reads = |d: &Draft, out: &mut Vec<u32>| {
+        out.clear();
+        if d.kind == Kind::Other {
+            out.extend(f.stmts[d.stmt as usize].operands().into_iter().filter_map(|o| match o {
+                Operand::Var(v) => Some(v.0),
+                Operand::Const(_) => None,
+            }));
+        } else {
+            let mut k = d.kind;
+            k.reads_mut(|s| out.push(*s));
+        }
+        out.retain(|s| var(*s));
+    };
+    let write = |d: &Draft| match d.kind {
+        Kind::Other => defined(&f.stmts[d.stmt as usize]).map(|v| v.0),
+        k => k.def(),
+    };
+    let succs = |k: usize| -> Vec<usize> {
+        let last = &drafts[end_of(k) - 1];
+        let mut out = Vec::with_capacity(2);
+        if let Some(t) = last.kind.target() {
+            if let Some(&j) = first_at.get(&t) {
+                out.push(block_of[j]);
+            }
+        }
+        if !last.kind.ends_block(f, last.stmt) && end_of(k) < drafts.len() {
+            out.push(k + 1);
+        }
+        out
+    };
+    let nblocks = starts.len();
+    let (mut gen, mut kill) = (vec![vec![0u64; words]; nblocks], vec![vec![0u64; words]; nblocks]);
+    let mut buf = Vec::new();
+    for k in 0..nblocks {
+        for d in drafts[starts[k]..end_of(k)].iter().rev() {
+            if let Some(w) = write(d).filter(|w| var(*w)) {
+                set(&mut kill[k], w, true);
+                set(&mut gen[k], w, false);
+            }
+            reads(d, &mut buf);
+            for &r in &buf {
+                set(&mut gen[k], r, true);
+            }
+        }
+    }
+    let succ: Vec<Vec<usize>> = (0..nblocks).map(succs).collect();
+    let mut live_in = gen.clone();
+    let mut live_out = vec![vec![0u64; words]; nblocks];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..nblocks).rev() {
+            let mut out = vec![0u64; words];
+            for &s in &succ[k] {
+                out.iter_mut().zip(&live_in[s]).for_each(|(o, l)| *o |= l);
+            }
+            let inn: Vec<u64> = (0..words).map(|w| gen[k][w] | (out[w] & !kill[k][w])).collect();
+            if inn != live_in[k] {
+                live_in[k] = inn;
+                changed = true;
+            }
+            live_out[k] = out;
+        }
+    }
+    let mut dead = vec![false; drafts.len()];
+    for k in 0..nblocks {
+        let mut live = live_out[k].clone();
+        for i in (starts[k]..end_of(k)).rev() {
+            if let Kind::Copy { dst, a } = drafts[i].kind {
+                if dst == a || (var(dst) && !get(&live, dst)) {
+                    dead[i] = true;
+                    continue;
+                }
+                // `s = …; d = s` with `s` dead afterwards: the first writes `d`.
+                let before = i.checked_sub(1).filter(|&j| j >= starts[k]);
+                if let Some(j) = before.filter(|&j| var(a) && !get(&live, a) && drafts[j].kind.def() == Some(a)) {
+                    drafts[j].kind.set_def(dst);
+                    dead[i] = true;
+                    continue;
+                }
+            }
+            let d = &drafts[i];
+            if let Some(w) = write(d).filter(|w| var(*w)) {
+                set(&mut live, w, false);
+            }
+            reads(d, &mut buf);
+            for &r in &buf {
+                set(&mut live, r, true);
+            }
+        }
+    }
+    // A dropped copy's statements count with the next instruction kept.
+    let mut pending = 0;
+    let mut kept = Vec::with_capacity(drafts.len());
+    for (d, dead) in drafts.drain(..).zip(dead) {
+        if dead {
+            pending += d.len;
+        } else {
+            kept.push(Draft {
+                len: d.len + pending,
+                ..d
+            });
+            pending = 0;
+        }
+    }
+    *drafts = kept;
+}
+
+fn set(bits: &mut [u64], i: u32, on: bool) {
+    let (w, b) = (i as usize / 64, i % 64);
+    if on {
+        bits[w] |= 1 << b;
+    } else {
+        bits[w] &= !(1 << b);
+    }
+}
+
+fn get(bits: &[u64], i: u32) -> bool {
+    bits[i as usize / 64] >> (i % 64) & 1 == 1
+}
+
+/// The final instructions: jump targets resolved from statements to
+/// instructions, and the instruction to resume at for each statement.
+fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
+    let n = f.stmts.len();
+    let mut resume = vec![drafts.len() as u32; n + 1];
+    let mut starts = vec![u32::MAX; n + 1];
+    for (i, d) in drafts.iter().enumerate() {
+        starts[d.stmt as usize] = i as u32;
+    }
+    for s in (0..n).rev() {
+        resume[s] = if starts[s] != u32::MAX { starts[s] } else { resume[s + 1] };
+    }
+    let insts = drafts
+        .into_iter()
+        .map(|d| {
+            let mut kind = d.kind;
+            if let Some(to) = kind.target_mut() {
+                *to = resume[*to as usize];
+            }
+            Inst {
+                kind,
+                stmt: d.stmt,
+                weight: d.len,
+            }
+        })
+        .collect();
+    FuncCode { insts, slots, resume }
+}
+
+impl Code {
+    /// The instructions of `f`, one per line (for looking at what the rewrites did).
+    pub fn dump(&self, module: &Module, f: FuncId) -> String {
+        let fc = self.func(module, f);
+        let mut out = String::new();
+        for (i, inst) in fc.insts.iter().enumerate() {
+            out += &format!("{i:5} @{:<5} w{} {:?}\n", inst.stmt, inst.weight, inst.kind);
+        }
+        out
+    }
+}
