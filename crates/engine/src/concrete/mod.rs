@@ -445,12 +445,7 @@ impl Machine<'_> {
                         },
                     };
                     match c {
-                        Value::Bool(c) => {
-                            slots[dst as usize] = Value::Bv {
-                                width,
-                                bits: c as u64,
-                            }
-                        }
+                        Value::Bool(c) => slots[dst as usize] = Value::Bv { width, bits: c as u64 },
                         v => match eval_op(Op::ToBv(width), &[v]) {
                             Ok(v) => slots[dst as usize] = v,
                             Err(e) => break bug(bug_kind(&e), s + 1),
@@ -472,10 +467,7 @@ impl Machine<'_> {
                 },
                 Kind::LoadAt { dst, at, bytes } => {
                     if let Some(bits) = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes)) {
-                        slots[dst as usize] = Value::Bv {
-                            width: 8 * bytes,
-                            bits,
-                        };
+                        slots[dst as usize] = Value::Bv { width: 8 * bytes, bits };
                     } else {
                         match address(slots, at) {
                             Ok(p) => match load(memory, p, bytes) {
@@ -535,7 +527,9 @@ impl Machine<'_> {
             }
             pc += 1;
         };
-        frame.at = insts.get(pc).map_or(module.func(func).stmts.len() as StmtIdx, |i| i.stmt);
+        frame.at = insts
+            .get(pc)
+            .map_or(module.func(func).stmts.len() as StmtIdx, |i| i.stmt);
         ended
     }
 
@@ -630,7 +624,10 @@ fn store_bytes(memory: &mut [Cells], alloc: u32, offset: i128, bytes: u8, bits: 
     };
     match bytes {
         4 => cells.copy_from_slice(&(bits as u32).to_le_bytes()),
-        _ => cells.iter_mut().enumerate().for_each(|(i, c)| *c = (bits >> (8 * i)) as u8),
+        _ => cells
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| *c = (bits >> (8 * i)) as u8),
     }
     true
 }
