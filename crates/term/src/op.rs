@@ -470,8 +470,9 @@ pub enum BvResult {
     Bool(bool),
 }
 
-/// [`eval_bv`] with the result as scalars.
-#[inline]
+/// [`eval_bv`] with the result as scalars (inlined: its callers' hot loops
+/// keep the result in registers).
+#[inline(always)]
 pub fn eval_bv_bits(op: Op, width: u8, x: u64, y: u64) -> Option<BvResult> {
     let signed = |v| Value::bv_signed(width, v);
     let bits = match op {

@@ -24,7 +24,7 @@
 //! rewrites.
 
 use braid_ir::{FuncId, Function, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
-use braid_term::{Op, Value};
+use braid_term::{eval_op, Op, Value};
 use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
 
@@ -108,11 +108,13 @@ pub(super) enum Kind {
         dst: u32,
         at: AddressOf,
     },
-    /// An [`Kind::Address`] chain and the load of `bytes` (> 0) through it.
+    /// An [`Kind::Address`] chain and the load of `bytes` (> 0) through it,
+    /// widened by `widen` (`zext`/`sext`, a narrow load's next statement).
     LoadAt {
         dst: u32,
         at: AddressOf,
         bytes: u8,
+        widen: Option<Op>,
     },
     StoreAt {
         at: AddressOf,
@@ -186,12 +188,49 @@ impl Code {
     }
 }
 
-/// An instruction being built: its kind (jump targets as statements) and
-/// the statements it covers.
+/// An instruction being built: its kind (jump targets as statements), the
+/// statement its own work starts at, and the statements it stands for,
+/// from `first` (dropped copies before it run as part of it).
 struct Draft {
     kind: Kind,
     stmt: StmtIdx,
+    first: StmtIdx,
     len: u32,
+}
+
+/// Where labels are, for asking whether a draft's statements hold one.
+struct Labels {
+    /// How many labelled statements come before each statement.
+    before: Vec<u32>,
+}
+
+impl Labels {
+    fn new(f: &Function) -> Labels {
+        let mut labelled = vec![false; f.stmts.len() + 1];
+        for (_, s) in &f.labels {
+            labelled[*s as usize] = true;
+        }
+        let mut before = Vec::with_capacity(labelled.len() + 1);
+        let mut n = 0;
+        before.push(0);
+        for l in labelled {
+            n += l as u32;
+            before.push(n);
+        }
+        Labels { before }
+    }
+
+    /// Whether a jump can land on the draft: a label names one of its
+    /// statements up to its own work.
+    fn starts_block(&self, d: &Draft) -> bool {
+        self.before[d.stmt as usize + 1] > self.before[d.first as usize]
+    }
+}
+
+/// The draft execution goes on at when it is at statement `s`: the first
+/// whose own work starts at or after `s`.
+fn draft_at(drafts: &[Draft], s: StmtIdx) -> usize {
+    drafts.partition_point(|d| d.stmt < s)
 }
 
 impl FuncCode {
@@ -204,7 +243,7 @@ impl FuncCode {
             // Before propagation, `s = …; d = s` pairs still show `s` dead
             // after the copy (propagation would make the copy's readers read `s`).
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
-            propagate_copies(f, &mut drafts);
+            propagate_copies(&mut decoder, &mut drafts);
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
         }
         let Decoder { slots, .. } = decoder;
@@ -296,6 +335,7 @@ impl<'f> Decoder<'f> {
             out.push(Draft {
                 kind,
                 stmt: i as StmtIdx,
+                first: i as StmtIdx,
                 len,
             });
             i += len as usize;
@@ -369,11 +409,7 @@ impl<'f> Decoder<'f> {
                             addr: Operand::Var(p),
                             width: Some(w),
                         },
-                }) if p.0 == dst => Some(Kind::LoadAt {
-                    dst: d.0,
-                    at,
-                    bytes: w / 8,
-                }),
+                }) if p.0 == dst => Some(self.widened(end + 1, *d, at, w / 8)),
                 Some(Stmt::Store {
                     addr: Operand::Var(p),
                     value,
@@ -386,6 +422,7 @@ impl<'f> Decoder<'f> {
                 _ => None,
             };
             return Some(match access {
+                Some(kind @ Kind::LoadAt { widen: Some(_), .. }) => (kind, at.len() + 2),
                 Some(kind) => (kind, at.len() + 1),
                 None => (Kind::Address { dst, at }, at.len()),
             });
@@ -424,6 +461,28 @@ impl<'f> Decoder<'f> {
             _ => return None,
         };
         Some((kind, 2))
+    }
+
+    /// A load into `raw`, widened by statement `next` when that is a `zext`
+    /// or `sext` of `raw` and nothing else reads `raw`.
+    fn widened(&self, next: usize, raw: VarId, at: AddressOf, bytes: u8) -> Kind {
+        match self.stmt(next, false) {
+            Some(Stmt::Assign {
+                dst,
+                rhs: Rhs::Unary(op @ (Op::ZExt(_) | Op::SExt(_)), Operand::Var(r)),
+            }) if *r == raw && self.single_use(raw) => Kind::LoadAt {
+                dst: dst.0,
+                at,
+                bytes,
+                widen: Some(*op),
+            },
+            _ => Kind::LoadAt {
+                dst: raw.0,
+                at,
+                bytes,
+                widen: None,
+            },
+        }
     }
 
     /// The lowering's address chain starting at `i` (see [`AddressOf`]):
@@ -583,18 +642,19 @@ impl Kind {
 /// Block-local copy propagation: after `d = s`, reads of `d` read `s` until
 /// either is written again. A label starts a new block (anything may jump
 /// there), and so does the statement after one that never falls through.
-fn propagate_copies(f: &Function, drafts: &mut [Draft]) {
+/// An operation whose operands are then all constants is folded into a copy
+/// of its value (when it has one: a failing operation stays, to fail).
+fn propagate_copies(decoder: &mut Decoder, drafts: &mut [Draft]) {
+    let f = decoder.f;
+    let nvars = f.vars.len() as u32;
     /// Copies remembered at once; beyond it the oldest is forgotten, so a
     /// long block stays linear.
     const MAX_COPIES: usize = 64;
-    let mut labelled = vec![false; f.stmts.len() + 1];
-    for (_, s) in &f.labels {
-        labelled[*s as usize] = true;
-    }
+    let labels = Labels::new(f);
     let mut copies: Vec<(u32, u32)> = Vec::new();
     let mut block_ends = false;
     for d in drafts.iter_mut() {
-        if block_ends || labelled[d.stmt as usize] {
+        if block_ends || labels.starts_block(d) {
             copies.clear();
         }
         if d.kind != Kind::Other {
@@ -603,6 +663,12 @@ fn propagate_copies(f: &Function, drafts: &mut [Draft]) {
                     *s = src;
                 }
             });
+            if let Some((dst, v)) = fold(&d.kind, nvars, &decoder.slots) {
+                d.kind = Kind::Copy {
+                    dst,
+                    a: decoder.slot(&Operand::Const(v)),
+                };
+            }
         }
         let written = match d.kind {
             Kind::Other => defined(&f.stmts[d.stmt as usize]).map(|v| v.0),
@@ -623,6 +689,21 @@ fn propagate_copies(f: &Function, drafts: &mut [Draft]) {
     }
 }
 
+/// The slot an operation on constant slots (at `nvars` and after) writes,
+/// and the value it writes there.
+fn fold(kind: &Kind, nvars: u32, slots: &[Value]) -> Option<(u32, Value)> {
+    let c = |s: u32| (s >= nvars).then(|| slots[s as usize]);
+    match *kind {
+        Kind::Unary { op, dst, a } => Some((dst, eval_op(op, &[c(a)?]).ok()?)),
+        Kind::Binary { op, dst, a, b } => Some((dst, eval_op(op, &[c(a)?, c(b)?]).ok()?)),
+        Kind::CompareToBv { op, width, dst, a, b } => {
+            let t = eval_op(op, &[c(a)?, c(b)?]).ok()?;
+            Some((dst, eval_op(Op::ToBv(width), &[t]).ok()?))
+        }
+        _ => None,
+    }
+}
+
 /// Drops the copies whose destination is dead afterwards, and a copy of a
 /// value the instruction before it computed into a slot nothing reads
 /// afterwards (that instruction writes the copy's destination instead):
@@ -633,22 +714,14 @@ fn propagate_copies(f: &Function, drafts: &mut [Draft]) {
 fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
     let nvars = f.vars.len();
     let words = nvars.div_ceil(64);
-    // Blocks: leaders are the first instruction, jump targets and the
-    // instruction after a jump, a branch or one that ends the block.
-    let mut first_at: FxHashMap<StmtIdx, usize> = FxHashMap::default();
-    for (i, d) in drafts.iter().enumerate() {
-        first_at.insert(d.stmt, i);
-    }
+    // Blocks: leaders are the first instruction, those a label names and
+    // the instruction after a jump, a branch or one that ends the block.
+    let labels = Labels::new(f);
     let mut leader = vec![false; drafts.len() + 1];
     leader[0] = true;
     for (i, d) in drafts.iter().enumerate() {
-        if let Some(t) = d.kind.target() {
-            if let Some(&j) = first_at.get(&t) {
-                leader[j] = true;
-            }
-            leader[i + 1] = true;
-        }
-        if d.kind.ends_block(f, d.stmt) {
+        leader[i] |= labels.starts_block(d);
+        if d.kind.target().is_some() || d.kind.ends_block(f, d.stmt) {
             leader[i + 1] = true;
         }
     }
@@ -690,8 +763,8 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
         let last = &drafts[end_of(k) - 1];
         let mut out = Vec::with_capacity(2);
         if let Some(t) = last.kind.target() {
-            if let Some(&j) = first_at.get(&t) {
-                out.push(block_of[j]);
+            if let Some(&b) = block_of.get(draft_at(drafts, t)) {
+                out.push(b);
             }
         }
         if !last.kind.ends_block(f, last.stmt) && end_of(k) < drafts.len() {
@@ -761,17 +834,17 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
         }
     }
     // A dropped copy's statements count with the next instruction kept.
-    let mut pending = 0;
+    let mut pending: Option<(StmtIdx, u32)> = None;
     let mut kept = Vec::with_capacity(drafts.len());
     for (d, dead) in drafts.drain(..).zip(dead) {
+        let (first, len) = match pending.take() {
+            Some((first, n)) => (first, d.len + n),
+            None => (d.first, d.len),
+        };
         if dead {
-            pending += d.len;
+            pending = Some((first, len));
         } else {
-            kept.push(Draft {
-                len: d.len + pending,
-                ..d
-            });
-            pending = 0;
+            kept.push(Draft { first, len, ..d });
         }
     }
     *drafts = kept;
@@ -843,11 +916,25 @@ mod tests {
 
     /// The wasm lowering's shapes in `.bir`: a stack slot copied around, an
     /// address chain before a load and before a store, a comparison into
-    /// a branch and into `tobv`.
+    /// a branch and into `tobv`, and (`pick`) a `local.tee` of an `if`'s
+    /// value at a join, whose dead copy sits on the label.
     const LOWERED: &str = r#"
 fn main(i: bv32) {
     r = call @get(i)
+    q = call @pick(i)
     ret r
+}
+fn pick(c) {
+    s0 = c
+    t = s0 == 0:bv32
+    if t goto Else
+    s0 = 1:bv32
+    goto End
+Else:
+    s0 = 0:bv32
+End:
+    l0 = s0
+    ret s0
 }
 fn get(i) {
     m = alloc 16, 0:bv8
@@ -886,7 +973,8 @@ Seven:
     #[test]
     fn the_lowering_shapes_fuse_and_run_as_the_statements_do() {
         let module = braid_ir::parse("lowered.bir", LOWERED).expect("parses");
-        let (main, get) = (FuncId(0), FuncId(1));
+        let main = module.func_index("main").expect("main");
+        let get = module.func_index("get").expect("get");
         let code = Code::new(&module, Some(main));
         let plain = Code::unoptimised(&module, Some(main));
         let kinds: Vec<Kind> = code.func(&module, get).insts.iter().map(|i| i.kind).collect();

@@ -465,18 +465,29 @@ impl Machine<'_> {
                     Ok(p) => slots[dst as usize] = p,
                     Err((e, part)) => break bug(bug_kind(&e), s + part),
                 },
-                Kind::LoadAt { dst, at, bytes } => {
-                    if let Some(bits) = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes)) {
-                        slots[dst as usize] = Value::Bv { width: 8 * bytes, bits };
-                    } else {
-                        match address(slots, at) {
+                Kind::LoadAt { dst, at, bytes, widen } => {
+                    let raw = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes));
+                    let loaded = match raw {
+                        Some(bits) => Value::Bv { width: 8 * bytes, bits },
+                        None => match address(slots, at) {
                             Ok(p) => match load(memory, p, bytes) {
-                                Ok(v) => slots[dst as usize] = v,
+                                Ok(v) => v,
                                 Err(k) => break bug(k, s + at.len()),
                             },
                             Err((e, part)) => break bug(bug_kind(&e), s + part),
+                        },
+                    };
+                    slots[dst as usize] = match (widen, loaded) {
+                        (None, v) => v,
+                        (Some(Op::ZExt(w)), Value::Bv { width, bits }) if w >= width => Value::Bv { width: w, bits },
+                        (Some(Op::SExt(w)), Value::Bv { width, bits }) if w >= width => {
+                            Value::bv(w, Value::bv_signed(width, bits) as u64)
                         }
-                    }
+                        (Some(op), v) => match eval_op(op, &[v]) {
+                            Ok(v) => v,
+                            Err(e) => break bug(bug_kind(&e), s + at.len() + 1),
+                        },
+                    };
                 }
                 Kind::StoreAt { at, value, bytes } => {
                     let stored = match (fast_address(slots, at), &slots[value as usize]) {
