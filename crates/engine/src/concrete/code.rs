@@ -32,11 +32,23 @@ use std::cell::OnceCell;
 /// first call and kept from run to run.
 pub struct Code {
     funcs: Vec<OnceCell<FuncCode>>,
-    /// Functions decoded one instruction per statement (see the module doc).
-    plain: Vec<bool>,
+    forms: Vec<Form>,
     /// The entry the code was built for (`None`: no run's final frame is
     /// shown, as for an [`super::Instance`]).
     pub(crate) entry: Option<FuncId>,
+}
+
+/// How much of the module doc's rewriting a function gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// One instruction per statement.
+    Plain,
+    /// Fusion only: every variable a statement writes is written, but for
+    /// the fused temporaries nothing else reads, so at the start of every
+    /// instruction the frame holds exactly what the IR's would.
+    Fused,
+    /// Fusion, copy propagation and dead copies dropped.
+    Rewritten,
 }
 
 pub(super) struct FuncCode {
@@ -46,6 +58,57 @@ pub(super) struct FuncCode {
     /// For each statement (and the end of the function), the instruction
     /// that runs next when execution is at that statement.
     pub resume: Vec<u32>,
+    /// Per instruction, the first statement it stands for (copies dropped
+    /// before it included) and the statement its jump names (or `NONE`).
+    firsts: Vec<StmtIdx>,
+    targets: Vec<StmtIdx>,
+    /// Per instruction, the copies to make before handing a frame stopped
+    /// there to the IR: `(d, s)` where the rewritten code reads `s` for
+    /// `d` and may have dropped the copy (`repairs[repair_at[i]..repair_at[i + 1]]`).
+    repair_at: Vec<u32>,
+    repair_list: Vec<(u32, u32)>,
+    /// Per statement, whether it is a loop head (`braid_ir::loop_heads`),
+    /// built on first use.
+    heads: OnceCell<Vec<bool>>,
+}
+
+/// No statement.
+pub(super) const NONE: StmtIdx = StmtIdx::MAX;
+
+impl FuncCode {
+    /// The copies `(d, s)` that make a frame stopped before instruction `i`
+    /// what the IR's frame would be there.
+    pub fn repairs(&self, i: usize) -> &[(u32, u32)] {
+        match (self.repair_at.get(i), self.repair_at.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.repair_list[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The loop head control passes when execution goes on at statement
+    /// `at` (up to the instruction that runs there), or `NONE`.
+    pub fn arrival_at(&self, f: &Function, at: StmtIdx) -> StmtIdx {
+        let heads = self.heads.get_or_init(|| braid_ir::loop_heads(f));
+        let end = self
+            .resume
+            .get(at as usize)
+            .and_then(|&i| self.insts.get(i as usize))
+            .map_or(at, |i| i.stmt);
+        (at..=end)
+            .find(|&s| heads.get(s as usize) == Some(&true))
+            .unwrap_or(NONE)
+    }
+
+    /// The statement the jump of instruction `i` names.
+    pub fn target(&self, i: usize) -> StmtIdx {
+        self.targets[i]
+    }
+
+    /// The first statement instruction `i` stands for: where control that
+    /// falls into it goes on.
+    pub fn first(&self, i: usize) -> StmtIdx {
+        self.firsts[i]
+    }
 }
 
 /// An instruction: what it does, the statement it starts at (where its
@@ -160,31 +223,68 @@ impl Code {
     /// The code for runs of `entry` (whose final variables their outcomes
     /// show); `None` for calls whose frames nobody reads at the end.
     pub fn new(module: &Module, entry: Option<FuncId>) -> Code {
-        let plain = module
+        Code::shown_plain(module, entry, Form::Rewritten)
+    }
+
+    /// `form` for every function but those whose final frame a run's
+    /// outcome shows (`entry`, and any that can `halt`), which are plain.
+    fn shown_plain(module: &Module, entry: Option<FuncId>, form: Form) -> Code {
+        let forms = module
             .functions
             .iter()
             .enumerate()
-            .map(|(i, f)| Some(FuncId(i as u32)) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_))))
+            .map(|(i, f)| {
+                let shown = Some(FuncId(i as u32)) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_)));
+                if shown {
+                    Form::Plain
+                } else {
+                    form
+                }
+            })
             .collect();
-        Code::with_plain(module, plain, entry)
+        Code::with_forms(module, forms, entry)
     }
 
     /// One instruction per statement everywhere, none of the rewrites: the
     /// reference the rewritten code is tested against.
     pub fn unoptimised(module: &Module, entry: Option<FuncId>) -> Code {
-        Code::with_plain(module, vec![true; module.functions.len()], entry)
+        Code::with_forms(module, vec![Form::Plain; module.functions.len()], entry)
     }
 
-    fn with_plain(module: &Module, plain: Vec<bool>, entry: Option<FuncId>) -> Code {
+    /// Fusion only (the entry and functions that can `halt` plain).
+    pub fn fused(module: &Module, entry: Option<FuncId>) -> Code {
+        Code::shown_plain(module, entry, Form::Fused)
+    }
+
+    /// Every function rewritten, for running an engine's state ahead
+    /// ([`super::ahead`]): such a run never ends the program, so no final
+    /// frame is shown. A state can be handed to it at the start of any
+    /// instruction ([`Code::starts_at`]) and back at any (after the
+    /// instruction's [`FuncCode::repairs`]).
+    pub fn for_engines(module: &Module) -> Code {
+        Code::with_forms(module, vec![Form::Rewritten; module.functions.len()], None)
+    }
+
+    fn with_forms(module: &Module, forms: Vec<Form>, entry: Option<FuncId>) -> Code {
         Code {
             funcs: module.functions.iter().map(|_| OnceCell::new()).collect(),
-            plain,
+            forms,
             entry,
         }
     }
 
     pub(super) fn func(&self, module: &Module, f: FuncId) -> &FuncCode {
-        self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f, self.plain[f.0 as usize]))
+        self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f, self.forms[f.0 as usize]))
+    }
+
+    /// Whether an instruction of `f` starts at statement `at` (a state
+    /// there can be run by the interpreter).
+    pub fn starts_at(&self, module: &Module, f: FuncId, at: StmtIdx) -> bool {
+        let fc = self.func(module, f);
+        fc.resume
+            .get(at as usize)
+            .and_then(|&i| fc.insts.get(i as usize))
+            .is_some_and(|i| i.stmt == at)
     }
 }
 
@@ -196,6 +296,9 @@ struct Draft {
     stmt: StmtIdx,
     first: StmtIdx,
     len: u32,
+    /// Copies `d = s` in force at the draft's start whose `d` the rewritten
+    /// code may not hold (see [`FuncCode::repairs`]).
+    repair: Vec<(u32, u32)>,
 }
 
 /// Where labels are, for asking whether a draft's statements hold one.
@@ -234,12 +337,12 @@ fn draft_at(drafts: &[Draft], s: StmtIdx) -> usize {
 }
 
 impl FuncCode {
-    fn new(module: &Module, id: FuncId, plain: bool) -> FuncCode {
+    fn new(module: &Module, id: FuncId, form: Form) -> FuncCode {
         let f = module.func(id);
         let mut decoder = Decoder::new(f, id);
-        let mut drafts = decoder.decode(plain);
-        let plain = plain || drafts.iter().any(|d| is_computed_jump(f, d));
-        if !plain {
+        let mut drafts = decoder.decode(form == Form::Plain);
+        let rewrite = form == Form::Rewritten && !drafts.iter().any(|d| is_computed_jump(f, d));
+        if rewrite {
             // Before propagation, `s = …; d = s` pairs still show `s` dead
             // after the copy (propagation would make the copy's readers read `s`).
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
@@ -337,6 +440,7 @@ impl<'f> Decoder<'f> {
                 stmt: i as StmtIdx,
                 first: i as StmtIdx,
                 len,
+                repair: Vec::new(),
             });
             i += len as usize;
         }
@@ -657,6 +761,7 @@ fn propagate_copies(decoder: &mut Decoder, drafts: &mut [Draft]) {
         if block_ends || labels.starts_block(d) {
             copies.clear();
         }
+        d.repair = copies.clone();
         if d.kind != Kind::Other {
             d.kind.reads_mut(|s| {
                 if let Some(&(_, src)) = copies.iter().find(|(dst, _)| dst == s) {
@@ -820,6 +925,10 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
                 if let Some(j) = before.filter(|&j| var(a) && !get(&live, a) && drafts[j].kind.def() == Some(a)) {
                     drafts[j].kind.set_def(dst);
                     dead[i] = true;
+                    // `a` no longer holds the copy's value: `dst` does.
+                    for d in &mut drafts[i + 1..end_of(k)] {
+                        d.repair.retain(|&c| c != (dst, a));
+                    }
                     continue;
                 }
             }
@@ -879,10 +988,18 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
             resume[s + 1]
         };
     }
+    let mut firsts = Vec::with_capacity(drafts.len());
+    let mut targets = Vec::with_capacity(drafts.len());
+    let mut repair_at = Vec::with_capacity(drafts.len() + 1);
+    let mut repair_list = Vec::new();
     let insts = drafts
         .into_iter()
         .map(|d| {
             let mut kind = d.kind;
+            firsts.push(d.first);
+            targets.push(kind.target().unwrap_or(NONE));
+            repair_at.push(repair_list.len() as u32);
+            repair_list.extend(d.repair);
             if let Some(to) = kind.target_mut() {
                 *to = resume[*to as usize];
             }
@@ -893,7 +1010,17 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
             }
         })
         .collect();
-    FuncCode { insts, slots, resume }
+    repair_at.push(repair_list.len() as u32);
+    FuncCode {
+        insts,
+        slots,
+        resume,
+        firsts,
+        targets,
+        repair_at,
+        repair_list,
+        heads: OnceCell::new(),
+    }
 }
 
 impl Code {
