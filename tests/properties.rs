@@ -7,7 +7,7 @@ use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::multise::Pick;
 use braid_engine::replay::{coverage, replay};
-use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec, RunResult, SearchKind};
+use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec, RunAhead, RunResult, SearchKind};
 use braid_ir::{parse, random_loop_program, random_memory_program, random_program};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -39,6 +39,10 @@ enum Engine {
     /// An engine of the forking family with loop-head merging on (every
     /// other engine here runs with it off, so that path counts compare).
     LoopMerge(Box<Engine>),
+    /// dse (dfs) running states ahead in the concrete interpreter as given
+    /// (every other engine here runs with the default, `On`), with
+    /// loop-head merging on or off.
+    DseAhead(RunAhead, bool),
 }
 
 /// Explores `src` with `engine`; checks that the run is complete and every
@@ -54,7 +58,7 @@ fn explore_bounded(src: &str, engine: &Engine, loop_bound: Option<u32>) -> (RunR
     let entry = module.func_index("main").expect("a main function");
     let mut config = Config {
         seed: 3,
-        loop_merge: matches!(engine, Engine::LoopMerge(_)),
+        loop_merge: matches!(engine, Engine::LoopMerge(_) | Engine::DseAhead(_, true)),
         ..Config::default()
     };
     let engine = match engine {
@@ -112,6 +116,10 @@ fn explore_bounded(src: &str, engine: &Engine, loop_bound: Option<u32>) -> (RunR
             spec
         }
         Engine::LoopMerge(_) => unreachable!("not nested"),
+        Engine::DseAhead(mode, _) => {
+            config.run_ahead = *mode;
+            EngineSpec::new(EngineKind::Dse)
+        }
     };
     let (result, tests) =
         explore_collect(&module, entry, "random.bir", config, &spec, &Budget::unlimited()).expect("runs");
@@ -148,6 +156,7 @@ fn engine_label(engine: &Engine) -> String {
         } => format!("coalesce {coalesce} {pick:?} collect {collect}"),
         Engine::Concolic { strategy, partial } => format!("{} partial solutions {partial}", strategy.name()),
         Engine::LoopMerge(inner) => format!("{} with loop merging", engine_label(inner)),
+        Engine::DseAhead(mode, loop_merge) => format!("run ahead {mode:?}, loop merging {loop_merge}"),
     }
 }
 
@@ -401,6 +410,35 @@ proptest! {
             let label = engine_label(&engine);
             prop_assert!(bugs.is_subset(&mbugs), "{}: {:?} not in {:?}\n{}", label, bugs, mbugs, src);
             prop_assert!(covered.is_subset(&mcovered), "{}: {:?} not in {:?}\n{}", label, covered, mcovered, src);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, max_shrink_iters: 0, ..ProptestConfig::default() })]
+
+    /// dse hands states to the concrete interpreter where they compute on
+    /// machine values alone and takes them back at the first symbolic
+    /// value, input, possible bug or watched loop head: eager, with waits,
+    /// and off, it explores the same tree (same paths, bugs and covered
+    /// branches, every test replays), with loop-head merging off and on
+    /// (finite-state loops driven by inputs: on only, where they end).
+    #[test]
+    fn running_ahead_changes_no_exploration(seed in any::<u64>()) {
+        let programs = [
+            (random_program(seed), false),
+            (random_program(seed), true),
+            (random_memory_program(seed), false),
+            (random_loop_program(seed), true),
+        ];
+        for (src, loop_merge) in programs {
+            let (r, bugs, covered) = explore(&src, &Engine::DseAhead(RunAhead::Off, loop_merge));
+            for mode in [RunAhead::Eager, RunAhead::On] {
+                let engine = Engine::DseAhead(mode, loop_merge);
+                let (o, obugs, ocovered) = explore(&src, &engine);
+                let label = engine_label(&engine);
+                prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "off vs {}\n{}", label, src);
+            }
         }
     }
 }

@@ -168,6 +168,13 @@ struct RunArgs {
     /// count; off: loops are unrolled.
     #[arg(long, default_value = "on", value_name = "on|off")]
     loop_merge: String,
+    /// dse: on: statements that compute on machine values alone run in the
+    /// concrete interpreter, and the state comes back to the engine at the
+    /// first one that touches a symbolic value, reads an input, may be a
+    /// bug, or reaches a loop head loop-head merging still watches; off:
+    /// the engine runs every statement.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    run_ahead: String,
     /// Write every solver call to DIR as an SMT-LIB 2 file (with braid's
     /// answer and time in a comment), to replay through other solvers.
     #[arg(long, value_name = "DIR")]
@@ -653,6 +660,10 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     let unsat_cores = on_off("--unsat-cores", &args.unsat_cores)?;
     let incremental = on_off("--incremental", &args.incremental)?;
     let loop_merge = on_off("--loop-merge", &args.loop_merge)?;
+    let run_ahead = match on_off("--run-ahead", &args.run_ahead)? {
+        true => braid_engine::RunAhead::On,
+        false => braid_engine::RunAhead::Off,
+    };
     if let Some(dir) = &args.dump_queries {
         std::fs::create_dir_all(dir).with_context(|| format!("--dump-queries {}", dir.display()))?;
     }
@@ -662,6 +673,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         unsat_cores,
         incremental,
         loop_merge,
+        run_ahead,
         dump_queries: args.dump_queries.clone(),
         limits: Limits {
             loop_bound: args.loop_bound,

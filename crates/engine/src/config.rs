@@ -61,6 +61,18 @@ pub struct Config {
     /// Merge the states at each loop head across iterations (seed 003), and
     /// stop those an earlier state stands for.
     pub loop_merge: bool,
+    /// `dse`: run a state's statements that compute on machine values alone
+    /// in the concrete interpreter (`concrete::ahead`). `Eager` hands a
+    /// state over at every chance (for tests); `On` waits out runs that did
+    /// not pay.
+    pub run_ahead: RunAhead,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunAhead {
+    Off,
+    On,
+    Eager,
 }
 
 impl Config {
@@ -87,6 +99,7 @@ impl Default for Config {
             incremental: true,
             dump_queries: None,
             loop_merge: true,
+            run_ahead: RunAhead::On,
         }
     }
 }

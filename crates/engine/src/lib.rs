@@ -17,7 +17,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use braid_budget::{Budget, StopReason};
-pub use config::{Config, Limits, SearchKind};
+pub use config::{Config, Limits, RunAhead, SearchKind};
 pub use record::{Collect, Recorder, Sink};
 pub use results::{Outcome, RunResult, TestCase};
 pub use run::{explore, explore_collect, Engine, EngineKind, EngineSpec};

@@ -170,6 +170,10 @@ pub struct Stats {
     pub operations: u64,
     /// Statements executed (a multise step runs one for many paths).
     pub statements: u64,
+    /// `dse`: states handed to the concrete interpreter to run ahead, and
+    /// the statements (of `statements`) it ran for them.
+    pub run_ahead: u64,
+    pub statements_ahead: u64,
     pub states_created: u64,
     /// State merging: pairs of states merged, and pairs of mergeable states
     /// (same location, stack, allocations and inputs) that were compared.

@@ -68,8 +68,10 @@ pub(super) struct FuncCode {
     repair_at: Vec<u32>,
     repair_list: Vec<(u32, u32)>,
     /// Per statement, whether it is a loop head (`braid_ir::loop_heads`),
-    /// built on first use.
+    /// and per instruction the loop head control passes entering it by its
+    /// jump and by falling into it (`NONE`): built on first use.
     heads: OnceCell<Vec<bool>>,
+    arrivals: OnceCell<(Vec<StmtIdx>, Vec<StmtIdx>)>,
 }
 
 /// No statement.
@@ -99,15 +101,26 @@ impl FuncCode {
             .unwrap_or(NONE)
     }
 
-    /// The statement the jump of instruction `i` names.
-    pub fn target(&self, i: usize) -> StmtIdx {
-        self.targets[i]
-    }
-
-    /// The first statement instruction `i` stands for: where control that
-    /// falls into it goes on.
-    pub fn first(&self, i: usize) -> StmtIdx {
-        self.firsts[i]
+    /// The loop head control passes entering instruction `to`, by the jump
+    /// of instruction `from` or (`from` out of range) by falling into it.
+    #[inline]
+    pub fn arrival(&self, f: &Function, from: usize, to: usize) -> StmtIdx {
+        let (by_jump, by_fall) = self.arrivals.get_or_init(|| {
+            let by_jump = (0..self.insts.len())
+                .map(|i| match self.targets[i] {
+                    NONE => NONE,
+                    t => self.arrival_at(f, t),
+                })
+                .collect();
+            let by_fall = (0..self.insts.len())
+                .map(|i| self.arrival_at(f, self.firsts[i]))
+                .collect();
+            (by_jump, by_fall)
+        });
+        match by_jump.get(from) {
+            Some(&h) => h,
+            None => by_fall.get(to).copied().unwrap_or(NONE),
+        }
     }
 }
 
@@ -256,13 +269,13 @@ impl Code {
         Code::shown_plain(module, entry, Form::Fused)
     }
 
-    /// Every function rewritten, for running an engine's state ahead
-    /// ([`super::ahead`]): such a run never ends the program, so no final
-    /// frame is shown. A state can be handed to it at the start of any
-    /// instruction ([`Code::starts_at`]) and back at any (after the
-    /// instruction's [`FuncCode::repairs`]).
-    pub fn for_engines(module: &Module) -> Code {
-        Code::with_forms(module, vec![Form::Rewritten; module.functions.len()], None)
+    /// The code for running an engine's state ahead ([`super::ahead`]): as
+    /// [`Code::new`] (the functions whose final frame a test shows stay
+    /// plain: a dropped dead copy would show). A state can be handed to it
+    /// at the start of any instruction ([`Code::starts_at`]) and back at
+    /// any (after the instruction's [`FuncCode::repairs`]).
+    pub fn for_engines(module: &Module, entry: FuncId) -> Code {
+        Code::new(module, Some(entry))
     }
 
     fn with_forms(module: &Module, forms: Vec<Form>, entry: Option<FuncId>) -> Code {
@@ -1020,6 +1033,7 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
         repair_at,
         repair_list,
         heads: OnceCell::new(),
+        arrivals: OnceCell::new(),
     }
 }
 

@@ -50,6 +50,7 @@ struct Machine<'m> {
     ended_with: Option<Value>,
 }
 
+pub(crate) mod ahead;
 mod code;
 
 pub use braid_ir::input_name;
@@ -58,7 +59,7 @@ pub use code::Code;
 /// An allocation's cells: plain bytes while every cell holds one (as
 /// WebAssembly's linear memory does), else values. A byte allocation
 /// becomes one of values when a cell gets anything but a byte.
-enum Cells {
+pub(crate) enum Cells {
     Bytes(Vec<u8>),
     Values(Vec<Value>),
 }
@@ -71,14 +72,14 @@ impl Cells {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Cells::Bytes(b) => b.len(),
             Cells::Values(v) => v.len(),
         }
     }
 
-    fn get(&self, i: usize) -> Option<Value> {
+    pub(crate) fn get(&self, i: usize) -> Option<Value> {
         match self {
             Cells::Bytes(b) => b.get(i).map(|x| Value::bv(8, *x as u64)),
             Cells::Values(v) => v.get(i).copied(),
@@ -151,6 +152,17 @@ impl Cells {
             }
         }
     }
+}
+
+/// How [`Machine::run_fast`] stopped.
+enum Fast {
+    /// At a statement the IR runs ([`Kind::Other`], the end of a
+    /// function) or at the step limit.
+    Paused,
+    /// A bug ended the run.
+    Ended(Outcome),
+    /// Running ahead: the engine takes the state back (see [`ahead`]).
+    Handed,
 }
 
 enum Flow {
@@ -388,9 +400,12 @@ impl Machine<'_> {
 
     /// Runs the current frame's instructions ([`Code`]) until one that runs
     /// from the IR ([`Kind::Other`]), the end of the function, or `limit`
-    /// steps; `Some` when a bug ends the run. Leaves the frame at the
-    /// statement where execution goes on.
-    fn run_fast(&mut self, steps: &mut u64, limit: u64) -> Option<Outcome> {
+    /// steps. Leaves the frame at the statement where execution goes on.
+    /// `AHEAD` ([`ahead`]): a bug, an operation on a value the engine holds
+    /// symbolically ([`ahead::held`]), and arriving at a loop head that
+    /// `pass` (given the frames' functions and statements) does not let
+    /// by hand the state back before the instruction, or at the head.
+    fn run_fast<const AHEAD: bool>(&mut self, steps: &mut u64, limit: u64, pass: &mut ahead::PassHead) -> Fast {
         let (module, code) = (self.module, self.code);
         let Machine {
             frames,
@@ -399,34 +414,64 @@ impl Machine<'_> {
             trace,
             ..
         } = self;
-        let frame = frames.last_mut()?;
+        let mut context: Vec<(FuncId, StmtIdx)> = match AHEAD {
+            true => frames.iter().map(|f| (f.func, f.at)).collect(),
+            false => Vec::new(),
+        };
+        let Some(frame) = frames.last_mut() else {
+            return Fast::Paused;
+        };
         let func = frame.func;
+        let f = module.func(func);
         let fc = code.func(module, func);
         let insts = &fc.insts[..];
         let slots = &mut frame.vars[..];
-        let mut pc = *fc.resume.get(frame.at as usize)? as usize;
-        let bug = |kind: BugKind, stmt: StmtIdx| Some(Outcome::bug(module, kind.name(), func, stmt));
+        let Some(&start) = fc.resume.get(frame.at as usize) else {
+            return Fast::Paused;
+        };
+        let mut pc = start as usize;
+        let bug = |kind: BugKind, stmt: StmtIdx| match AHEAD {
+            true => Fast::Handed,
+            false => Fast::Ended(Outcome::bug(module, kind.name(), func, stmt)),
+        };
+        // Arriving at a loop head `h` (not `NONE`): whether to go on.
+        let mut passes = |h: StmtIdx| {
+            h == code::NONE || {
+                let top = context.len() - 1;
+                context[top] = (func, h);
+                pass(&context)
+            }
+        };
+        let mut at_head = None;
+        let mut weight = 0;
         let ended = loop {
             let Some(inst) = insts.get(pc) else {
-                break None;
+                break Fast::Paused;
             };
             if inst.kind == Kind::Other {
                 *steps += inst.weight as u64 - 1;
-                break None;
+                break Fast::Paused;
             }
             if *steps >= limit {
-                break None;
+                break Fast::Paused;
             }
-            *steps += inst.weight as u64;
+            weight = inst.weight as u64;
+            *steps += weight;
             let s = inst.stmt;
             match inst.kind {
                 Kind::Copy { dst, a } => slots[dst as usize] = slots[a as usize],
-                Kind::Unary { op, dst, a } => match eval_op(op, &[slots[a as usize]]) {
-                    Ok(v) => slots[dst as usize] = v,
-                    Err(e) => break bug(bug_kind(&e), s),
-                },
+                Kind::Unary { op, dst, a } => {
+                    if AHEAD && ahead::held(&slots[a as usize]) {
+                        break Fast::Handed;
+                    }
+                    match eval_op(op, &[slots[a as usize]]) {
+                        Ok(v) => slots[dst as usize] = v,
+                        Err(e) => break bug(bug_kind(&e), s),
+                    }
+                }
                 Kind::Binary { op, dst, a, b } => match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
                     Some(r) => slots[dst as usize] = r,
+                    None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => break Fast::Handed,
                     None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
                         Ok(v) => slots[dst as usize] = v,
                         Err(e) => break bug(bug_kind(&e), s),
@@ -439,6 +484,9 @@ impl Machine<'_> {
                 Kind::CompareToBv { op, width, dst, a, b } => {
                     let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
                         Some(c) => c,
+                        None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => {
+                            break Fast::Handed
+                        }
                         None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
                             Ok(c) => c,
                             Err(e) => break bug(bug_kind(&e), s),
@@ -512,12 +560,21 @@ impl Machine<'_> {
                         break bug(BugKind::TypeError, s);
                     };
                     cover(covered, trace, func, s, taken);
-                    pc = if taken { to as usize } else { pc + 1 };
+                    let (from, next) = if taken { (pc, to as usize) } else { (usize::MAX, pc + 1) };
+                    if AHEAD && !passes(fc.arrival(f, from, next)) {
+                        at_head = Some(fc.arrival(f, from, next));
+                        pc = next;
+                        break Fast::Handed;
+                    }
+                    pc = next;
                     continue;
                 }
                 Kind::IfBinary { op, a, b, to } => {
                     let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
                         Some(c) => c,
+                        None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => {
+                            break Fast::Handed
+                        }
                         None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
                             Ok(c) => c,
                             Err(e) => break bug(bug_kind(&e), s),
@@ -527,20 +584,37 @@ impl Machine<'_> {
                         break bug(BugKind::TypeError, s + 1);
                     };
                     cover(covered, trace, func, s + 1, taken);
-                    pc = if taken { to as usize } else { pc + 1 };
+                    let (from, next) = if taken { (pc, to as usize) } else { (usize::MAX, pc + 1) };
+                    if AHEAD && !passes(fc.arrival(f, from, next)) {
+                        at_head = Some(fc.arrival(f, from, next));
+                        pc = next;
+                        break Fast::Handed;
+                    }
+                    pc = next;
                     continue;
                 }
                 Kind::Goto { to } => {
+                    if AHEAD && !passes(fc.arrival(f, pc, to as usize)) {
+                        at_head = Some(fc.arrival(f, pc, to as usize));
+                        pc = to as usize;
+                        break Fast::Handed;
+                    }
                     pc = to as usize;
                     continue;
                 }
                 Kind::Other => unreachable!("left for the IR above"),
             }
             pc += 1;
+            if AHEAD && !passes(fc.arrival(f, usize::MAX, pc)) {
+                at_head = Some(fc.arrival(f, usize::MAX, pc));
+                break Fast::Handed;
+            }
         };
-        frame.at = insts
-            .get(pc)
-            .map_or(module.func(func).stmts.len() as StmtIdx, |i| i.stmt);
+        if AHEAD && matches!(ended, Fast::Handed) && at_head.is_none() {
+            // Handed back before the instruction: it did not run.
+            *steps -= weight;
+        }
+        frame.at = at_head.unwrap_or_else(|| insts.get(pc).map_or(f.stmts.len() as StmtIdx, |i| i.stmt));
         ended
     }
 
@@ -841,7 +915,7 @@ impl<'m> Machine<'m> {
                 return Some((outcome, steps));
             }
             let limit = check_at.min(max_steps.unwrap_or(u64::MAX));
-            if let Some(outcome) = self.run_fast(&mut steps, limit) {
+            if let Fast::Ended(outcome) = self.run_fast::<false>(&mut steps, limit, &mut |_| true) {
                 return Some((outcome, steps));
             }
             if steps >= limit {

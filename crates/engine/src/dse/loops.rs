@@ -155,6 +155,15 @@ pub(crate) trait Implies {
 }
 
 impl LoopMerge {
+    /// Whether the loop head the top of `frames` (function and statement
+    /// per frame) is at no longer merges in that call context: its summary
+    /// is full, so an arrival there only goes on.
+    pub fn unrolled(&self, frames: &[(FuncId, At)]) -> bool {
+        self.summaries
+            .get(&key_of(frames.iter().copied()))
+            .is_some_and(|s| s.full)
+    }
+
     /// Whether an entry of `st`'s head summary stands for `st` (at a loop
     /// head): `Some(Subsumed)`, or `Some(Unrolled)` if the head no longer
     /// merges, else `None`. `live` says per frame which variables are live
@@ -326,9 +335,14 @@ pub(crate) fn computed(store: &TermStore, t: TermId) -> bool {
 
 /// The call context of a state at a loop head: where each frame is.
 fn context_key(st: &State) -> u64 {
+    key_of(st.frames.iter().map(|f| (f.func, f.at)))
+}
+
+/// [`context_key`] of frames given by function and statement.
+fn key_of(frames: impl Iterator<Item = (FuncId, At)>) -> u64 {
     let mut h = FxHasher::default();
-    for f in &st.frames {
-        (f.func.0, f.at).hash(&mut h);
+    for (func, at) in frames {
+        (func.0, at).hash(&mut h);
     }
     h.finish()
 }

@@ -8,6 +8,7 @@
 //! of the state with a reproducing test, and the state goes on under the
 //! negated bug condition. Every completed path gives one test.
 
+mod ahead;
 pub mod concolic;
 pub mod loops;
 pub mod merging;
@@ -62,6 +63,10 @@ impl Engine for Dse<'_> {
         let stats = &mut self.result.stats;
         stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
         stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
+        if let Some(a) = &self.ahead {
+            stats.run_ahead = a.runs;
+            stats.statements_ahead = a.steps;
+        }
         // Paths stopped at loop heads are not counted.
         if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {
             self.result.paths_exact = false;
@@ -117,6 +122,8 @@ pub struct Dse<'m> {
     /// Live variables per statement of the functions loop-head merging
     /// looked at (dead variables do not tell states apart).
     live_vars: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+    /// Running states ahead in the concrete interpreter, when on.
+    ahead: Option<ahead::Ahead>,
 }
 
 /// Loop-head merging's implication check, by one solver query: `path`
@@ -158,6 +165,11 @@ impl<'m> Dse<'m> {
     pub fn new(module: &'m Module, entry: FuncId, program: &str, config: Config) -> Dse<'m> {
         let solver = config.query_solver();
         let loops = config.loop_merge.then(loops::LoopMerge::default);
+        let ahead = match config.run_ahead {
+            crate::config::RunAhead::Off => None,
+            crate::config::RunAhead::On => Some(ahead::Ahead::new(module, entry, false)),
+            crate::config::RunAhead::Eager => Some(ahead::Ahead::new(module, entry, true)),
+        };
         Dse {
             module,
             entry,
@@ -186,6 +198,7 @@ impl<'m> Dse<'m> {
             loops,
             stopped_at_heads: Vec::new(),
             live_vars: FxHashMap::default(),
+            ahead,
         }
     }
 
@@ -388,7 +401,7 @@ impl<'m> Dse<'m> {
             if self.budget.stopped() {
                 return vec![st];
             }
-            if self.step_fast(&mut st) {
+            if self.run_ahead(&mut st) || self.step_fast(&mut st) {
                 if self.at_loop_head(&st) {
                     match self.at_loop_heads(Step::Continue(st)) {
                         Step::Continue(next) => st = next,
@@ -433,6 +446,39 @@ impl<'m> Dse<'m> {
             }
         }
         vec![st]
+    }
+
+    /// Runs `st` ahead in the concrete interpreter if it is due
+    /// ([`ahead`]): plain `dse` only (merging engines meet states at block
+    /// starts, concolic runs take every decision themselves, a loop bound
+    /// counts every loop head), and past a loop head only where loop-head
+    /// merging no longer merges. Whether it ran.
+    fn run_ahead(&mut self, st: &mut State) -> bool {
+        let plain = self.merger.is_none() && self.concolic.is_none() && self.config.limits.loop_bound.is_none();
+        let module = self.module;
+        let Some(ahead) = self.ahead.as_mut() else {
+            return false;
+        };
+        if !plain || !ahead.due(module, st) {
+            return false;
+        }
+        let loops = &self.loops;
+        let mut pass = |frames: &[(FuncId, At)]| loops.as_ref().is_none_or(|l| l.unrolled(frames));
+        let Some(handed) = ahead.run(module, &mut self.store, st, &self.budget, &mut pass) else {
+            return false;
+        };
+        st.steps_since_cover += handed.steps;
+        for b in handed.covered {
+            if self.covered.insert(b) {
+                st.steps_since_cover = 0;
+                if self.loops.is_some() {
+                    st.fresh.push(b);
+                }
+            }
+        }
+        self.result.stats.statements += handed.steps;
+        self.result.stats.operations += handed.steps;
+        true
     }
 
     /// Loop-head merging after a step: each part that has just reached a

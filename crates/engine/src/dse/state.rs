@@ -246,6 +246,12 @@ impl Cells {
         Cells { pages, len }
     }
 
+    /// Cells from their pages (every page full but the last).
+    pub fn from_pages(pages: Vec<Rc<Vec<TermId>>>, len: usize) -> Cells {
+        debug_assert_eq!(pages.iter().map(|p| p.len()).sum::<usize>(), len);
+        Cells { pages, len }
+    }
+
     pub fn from_vec(cells: Vec<TermId>) -> Cells {
         Cells {
             len: cells.len(),

@@ -1,0 +1,238 @@
+//! The forking engine's side of running ahead ([`crate::concrete::ahead`]):
+//! when a state is handed to the interpreter, and its frames and memory
+//! turned into machine values and back. Memory goes page by page through a
+//! cache of converted pages, so a state whose pages did not change costs a
+//! copy of bytes, and a page the run did not write comes back as the same
+//! shared page.
+
+use super::state::{Cells, State, PAGE};
+use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, PassHead};
+use crate::concrete::{Cells as Machine, Code};
+use braid_budget::Budget;
+use braid_ir::{FuncId, Module};
+use braid_term::{TermId, TermStore, Value};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// Statements one hand-over may run before the engine looks at its other
+/// states again.
+const MAX_STEPS: u64 = 1 << 24;
+/// A run shorter than this did not pay for its conversions: wait longer
+/// before the next one.
+const WORTH: u64 = 1 << 12;
+/// Pages whose conversion is kept.
+const PAGE_CACHE: usize = 1 << 15;
+
+/// A page as machine values: bytes while every cell holds one.
+enum Page {
+    Bytes(Vec<u8>),
+    Values(Vec<Value>),
+}
+
+pub(crate) struct Ahead {
+    code: Code,
+    /// Statements the engine runs before the next hand-over, and the wait
+    /// after a run that did not pay (doubling up to 2^20).
+    wait: u64,
+    backoff: u64,
+    /// Converted pages by address, holding the page so the address stays its.
+    pages: FxHashMap<usize, (Rc<Vec<TermId>>, Rc<Page>)>,
+    /// Hand-overs and the statements they ran (statistics).
+    pub runs: u64,
+    pub steps: u64,
+}
+
+impl Ahead {
+    pub fn new(module: &Module, entry: FuncId, eager: bool) -> Ahead {
+        Ahead {
+            code: Code::for_engines(module, entry),
+            wait: 0,
+            backoff: if eager { 0 } else { 64 },
+            pages: FxHashMap::default(),
+            runs: 0,
+            steps: 0,
+        }
+    }
+
+    /// Whether `st` goes to the interpreter now: its wait is over and its
+    /// top frame is at the start of an instruction.
+    pub fn due(&mut self, module: &Module, st: &State) -> bool {
+        if self.wait > 0 {
+            self.wait -= 1;
+            return false;
+        }
+        let top = st.top();
+        self.code.starts_at(module, top.func, top.at)
+    }
+
+    fn page(&mut self, store: &TermStore, page: &Rc<Vec<TermId>>) -> Rc<Page> {
+        let key = Rc::as_ptr(page) as usize;
+        if let Some((_, conv)) = self.pages.get(&key) {
+            return conv.clone();
+        }
+        let bytes: Option<Vec<u8>> = page
+            .iter()
+            .map(|t| match store.as_const(*t) {
+                Some(Value::Bv { width: 8, bits }) => Some(bits as u8),
+                _ => None,
+            })
+            .collect();
+        let conv = Rc::new(match bytes {
+            Some(b) => Page::Bytes(b),
+            None => Page::Values(page.iter().map(|t| value_of(store, *t)).collect()),
+        });
+        if self.pages.len() >= PAGE_CACHE {
+            self.pages.clear();
+        }
+        self.pages.insert(key, (page.clone(), conv.clone()));
+        conv
+    }
+
+    /// Runs `st` ahead; `None` (and `st` untouched) if the interpreter gave
+    /// it back at once.
+    pub fn run(
+        &mut self,
+        module: &Module,
+        store: &mut TermStore,
+        st: &mut State,
+        budget: &Budget,
+        pass: &mut PassHead,
+    ) -> Option<Handed> {
+        let frames = st
+            .frames
+            .iter()
+            .map(|f| AheadFrame {
+                func: f.func,
+                at: f.at,
+                vars: f.vars.iter().map(|t| value_of(store, *t)).collect(),
+                ret_dst: f.ret_dst,
+            })
+            .collect();
+        let originals: Vec<Vec<Rc<Page>>> = st
+            .memory
+            .iter()
+            .map(|cells| cells.pages().iter().map(|p| self.page(store, p)).collect())
+            .collect();
+        let memory = originals
+            .iter()
+            .zip(&st.memory)
+            .map(|(pages, cells)| machine_cells(pages, cells.len()))
+            .collect();
+        let handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass);
+        self.runs += 1;
+        self.steps += handed.steps;
+        if handed.steps < WORTH {
+            self.backoff = (self.backoff * 2).clamp(64, 1 << 20);
+        } else {
+            self.backoff = 64;
+        }
+        self.wait = self.backoff;
+        if handed.steps == 0 {
+            return None;
+        }
+        self.take_back(store, st, &handed, &originals);
+        Some(handed)
+    }
+
+    /// Puts what the interpreter handed back into `st`: values equal to
+    /// the ones it had keep their terms, and unchanged pages stay shared.
+    fn take_back(&mut self, store: &mut TermStore, st: &mut State, handed: &Handed, originals: &[Vec<Rc<Page>>]) {
+        let term = |store: &mut TermStore, v: &Value| match term_of(v) {
+            Some(t) => TermId(t),
+            None => store.constant(*v),
+        };
+        let old = std::mem::take(&mut st.frames);
+        let mut frames = Vec::with_capacity(handed.frames.len());
+        for (i, hf) in handed.frames.iter().enumerate() {
+            // A frame the run never returned from keeps its loop visits.
+            let mut frame = match old.get(i) {
+                Some(of) if i < handed.min_depth => of.clone(),
+                _ => super::state::Frame {
+                    func: hf.func,
+                    at: hf.at,
+                    vars: Vec::new(),
+                    ret_dst: hf.ret_dst,
+                    visits: FxHashMap::default(),
+                },
+            };
+            frame.at = hf.at;
+            let before = std::mem::take(&mut frame.vars);
+            frame.vars = hf
+                .vars
+                .iter()
+                .enumerate()
+                .map(|(k, v)| match before.get(k) {
+                    Some(&t) if value_of(store, t) == *v => t,
+                    _ => term(store, v),
+                })
+                .collect();
+            frames.push(frame);
+        }
+        st.frames = frames;
+        let old_memory = std::mem::take(&mut st.memory);
+        st.memory = handed
+            .memory
+            .iter()
+            .enumerate()
+            .map(|(a, cells)| {
+                let (old_cells, old_pages) = match (old_memory.get(a), originals.get(a)) {
+                    (Some(c), Some(p)) if c.len() == cells.len() => (Some(c), p.as_slice()),
+                    _ => (None, &[][..]),
+                };
+                let mut pages = Vec::with_capacity(cells.len().div_ceil(PAGE));
+                for (k, start) in (0..cells.len()).step_by(PAGE).enumerate() {
+                    let end = (start + PAGE).min(cells.len());
+                    let same = old_pages.get(k).is_some_and(|p| page_equals(p, cells, start, end));
+                    match old_cells {
+                        Some(c) if same => pages.push(c.pages()[k].clone()),
+                        _ => {
+                            let page: Vec<TermId> = (start..end)
+                                .map(|i| term(store, &cells.get(i).unwrap_or(Value::Undef)))
+                                .collect();
+                            let page = Rc::new(page);
+                            self.page(store, &page);
+                            pages.push(page);
+                        }
+                    }
+                }
+                Rc::new(Cells::from_pages(pages, cells.len()))
+            })
+            .collect();
+    }
+}
+
+/// A term as a machine value: its constant, or a placeholder.
+fn value_of(store: &TermStore, t: TermId) -> Value {
+    store.as_const(t).unwrap_or_else(|| placeholder(t.0))
+}
+
+fn machine_cells(pages: &[Rc<Page>], len: usize) -> Machine {
+    if pages.iter().all(|p| matches!(**p, Page::Bytes(_))) {
+        let mut bytes = Vec::with_capacity(len);
+        for p in pages {
+            if let Page::Bytes(b) = &**p {
+                bytes.extend_from_slice(b);
+            }
+        }
+        Machine::Bytes(bytes)
+    } else {
+        let mut values = Vec::with_capacity(len);
+        for p in pages {
+            match &**p {
+                Page::Bytes(b) => values.extend(b.iter().map(|x| Value::bv(8, *x as u64))),
+                Page::Values(v) => values.extend_from_slice(v),
+            }
+        }
+        Machine::Values(values)
+    }
+}
+
+/// Whether cells `start..end` of `cells` hold what `page` does.
+fn page_equals(page: &Page, cells: &Machine, start: usize, end: usize) -> bool {
+    match (page, cells) {
+        (Page::Bytes(p), Machine::Bytes(b)) => p[..] == b[start..end],
+        (Page::Values(p), Machine::Values(v)) => p[..] == v[start..end],
+        (Page::Bytes(p), _) => (start..end).all(|i| cells.get(i) == Some(Value::bv(8, p[i - start] as u64))),
+        (Page::Values(p), _) => (start..end).all(|i| cells.get(i) == Some(p[i - start])),
+    }
+}
