@@ -2,10 +2,11 @@
 # Concrete speed (issue: a concrete fast path). Input-free, compute-heavy
 # programs written by the team (primes: arithmetic and division; sort:
 # loads and stores; hash: bytes, shifts, multiplications) run once in wasmi
-# and in braid's concrete interpreter, and explored by dse and multise (one
-# path, every value concrete; cut off at MAX_TIME seconds, default 60); and
-# checksum.c, a long concrete loop between a few symbolic branches, under
-# both engines. Throughput is IR statements per second; `x wasmi` divides
+# and in braid's concrete interpreter, and explored by dse (running concrete
+# stretches ahead in the interpreter, and with --run-ahead off) and multise
+# (one path, every value concrete; cut off at MAX_TIME seconds, default
+# 60); and checksum.c, a long concrete loop between a few symbolic
+# branches, under the same engines. Throughput is IR statements per second; `x wasmi` divides
 # wasmi's throughput (the interpreter's statement count over wasmi's time
 # on the same program; for checksum the mean over the input-free ones) by
 # each runtime's: how many times slower than wasmi it is.
@@ -25,16 +26,18 @@ cargo build --release --quiet -p braid-wasm --example concrete_time
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
-engine() { # program engine -> "statements wall_ms complete"
-    "$tmp/braid" run "bench/wasm/$1.wasm" --engine "$2" --max-time "$max_time" --json 2>/dev/null |
+engine() { # program engine [run args] -> "statements wall_ms complete"
+    local p=$1 e=$2
+    shift 2
+    "$tmp/braid" run "bench/wasm/$p.wasm" --engine "$e" "$@" --max-time "$max_time" --json 2>/dev/null |
         python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 s = d["stats"]
 print(s["statements"], s["wall_ms"], "yes" if d.get("complete") else "no")'
 }
-echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s (x wasmi) | multise Mstmt/s (x wasmi) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s (x wasmi) | dse --run-ahead off Mstmt/s (x wasmi) | multise Mstmt/s (x wasmi) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 rates=()
 for p in primes sort hash; do
     read -r _ _ steps ims < <("${CARGO_TARGET_DIR:-target}/release/examples/concrete_time" "bench/wasm/$p.wasm" | grep '^braid-interpreter')
@@ -42,8 +45,8 @@ for p in primes sort hash; do
     wrate=$(python3 -c "print($steps / ($wms / 1e3))")
     rates+=("$wrate")
     row="| $p | $steps | $wms | $ims ($(python3 -c "print('%.0f' % ($ims / $wms))")) |"
-    for e in dse multise; do
-        read -r n ms done < <(engine "$p" "$e")
+    for e in dse dse-off multise; do
+        read -r n ms done < <(engine "$p" "${e%-off}" $([ "$e" = dse-off ] && echo --run-ahead off))
         rate=$(python3 -c "print($n / ($ms / 1e3))")
         cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
         row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $wrate / $rate))")$cut |"
@@ -52,8 +55,8 @@ for p in primes sort hash; do
 done
 mean=$(python3 -c "import statistics; print(statistics.mean([$(IFS=,; echo "${rates[*]}")]))")
 row="| checksum (4 symbolic bytes) | | | |"
-for e in dse multise; do
-    read -r n ms done < <(engine checksum "$e")
+for e in dse dse-off multise; do
+    read -r n ms done < <(engine checksum "${e%-off}" $([ "$e" = dse-off ] && echo --run-ahead off))
     rate=$(python3 -c "print($n / ($ms / 1e3))")
     cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
     row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $mean / $rate))")$cut |"

@@ -57,6 +57,63 @@ pub(crate) fn held_either(a: &Value, b: &Value) -> bool {
     held(a) || held(b)
 }
 
+/// Statements one hand-over may run before the engine looks at its other
+/// states again.
+pub(crate) const MAX_STEPS: u64 = 1 << 24;
+/// A run shorter than this did not pay for its conversions: wait longer
+/// before the next one.
+const WORTH: u64 = 1 << 12;
+
+/// When an engine hands a state over: at once at first; after a run that
+/// did not pay, only once the engine has run twice as many statements as it
+/// waited the last time (128 up to 2^20), after one that did, 64.
+pub(crate) struct Pacing {
+    wait: u64,
+    backoff: u64,
+    /// Never wait.
+    eager: bool,
+    /// Hand-overs and the statements they ran (statistics).
+    pub runs: u64,
+    pub steps: u64,
+}
+
+impl Pacing {
+    /// `eager` hands a state over at every chance (for tests).
+    pub fn new(eager: bool) -> Pacing {
+        Pacing {
+            wait: 0,
+            backoff: 64,
+            eager,
+            runs: 0,
+            steps: 0,
+        }
+    }
+
+    /// Whether the wait is over (counting one engine step down if not).
+    pub fn due(&mut self) -> bool {
+        if self.wait > 0 {
+            self.wait -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// Records a hand-over that ran `steps` statements.
+    pub fn ran(&mut self, steps: u64) {
+        self.runs += 1;
+        self.steps += steps;
+        if self.eager {
+            return;
+        }
+        if steps < WORTH {
+            self.backoff = (self.backoff * 2).min(1 << 20);
+        } else {
+            self.backoff = 64;
+        }
+        self.wait = self.backoff;
+    }
+}
+
 /// Whether control may go on past a loop head, given every frame's
 /// function and statement (the top frame's at the head).
 pub(crate) type PassHead<'a> = dyn FnMut(&[(FuncId, StmtIdx)]) -> bool + 'a;

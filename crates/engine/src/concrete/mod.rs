@@ -58,10 +58,81 @@ pub use code::Code;
 
 /// An allocation's cells: plain bytes while every cell holds one (as
 /// WebAssembly's linear memory does), else values. A byte allocation
-/// becomes one of values when a cell gets anything but a byte.
+/// becomes one of values when a cell gets anything but a byte. An engine
+/// running a state ahead hands over bytes with a few cells holding other
+/// values (its terms' placeholders) as `Held`.
+#[derive(Clone)]
 pub(crate) enum Cells {
     Bytes(Vec<u8>),
     Values(Vec<Value>),
+    /// Bytes but where `mask` has a cell's bit: that cell's value is in
+    /// `held`.
+    Held {
+        bytes: Vec<u8>,
+        mask: Vec<u64>,
+        held: FxHashMap<usize, Value>,
+    },
+}
+
+/// Builds [`Cells`] cell by cell: bytes while they are, bytes with a few
+/// held values, or values.
+pub(crate) struct CellsBuilder {
+    bytes: Vec<u8>,
+    held: Vec<(usize, Value)>,
+}
+
+impl CellsBuilder {
+    pub(crate) fn new(n: usize) -> CellsBuilder {
+        CellsBuilder {
+            bytes: Vec::with_capacity(n),
+            held: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, v: Value) {
+        match v {
+            Value::Bv { width: 8, bits } => self.bytes.push(bits as u8),
+            _ => {
+                self.held.push((self.bytes.len(), v));
+                self.bytes.push(0);
+            }
+        }
+    }
+
+    pub(crate) fn extend_bytes(&mut self, b: &[u8]) {
+        self.bytes.extend_from_slice(b);
+    }
+
+    pub(crate) fn finish(mut self, n: usize) -> Cells {
+        self.bytes.truncate(n);
+        self.held.retain(|(i, _)| *i < n);
+        if self.held.is_empty() {
+            return Cells::Bytes(self.bytes);
+        }
+        if self.held.len() > n / 16 {
+            let mut values: Vec<Value> = self.bytes.iter().map(|b| Value::bv(8, *b as u64)).collect();
+            for (i, v) in self.held {
+                values[i] = v;
+            }
+            return Cells::Values(values);
+        }
+        let mut mask = vec![0u64; n.div_ceil(64)];
+        for (i, _) in &self.held {
+            mask[i / 64] |= 1 << (i % 64);
+        }
+        Cells::Held {
+            bytes: self.bytes,
+            mask,
+            held: self.held.into_iter().collect(),
+        }
+    }
+}
+
+/// Whether `mask` has a bit among cells `o..o + n`.
+#[inline]
+fn any_held(mask: &[u64], o: usize, n: usize) -> bool {
+    (o..o + n).any(|i| mask[i / 64] >> (i % 64) & 1 == 1)
 }
 
 impl Cells {
@@ -74,7 +145,7 @@ impl Cells {
 
     pub(crate) fn len(&self) -> usize {
         match self {
-            Cells::Bytes(b) => b.len(),
+            Cells::Bytes(b) | Cells::Held { bytes: b, .. } => b.len(),
             Cells::Values(v) => v.len(),
         }
     }
@@ -83,23 +154,71 @@ impl Cells {
         match self {
             Cells::Bytes(b) => b.get(i).map(|x| Value::bv(8, *x as u64)),
             Cells::Values(v) => v.get(i).copied(),
+            Cells::Held { bytes, mask, held } => {
+                let x = bytes.get(i)?;
+                Some(if mask[i / 64] >> (i % 64) & 1 == 1 {
+                    held[&i]
+                } else {
+                    Value::bv(8, *x as u64)
+                })
+            }
+        }
+    }
+
+    /// The bytes, if cells `o..o + n` are plain bytes.
+    #[inline]
+    pub(crate) fn plain(&self, o: usize, n: usize) -> Option<&[u8]> {
+        match self {
+            Cells::Bytes(b) => b.get(o..o.checked_add(n)?),
+            Cells::Held { bytes, mask, .. } => {
+                let b = bytes.get(o..o.checked_add(n)?)?;
+                (!any_held(mask, o, n)).then_some(b)
+            }
+            Cells::Values(_) => None,
+        }
+    }
+
+    /// The bytes to write `n` plain bytes to at `o` (in bounds), the cells
+    /// there no longer held.
+    #[inline]
+    fn plain_mut(&mut self, o: usize, n: usize) -> Option<&mut [u8]> {
+        match self {
+            Cells::Bytes(b) => b.get_mut(o..o.checked_add(n)?),
+            Cells::Held { bytes, mask, held } => {
+                let b = bytes.get_mut(o..o.checked_add(n)?)?;
+                if any_held(mask, o, n) {
+                    for i in o..o + n {
+                        mask[i / 64] &= !(1 << (i % 64));
+                        held.remove(&i);
+                    }
+                }
+                Some(b)
+            }
+            Cells::Values(_) => None,
         }
     }
 
     /// The values, once this allocation holds more than bytes.
     fn values(&mut self) -> &mut Vec<Value> {
-        if let Cells::Bytes(b) = self {
-            *self = Cells::Values(b.iter().map(|x| Value::bv(8, *x as u64)).collect());
+        if !matches!(self, Cells::Values(_)) {
+            let values = (0..self.len()).map(|i| self.get(i).expect("in bounds")).collect();
+            *self = Cells::Values(values);
         }
         match self {
             Cells::Values(v) => v,
-            Cells::Bytes(_) => unreachable!("converted above"),
+            _ => unreachable!("converted above"),
         }
     }
 
     fn set(&mut self, i: usize, v: Value) {
         match (&mut *self, v) {
-            (Cells::Bytes(b), Value::Bv { width: 8, bits }) => b[i] = bits as u8,
+            (Cells::Bytes(_) | Cells::Held { .. }, Value::Bv { width: 8, bits }) => {
+                self.plain_mut(i, 1).expect("in bounds")[0] = bits as u8
+            }
+            (Cells::Held { mask, held, .. }, v) => {
+                mask[i / 64] |= 1 << (i % 64);
+                held.insert(i, v);
+            }
             _ => self.values()[i] = v,
         }
     }
@@ -109,43 +228,51 @@ impl Cells {
     /// as zero).
     #[inline]
     fn load(&self, o: usize, n: usize) -> Option<Value> {
+        if let Some(b) = self.plain(o, n) {
+            let bits = match n {
+                4 => u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64,
+                8 => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+                _ => b.iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64),
+            };
+            return Some(Value::Bv {
+                width: 8 * n as u8,
+                bits,
+            });
+        }
         match self {
-            Cells::Bytes(b) => {
-                let bits = match n {
-                    4 => u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes")) as u64,
-                    8 => u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes")),
-                    _ => b[o..o + n].iter().rev().fold(0u64, |acc, x| (acc << 8) | *x as u64),
-                };
-                Some(Value::Bv {
-                    width: 8 * n as u8,
-                    bits,
-                })
-            }
             Cells::Values(v) => compose_bytes(8 * n as u8, &v[o..o + n]),
+            _ => {
+                let cells: Vec<Value> = (o..o + n).map(|i| self.get(i).expect("in bounds")).collect();
+                compose_bytes(8 * n as u8, &cells)
+            }
         }
     }
 
     /// Stores the `n` low bytes of `bits` at `o` (in bounds), little-endian.
     #[inline]
     fn store(&mut self, o: usize, n: usize, bits: u64) {
-        match self {
-            Cells::Bytes(b) if n == 4 => b[o..o + 4].copy_from_slice(&(bits as u32).to_le_bytes()),
-            Cells::Bytes(b) => {
-                for (i, c) in b[o..o + n].iter_mut().enumerate() {
+        if let Some(b) = self.plain_mut(o, n) {
+            if n == 4 {
+                b.copy_from_slice(&(bits as u32).to_le_bytes());
+            } else {
+                for (i, c) in b.iter_mut().enumerate() {
                     *c = (bits >> (8 * i)) as u8;
                 }
             }
-            Cells::Values(v) => {
-                for (i, c) in v[o..o + n].iter_mut().enumerate() {
-                    *c = Value::bv(8, bits >> (8 * i));
-                }
-            }
+            return;
+        }
+        for (i, c) in self.values()[o..o + n].iter_mut().enumerate() {
+            *c = Value::bv(8, bits >> (8 * i));
         }
     }
 
     fn grow(&mut self, n: usize, fill: Value) {
         match (&mut *self, fill) {
             (Cells::Bytes(b), Value::Bv { width: 8, bits }) => b.resize(b.len() + n, bits as u8),
+            (Cells::Held { bytes, mask, .. }, Value::Bv { width: 8, bits }) => {
+                bytes.resize(bytes.len() + n, bits as u8);
+                mask.resize(bytes.len().div_ceil(64), 0);
+            }
             _ => {
                 let v = self.values();
                 v.resize(v.len() + n, fill);
@@ -682,11 +809,8 @@ fn fast_address(slots: &[Value], at: AddressOf) -> Option<(u32, i128)> {
 /// `None` for anything else (out of bounds, cells that are not bytes).
 #[inline(always)]
 fn load_bytes(memory: &[Cells], alloc: u32, offset: i128, bytes: u8) -> Option<u64> {
-    let Cells::Bytes(b) = memory.get(alloc as usize)? else {
-        return None;
-    };
     let o = usize::try_from(offset).ok()?;
-    let cells = b.get(o..o.checked_add(bytes as usize)?)?;
+    let cells = memory.get(alloc as usize)?.plain(o, bytes as usize)?;
     Some(match bytes {
         4 => u32::from_le_bytes(cells.try_into().ok()?) as u64,
         8 => u64::from_le_bytes(cells.try_into().ok()?),
@@ -698,12 +822,10 @@ fn load_bytes(memory: &[Cells], alloc: u32, offset: i128, bytes: u8) -> Option<u
 /// byte allocation; `false` (nothing stored) for anything else.
 #[inline(always)]
 fn store_bytes(memory: &mut [Cells], alloc: u32, offset: i128, bytes: u8, bits: u64) -> bool {
-    let Some(Cells::Bytes(b)) = memory.get_mut(alloc as usize) else {
-        return false;
-    };
     let Some(cells) = usize::try_from(offset)
         .ok()
-        .and_then(|o| b.get_mut(o..o.checked_add(bytes as usize)?))
+        .zip(memory.get_mut(alloc as usize))
+        .and_then(|(o, c)| c.plain_mut(o, bytes as usize))
     else {
         return false;
     };
@@ -983,4 +1105,50 @@ pub fn is_integer_division(op: Op, dividend: braid_term::Sort, divisor: braid_te
     matches!(op, Op::Div | Op::Rem | Op::UDiv | Op::URem)
         && matches!(dividend, Sort::Int | Sort::Bv(_))
         && matches!(divisor, Sort::Int | Sort::Bv(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes with a few held values behave as the same cells as values
+    /// would: loads over a held cell compose it (or fail), plain stores
+    /// over it make it a byte again, and the fast paths see only plain
+    /// bytes.
+    #[test]
+    fn held_cells_are_the_cells_they_stand_for() {
+        let held = Value::Label {
+            func: u32::MAX,
+            label: 7,
+        };
+        let mut b = CellsBuilder::new(64);
+        for i in 0..64u64 {
+            b.push(if i == 9 { held } else { Value::bv(8, i) });
+        }
+        b.push(Value::Int(1)); // past the length: dropped
+        let mut cells = b.finish(64);
+        assert!(matches!(cells, Cells::Held { .. }));
+        assert_eq!(cells.len(), 64);
+        assert_eq!(cells.get(9), Some(held));
+        assert_eq!(cells.get(10), Some(Value::bv(8, 10)));
+        assert_eq!(cells.load(4, 4), Some(Value::bv(32, 0x0706_0504)));
+        assert_eq!(cells.load(8, 4), None);
+        assert!(cells.plain(6, 4).is_none() && cells.plain(10, 4).is_some());
+        let mut memory = vec![cells.clone()];
+        assert_eq!(load_bytes(&memory, 0, 8, 2), None);
+        assert!(store_bytes(&mut memory, 0, 8, 2, 0xbeef));
+        assert_eq!(load_bytes(&memory, 0, 8, 2), Some(0xbeef));
+        assert_eq!(memory[0].get(9), Some(Value::bv(8, 0xbe)));
+        cells.set(3, Value::Int(5));
+        assert_eq!(cells.get(3), Some(Value::Int(5)));
+        cells.set(9, Value::bv(8, 1));
+        assert_eq!(cells.load(8, 2), Some(Value::bv(16, 0x0108)));
+        cells.grow(64, Value::bv(8, 0));
+        assert_eq!((cells.len(), cells.get(100)), (128, Some(Value::bv(8, 0))));
+        assert!(cells.plain(64, 64).is_some());
+        // Many held cells: values.
+        let mut b = CellsBuilder::new(16);
+        (0..16).for_each(|_| b.push(held));
+        assert!(matches!(b.finish(16), Cells::Values(_)));
+    }
 }

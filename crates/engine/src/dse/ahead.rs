@@ -6,20 +6,14 @@
 //! shared page.
 
 use super::state::{Cells, State, PAGE};
-use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, PassHead};
-use crate::concrete::{Cells as Machine, Code};
+use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead, MAX_STEPS};
+use crate::concrete::{Cells as Machine, CellsBuilder, Code};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
 use braid_term::{TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
-/// Statements one hand-over may run before the engine looks at its other
-/// states again.
-const MAX_STEPS: u64 = 1 << 24;
-/// A run shorter than this did not pay for its conversions: wait longer
-/// before the next one.
-const WORTH: u64 = 1 << 12;
 /// Pages whose conversion is kept.
 const PAGE_CACHE: usize = 1 << 15;
 
@@ -31,34 +25,24 @@ enum Page {
 
 pub(crate) struct Ahead {
     code: Code,
-    /// Statements the engine runs before the next hand-over, and the wait
-    /// after a run that did not pay (doubling up to 2^20).
-    wait: u64,
-    backoff: u64,
+    pub pacing: Pacing,
     /// Converted pages by address, holding the page so the address stays its.
     pages: FxHashMap<usize, (Rc<Vec<TermId>>, Rc<Page>)>,
-    /// Hand-overs and the statements they ran (statistics).
-    pub runs: u64,
-    pub steps: u64,
 }
 
 impl Ahead {
     pub fn new(module: &Module, entry: FuncId, eager: bool) -> Ahead {
         Ahead {
             code: Code::for_engines(module, entry),
-            wait: 0,
-            backoff: if eager { 0 } else { 64 },
+            pacing: Pacing::new(eager),
             pages: FxHashMap::default(),
-            runs: 0,
-            steps: 0,
         }
     }
 
     /// Whether `st` goes to the interpreter now: its wait is over and its
     /// top frame is at the start of an instruction.
     pub fn due(&mut self, module: &Module, st: &State) -> bool {
-        if self.wait > 0 {
-            self.wait -= 1;
+        if !self.pacing.due() {
             return false;
         }
         let top = st.top();
@@ -119,14 +103,7 @@ impl Ahead {
             .map(|(pages, cells)| machine_cells(pages, cells.len()))
             .collect();
         let handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass);
-        self.runs += 1;
-        self.steps += handed.steps;
-        if handed.steps < WORTH {
-            self.backoff = (self.backoff * 2).clamp(64, 1 << 20);
-        } else {
-            self.backoff = 64;
-        }
-        self.wait = self.backoff;
+        self.pacing.ran(handed.steps);
         if handed.steps == 0 {
             return None;
         }
@@ -207,32 +184,24 @@ fn value_of(store: &TermStore, t: TermId) -> Value {
 }
 
 fn machine_cells(pages: &[Rc<Page>], len: usize) -> Machine {
-    if pages.iter().all(|p| matches!(**p, Page::Bytes(_))) {
-        let mut bytes = Vec::with_capacity(len);
-        for p in pages {
-            if let Page::Bytes(b) = &**p {
-                bytes.extend_from_slice(b);
-            }
+    let mut out = CellsBuilder::new(len);
+    for p in pages {
+        match &**p {
+            Page::Bytes(b) => out.extend_bytes(b),
+            Page::Values(v) => v.iter().for_each(|x| out.push(*x)),
         }
-        Machine::Bytes(bytes)
-    } else {
-        let mut values = Vec::with_capacity(len);
-        for p in pages {
-            match &**p {
-                Page::Bytes(b) => values.extend(b.iter().map(|x| Value::bv(8, *x as u64))),
-                Page::Values(v) => values.extend_from_slice(v),
-            }
-        }
-        Machine::Values(values)
     }
+    out.finish(len)
 }
 
 /// Whether cells `start..end` of `cells` hold what `page` does.
 fn page_equals(page: &Page, cells: &Machine, start: usize, end: usize) -> bool {
     match (page, cells) {
-        (Page::Bytes(p), Machine::Bytes(b)) => p[..] == b[start..end],
+        (Page::Bytes(p), _) => match cells.plain(start, end - start) {
+            Some(b) => b == &p[..],
+            None => (start..end).all(|i| cells.get(i) == Some(Value::bv(8, p[i - start] as u64))),
+        },
         (Page::Values(p), Machine::Values(v)) => p[..] == v[start..end],
-        (Page::Bytes(p), _) => (start..end).all(|i| cells.get(i) == Some(Value::bv(8, p[i - start] as u64))),
         (Page::Values(p), _) => (start..end).all(|i| cells.get(i) == Some(p[i - start])),
     }
 }

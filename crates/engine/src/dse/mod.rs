@@ -64,8 +64,8 @@ impl Engine for Dse<'_> {
         stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
         stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
         if let Some(a) = &self.ahead {
-            stats.run_ahead = a.runs;
-            stats.statements_ahead = a.steps;
+            stats.run_ahead = a.pacing.runs;
+            stats.statements_ahead = a.pacing.steps;
         }
         // Paths stopped at loop heads are not counted.
         if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {

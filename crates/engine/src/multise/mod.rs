@@ -15,6 +15,7 @@
 //! every bug one more; a test's expected outcome is read off the final
 //! state under its input.
 
+mod ahead;
 mod summary;
 
 pub use summary::{guarded_update, ValueSummary};
@@ -191,6 +192,20 @@ struct Exit {
 struct Allocation {
     size: ValueSummary,
     cells: Vec<ValueSummary>,
+    /// Pages of cells as bytes for running ahead, where every cell of the
+    /// page had one byte as its value on the paths of the guard (`None`:
+    /// all paths) when last converted and none was written since
+    /// ([`Allocation::set`] forgets the page).
+    bytes: Vec<Option<(Option<Guard>, Rc<[u8]>)>>,
+}
+
+impl Allocation {
+    fn set(&mut self, c: usize, s: ValueSummary) {
+        self.cells[c] = s;
+        if let Some(p) = self.bytes.get_mut(c / ahead::PAGE) {
+            *p = None;
+        }
+    }
 }
 
 enum EventKind {
@@ -277,6 +292,8 @@ pub struct Multise<'m> {
     gc_threshold: usize,
     /// Query count estimation, for `--coalesce auto` (made when first needed).
     qce: Option<Qce<'m>>,
+    /// Running the frame's one entry ahead in the concrete interpreter, when on.
+    ahead: Option<ahead::Ahead>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -301,6 +318,11 @@ impl<'m> Multise<'m> {
             "multise --no-coalesce"
         };
         let gc_threshold = opts.gc_min_nodes;
+        let ahead = match config.run_ahead {
+            crate::config::RunAhead::Off => None,
+            crate::config::RunAhead::On => Some(ahead::Ahead::new(module, entry, false)),
+            crate::config::RunAhead::Eager => Some(ahead::Ahead::new(module, entry, true)),
+        };
         Multise {
             module,
             entry,
@@ -331,6 +353,7 @@ impl<'m> Multise<'m> {
             suspended: Vec::new(),
             gc_threshold,
             qce: None,
+            ahead,
         }
     }
 
@@ -407,6 +430,14 @@ impl<'m> Multise<'m> {
                 gs
             }));
         self.guards.collect(roots);
+        // A collected guard's node may come back as another guard.
+        for a in &mut self.memory {
+            for p in &mut a.bytes {
+                if p.as_ref().is_some_and(|(g, _)| g.is_some()) {
+                    *p = None;
+                }
+            }
+        }
         self.gc_threshold = (2 * self.guards.node_count()).max(self.opts.gc_min_nodes);
     }
 
@@ -469,6 +500,10 @@ impl<'m> Multise<'m> {
                 return;
             }
             self.maybe_collect(frame);
+            if self.run_ahead(frame, rec) {
+                self.flush(rec);
+                continue;
+            }
             if self.step_fast(frame).is_some() {
                 // The clock is read at every 1024th fast step only.
                 if self.result.stats.statements.is_multiple_of(1024) {
@@ -851,8 +886,9 @@ impl<'m> Multise<'m> {
         };
         for (i, b) in bytes.into_iter().enumerate() {
             let new = ValueSummary::single(phi, b);
-            let cell = &mut self.memory[k].cells[o + i];
-            *cell = guarded_update(&mut self.guards, cell, phi, &new, self.opts.coalesce);
+            let cell = &self.memory[k].cells[o + i];
+            let s = guarded_update(&mut self.guards, cell, phi, &new, self.opts.coalesce);
+            self.memory[k].set(o + i, s);
         }
         Some(())
     }
@@ -1303,13 +1339,19 @@ impl<'m> Multise<'m> {
             self.run_frame(&mut inner, rec);
             self.depth.pop();
             self.suspended.pop();
-            for x in &inner.exits {
-                if let Some(d) = dst {
-                    self.assign(frame, d, x.guard, &inner.returned);
-                }
-                let n = self.entry_at(x.guard, ctx.at + 1, x.mult, e.visits.clone(), x.model.clone());
-                self.add_pc(frame, n);
+            self.returned(frame, e, ctx.at, &inner, dst);
+        }
+    }
+
+    /// The exits of a call's callee frame `inner` go on after the call at
+    /// `at`, its returned values in `dst`.
+    fn returned(&mut self, frame: &mut Frame, e: &PcEntry, at: StmtIdx, inner: &Frame, dst: Option<VarId>) {
+        for x in &inner.exits {
+            if let Some(d) = dst {
+                self.assign(frame, d, x.guard, &inner.returned);
             }
+            let n = self.entry_at(x.guard, at + 1, x.mult, e.visits.clone(), x.model.clone());
+            self.add_pc(frame, n);
         }
     }
 }
@@ -1409,6 +1451,7 @@ impl Multise<'_> {
                     self.memory.push(Allocation {
                         size: ValueSummary::default(),
                         cells: Vec::new(),
+                        bytes: Vec::new(),
                     });
                 }
                 self.resize(k, gc, 0, cells, &fill);
@@ -1441,6 +1484,7 @@ impl Multise<'_> {
         if a.cells.len() < size {
             a.cells.resize(size, ValueSummary::default());
         }
+        a.bytes.clear();
         for c in from..size {
             let a = &mut self.memory[k];
             a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], g, fill, self.opts.coalesce);
@@ -1758,7 +1802,8 @@ impl Multise<'_> {
             };
             for (i, val) in value.iter().enumerate() {
                 let a = &mut self.memory[k];
-                a.cells[o + i] = guarded_update(&mut self.guards, &a.cells[o + i], gt, val, self.opts.coalesce);
+                let s = guarded_update(&mut self.guards, &a.cells[o + i], gt, val, self.opts.coalesce);
+                a.set(o + i, s);
             }
         }
         go
@@ -1788,7 +1833,8 @@ impl Multise<'_> {
                     new.push(&mut self.guards, h, t, self.opts.coalesce);
                 }
                 let a = &mut self.memory[k];
-                a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], gv, &new, self.opts.coalesce);
+                let s = guarded_update(&mut self.guards, &a.cells[c], gv, &new, self.opts.coalesce);
+                a.set(c, s);
             }
         }
     }
@@ -1908,6 +1954,10 @@ impl Multise<'_> {
         st.bdd_collections = self.guards.collections;
         st.bdd_ms = self.guards.time.as_millis() as u64;
         st.operations = self.entries_processed;
+        if let Some(a) = &self.ahead {
+            st.run_ahead = a.pacing.runs;
+            st.statements_ahead = a.pacing.steps;
+        }
         st.avg_value_summary_size = if self.summaries_processed == 0 {
             0.0
         } else {
