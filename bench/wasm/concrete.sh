@@ -2,14 +2,17 @@
 # Concrete speed (issue: a concrete fast path). Input-free, compute-heavy
 # programs written by the team (primes: arithmetic and division; sort:
 # loads and stores; hash: bytes, shifts, multiplications) run once in wasmi
-# and in braid's concrete interpreter, and explored by dse (running concrete
-# stretches ahead in the interpreter, and with --run-ahead off) and multise
-# (one path, every value concrete; cut off at MAX_TIME seconds, default
-# 60); and checksum.c, a long concrete loop between a few symbolic
-# branches, under the same engines. Throughput is IR statements per second; `x wasmi` divides
-# wasmi's throughput (the interpreter's statement count over wasmi's time
-# on the same program; for checksum the mean over the input-free ones) by
-# each runtime's: how many times slower than wasmi it is.
+# and in braid's concrete interpreter, and explored by dse and multise,
+# each running concrete stretches ahead in the interpreter (the default) and
+# with --run-ahead off (one path, every value concrete; cut off at MAX_TIME
+# seconds, default 60); and checksum.c, a long concrete loop between a few
+# symbolic branches, under the same engines. Throughput is IR statements
+# per second; `x wasmi` divides wasmi's throughput (the interpreter's
+# statement count over wasmi's time on the same program; for checksum the
+# mean over the input-free ones) by each runtime's: how many times slower
+# than wasmi it is. For checksum, a run-ahead engine's cell also gives the
+# throughput on the concrete parts: the statements run ahead over the time
+# the hand-overs took (conversions both ways included).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_time=${MAX_TIME:-60}
@@ -26,7 +29,7 @@ cargo build --release --quiet -p braid-wasm --example concrete_time
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
-engine() { # program engine [run args] -> "statements wall_ms complete"
+engine() { # program engine [run args] -> "statements wall_ms complete statements_ahead ahead_ms"
     local p=$1 e=$2
     shift 2
     "$tmp/braid" run "bench/wasm/$p.wasm" --engine "$e" "$@" --max-time "$max_time" --json 2>/dev/null |
@@ -34,10 +37,10 @@ engine() { # program engine [run args] -> "statements wall_ms complete"
 import json, sys
 d = json.load(sys.stdin)
 s = d["stats"]
-print(s["statements"], s["wall_ms"], "yes" if d.get("complete") else "no")'
+print(s["statements"], s["wall_ms"], "yes" if d.get("complete") else "no", s["statements_ahead"], s["ahead_ms"])'
 }
-echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s (x wasmi) | dse --run-ahead off Mstmt/s (x wasmi) | multise Mstmt/s (x wasmi) |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| program | statements | wasmi ms | interpreter ms (x wasmi) | dse Mstmt/s (x wasmi) | dse --run-ahead off Mstmt/s (x wasmi) | multise Mstmt/s (x wasmi) | multise --run-ahead off Mstmt/s (x wasmi) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 rates=()
 for p in primes sort hash; do
     read -r _ _ steps ims < <("${CARGO_TARGET_DIR:-target}/release/examples/concrete_time" "bench/wasm/$p.wasm" | grep '^braid-interpreter')
@@ -45,8 +48,8 @@ for p in primes sort hash; do
     wrate=$(python3 -c "print($steps / ($wms / 1e3))")
     rates+=("$wrate")
     row="| $p | $steps | $wms | $ims ($(python3 -c "print('%.0f' % ($ims / $wms))")) |"
-    for e in dse dse-off multise; do
-        read -r n ms done < <(engine "$p" "${e%-off}" $([ "$e" = dse-off ] && echo --run-ahead off))
+    for e in dse dse-off multise multise-off; do
+        read -r n ms done _ _ < <(engine "$p" "${e%-off}" $([ "${e%-off}" != "$e" ] && echo --run-ahead off))
         rate=$(python3 -c "print($n / ($ms / 1e3))")
         cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
         row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $wrate / $rate))")$cut |"
@@ -55,10 +58,14 @@ for p in primes sort hash; do
 done
 mean=$(python3 -c "import statistics; print(statistics.mean([$(IFS=,; echo "${rates[*]}")]))")
 row="| checksum (4 symbolic bytes) | | | |"
-for e in dse dse-off multise; do
-    read -r n ms done < <(engine checksum "${e%-off}" $([ "$e" = dse-off ] && echo --run-ahead off))
+for e in dse dse-off multise multise-off; do
+    read -r n ms done an ams < <(engine checksum "${e%-off}" $([ "${e%-off}" != "$e" ] && echo --run-ahead off))
     rate=$(python3 -c "print($n / ($ms / 1e3))")
     cut=$([ "$done" = yes ] && echo "" || echo ", cut off")
-    row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $mean / $rate))")$cut |"
+    ahead=""
+    if [ "$an" -gt 0 ]; then
+        ahead="; ahead $(python3 -c "r = $an / (max($ams, 1) / 1e3); print('%.1f (%.0f)' % (r / 1e6, $mean / r))")"
+    fi
+    row="$row $(python3 -c "print('%.1f (%.0f)' % ($rate / 1e6, $mean / $rate))")$ahead$cut |"
 done
 echo "$row"

@@ -170,10 +170,12 @@ pub struct Stats {
     pub operations: u64,
     /// Statements executed (a multise step runs one for many paths).
     pub statements: u64,
-    /// `dse`: states handed to the concrete interpreter to run ahead, and
-    /// the statements (of `statements`) it ran for them.
+    /// `dse`, `multise`: states handed to the concrete interpreter to run
+    /// ahead, the statements (of `statements`) it ran for them, and the
+    /// time the hand-overs took (conversions both ways included).
     pub run_ahead: u64,
     pub statements_ahead: u64,
+    pub ahead_ms: u64,
     pub states_created: u64,
     /// State merging: pairs of states merged, and pairs of mergeable states
     /// (same location, stack, allocations and inputs) that were compared.

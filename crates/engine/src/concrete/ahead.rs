@@ -72,9 +72,11 @@ pub(crate) struct Pacing {
     backoff: u64,
     /// Never wait.
     eager: bool,
-    /// Hand-overs and the statements they ran (statistics).
+    /// Hand-overs, the statements they ran, and the time they took, from
+    /// the first conversion to the last value taken back (statistics).
     pub runs: u64,
     pub steps: u64,
+    pub time: std::time::Duration,
 }
 
 impl Pacing {
@@ -86,6 +88,7 @@ impl Pacing {
             eager,
             runs: 0,
             steps: 0,
+            time: std::time::Duration::ZERO,
         }
     }
 

@@ -166,10 +166,18 @@ impl Cells {
     }
 
     /// The bytes, if cells `o..o + n` are plain bytes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn plain(&self, o: usize, n: usize) -> Option<&[u8]> {
         match self {
             Cells::Bytes(b) => b.get(o..o.checked_add(n)?),
+            _ => self.plain_held(o, n),
+        }
+    }
+
+    #[inline(never)]
+    fn plain_held(&self, o: usize, n: usize) -> Option<&[u8]> {
+        match self {
+            Cells::Bytes(_) => unreachable!("the inlined case"),
             Cells::Held { bytes, mask, .. } => {
                 let b = bytes.get(o..o.checked_add(n)?)?;
                 (!any_held(mask, o, n)).then_some(b)
@@ -180,10 +188,18 @@ impl Cells {
 
     /// The bytes to write `n` plain bytes to at `o` (in bounds), the cells
     /// there no longer held.
-    #[inline]
+    #[inline(always)]
     fn plain_mut(&mut self, o: usize, n: usize) -> Option<&mut [u8]> {
         match self {
             Cells::Bytes(b) => b.get_mut(o..o.checked_add(n)?),
+            _ => self.plain_mut_held(o, n),
+        }
+    }
+
+    #[inline(never)]
+    fn plain_mut_held(&mut self, o: usize, n: usize) -> Option<&mut [u8]> {
+        match self {
+            Cells::Bytes(_) => unreachable!("the inlined case"),
             Cells::Held { bytes, mask, held } => {
                 let b = bytes.get_mut(o..o.checked_add(n)?)?;
                 if any_held(mask, o, n) {

@@ -82,6 +82,7 @@ impl Ahead {
         budget: &Budget,
         pass: &mut PassHead,
     ) -> Option<Handed> {
+        let start = std::time::Instant::now();
         let frames = st
             .frames
             .iter()
@@ -105,9 +106,11 @@ impl Ahead {
         let handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass);
         self.pacing.ran(handed.steps);
         if handed.steps == 0 {
+            self.pacing.time += start.elapsed();
             return None;
         }
         self.take_back(store, st, &handed, &originals);
+        self.pacing.time += start.elapsed();
         Some(handed)
     }
 

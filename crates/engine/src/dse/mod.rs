@@ -66,6 +66,7 @@ impl Engine for Dse<'_> {
         if let Some(a) = &self.ahead {
             stats.run_ahead = a.pacing.runs;
             stats.statements_ahead = a.pacing.steps;
+            stats.ahead_ms = a.pacing.time.as_millis() as u64;
         }
         // Paths stopped at loop heads are not counted.
         if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {

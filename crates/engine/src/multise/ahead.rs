@@ -64,6 +64,7 @@ impl Multise<'_> {
             return false;
         }
         let (phi, at) = (e.guard, e.at);
+        let start = std::time::Instant::now();
         let mut sent = Sent {
             summaries: Vec::new(),
             memory: Vec::with_capacity(self.memory.len()),
@@ -98,6 +99,7 @@ impl Multise<'_> {
         );
         ahead.pacing.ran(handed.steps);
         if handed.steps == 0 {
+            ahead.pacing.time += start.elapsed();
             return false;
         }
         self.result.stats.statements += handed.steps;
@@ -117,6 +119,9 @@ impl Multise<'_> {
         self.seq += 1;
         frame.pc[0].at = bottom.at;
         frame.pc[0].seq = self.seq;
+        if let Some(a) = self.ahead.as_mut() {
+            a.pacing.time += start.elapsed();
+        }
         let callees: Vec<AheadFrame> = stack.collect();
         if !callees.is_empty() {
             // The summaries placeholders stand for are roots while the

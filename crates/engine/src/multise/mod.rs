@@ -1957,6 +1957,7 @@ impl Multise<'_> {
         if let Some(a) = &self.ahead {
             st.run_ahead = a.pacing.runs;
             st.statements_ahead = a.pacing.steps;
+            st.ahead_ms = a.pacing.time.as_millis() as u64;
         }
         st.avg_value_summary_size = if self.summaries_processed == 0 {
             0.0
