@@ -91,6 +91,9 @@ pub struct Dse<'m> {
     result: RunResult,
     covered: FxHashSet<Branch>,
     live: usize,
+    /// Whether the state running its slice is the only one (no other state
+    /// it could be merged with).
+    alone: bool,
     /// Per function, which statements are loop heads (for the loop bound).
     loop_heads: Vec<Vec<bool>>,
     budget: Budget,
@@ -185,6 +188,7 @@ impl<'m> Dse<'m> {
             },
             covered: FxHashSet::default(),
             live: 0,
+            alone: false,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
             budget: Budget::unlimited(),
             found: Vec::new(),
@@ -270,6 +274,7 @@ impl<'m> Dse<'m> {
             if self.merger.is_some() {
                 self.note_forwarding(&mut st, forwarded);
             }
+            self.alone = states.0.is_empty();
             let survivors = self.run_slice(st);
             self.live = self.live + survivors.len() - 1;
             self.result.stats.states_created += survivors.len().saturating_sub(1) as u64;
@@ -450,12 +455,15 @@ impl<'m> Dse<'m> {
     }
 
     /// Runs `st` ahead in the concrete interpreter if it is due
-    /// ([`ahead`]): plain `dse` only (merging engines meet states at block
-    /// starts, concolic runs take every decision themselves, a loop bound
-    /// counts every loop head), and past a loop head only where loop-head
-    /// merging no longer merges. Whether it ran.
+    /// ([`ahead`]): in plain `dse`, and in the merging engines while `st`
+    /// is the only state (they meet states at block starts: with no other
+    /// state there is none to meet); not in concolic runs (they take every
+    /// decision themselves) or under a loop bound (it counts every loop
+    /// head); and past a loop head only where loop-head merging no longer
+    /// merges. Whether it ran.
     fn run_ahead(&mut self, st: &mut State) -> bool {
-        let plain = self.merger.is_none() && self.concolic.is_none() && self.config.limits.loop_bound.is_none();
+        let plain =
+            (self.merger.is_none() || self.alone) && self.concolic.is_none() && self.config.limits.loop_bound.is_none();
         let module = self.module;
         let Some(ahead) = self.ahead.as_mut() else {
             return false;
