@@ -476,14 +476,20 @@ proptest! {
 
     /// The merging engines run a state ahead while it is the only one (no
     /// state to merge with): ssm explores the same tree eager, with waits
-    /// and off; dsm, whose fast-forwarding sees fewer slices, the same bugs
-    /// and covered branches (left out: a program whose run without running
+    /// and off, and so do concolic runs (with and without partial
+    /// solutions); dsm, whose fast-forwarding sees fewer slices, the same
+    /// bugs and covered branches (left out: a program whose run without running
     /// ahead is incomplete, a query the solver could not decide in 10 s).
     #[test]
     fn merging_running_ahead_changes_no_exploration(seed in any::<u64>()) {
         for src in [random_program(seed), random_memory_program(seed)] {
-            for strategy in [Strategy::Static, Strategy::Dynamic { delta: 8 }] {
-                let inner = Engine::Merging(strategy, Similarity::All, SearchKind::Dfs, false);
+            let engines = [
+                (Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, false), true),
+                (Engine::Merging(Strategy::Dynamic { delta: 8 }, Similarity::All, SearchKind::Dfs, false), false),
+                (Engine::Concolic { strategy: ConcolicStrategy::ALL[0], partial: false }, true),
+                (Engine::Concolic { strategy: ConcolicStrategy::ALL[0], partial: true }, true),
+            ];
+            for (inner, same_paths) in engines {
                 let off = Engine::Ahead(RunAhead::Off, Box::new(inner.clone()));
                 let Some((r, bugs, covered)) = explore_with(&src, &off, None, false) else {
                     continue;
@@ -493,7 +499,7 @@ proptest! {
                     let (o, obugs, ocovered) = explore(&src, &engine);
                     let label = engine_label(&engine);
                     prop_assert_eq!((&bugs, &covered), (&obugs, &ocovered), "off vs {}\n{}", label, src);
-                    if strategy == Strategy::Static {
+                    if same_paths {
                         prop_assert_eq!(r.paths, o.paths, "paths, off vs {}\n{}", label, src);
                     }
                 }

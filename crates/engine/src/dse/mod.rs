@@ -455,15 +455,14 @@ impl<'m> Dse<'m> {
     }
 
     /// Runs `st` ahead in the concrete interpreter if it is due
-    /// ([`ahead`]): in plain `dse`, and in the merging engines while `st`
-    /// is the only state (they meet states at block starts: with no other
-    /// state there is none to meet); not in concolic runs (they take every
-    /// decision themselves) or under a loop bound (it counts every loop
-    /// head); and past a loop head only where loop-head merging no longer
-    /// merges. Whether it ran.
+    /// ([`ahead`]): in plain `dse` and concolic runs (the interpreter hands
+    /// a state back before any decision on a symbolic value), and in the
+    /// merging engines while `st` is the only state (they meet states at
+    /// block starts: with no other state there is none to meet); not under
+    /// a loop bound (it counts every loop head); and past a loop head only
+    /// where loop-head merging no longer merges. Whether it ran.
     fn run_ahead(&mut self, st: &mut State) -> bool {
-        let plain =
-            (self.merger.is_none() || self.alone) && self.concolic.is_none() && self.config.limits.loop_bound.is_none();
+        let plain = (self.merger.is_none() || self.alone) && self.config.limits.loop_bound.is_none();
         let module = self.module;
         let Some(ahead) = self.ahead.as_mut() else {
             return false;
