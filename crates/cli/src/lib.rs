@@ -168,11 +168,12 @@ struct RunArgs {
     /// count; off: loops are unrolled.
     #[arg(long, default_value = "on", value_name = "on|off")]
     loop_merge: String,
-    /// dse: on: statements that compute on machine values alone run in the
+    /// on: statements that compute on machine values alone run in the
     /// concrete interpreter, and the state comes back to the engine at the
     /// first one that touches a symbolic value, reads an input, may be a
-    /// bug, or reaches a loop head loop-head merging still watches; off:
-    /// the engine runs every statement.
+    /// bug, or reaches a loop head loop-head merging still watches (ssm,
+    /// dsm: only while the state is the only one; multise: with one pc
+    /// entry); off: the engine runs every statement.
     #[arg(long, default_value = "on", value_name = "on|off")]
     run_ahead: String,
     /// Write every solver call to DIR as an SMT-LIB 2 file (with braid's

@@ -61,8 +61,9 @@ pub struct Config {
     /// Merge the states at each loop head across iterations (seed 003), and
     /// stop those an earlier state stands for.
     pub loop_merge: bool,
-    /// `dse`: run a state's statements that compute on machine values alone
-    /// in the concrete interpreter (`concrete::ahead`). `Eager` hands a
+    /// Run a state's statements that compute on machine values alone in
+    /// the concrete interpreter (`concrete::ahead`; every engine, see
+    /// `Dse::run_ahead` and `multise::ahead`). `Eager` hands a
     /// state over at every chance (for tests); `On` waits out runs that did
     /// not pay.
     pub run_ahead: RunAhead,

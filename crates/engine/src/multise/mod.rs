@@ -196,8 +196,12 @@ struct Allocation {
     /// page had one byte as its value on the paths of the guard (`None`:
     /// all paths) when last converted and none was written since
     /// ([`Allocation::set`] forgets the page).
-    bytes: Vec<Option<(Option<Guard>, Rc<[u8]>)>>,
+    bytes: Vec<Option<BytePage>>,
 }
+
+/// A page of cells as bytes, and the guard it holds under (`None`: every
+/// path).
+type BytePage = (Option<Guard>, Rc<[u8]>);
 
 impl Allocation {
     fn set(&mut self, c: usize, s: ValueSummary) {
