@@ -18,7 +18,10 @@ fn main() {
     let code = braid_engine::concrete::Code::new(&program.module, program.entry);
     let Some(f) = program.module.func_index(&func) else {
         let names: Vec<&str> = program.module.functions.iter().map(|f| f.name.as_str()).collect();
-        fail(format!("{path}: no function `{func}` (functions: {})", names.join(", ")))
+        fail(format!(
+            "{path}: no function `{func}` (functions: {})",
+            names.join(", ")
+        ))
     };
     print!("{}", code.dump(&program.module, f));
 }
