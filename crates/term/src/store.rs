@@ -2,7 +2,7 @@
 
 use crate::op::{eval_op, EvalError, Op};
 use crate::value::{Sort, Value};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::fmt::Write;
 
@@ -48,6 +48,10 @@ pub struct TermStore {
 }
 
 const RECENT_BITS: u32 = 12;
+
+/// At most this many `ite` nodes to a choice that an operation is lifted
+/// into ([`TermStore::lift_choice`]).
+const LIFT_NODES: usize = 32;
 
 /// The slot of `v` in [`TermStore::recent`].
 fn recent_slot(v: &Value) -> usize {
@@ -227,10 +231,94 @@ impl TermStore {
             let v = eval_op(op, &values)?;
             return Ok(self.constant(v));
         }
+        if let Some(t) = self.lift_choice(op, &args) {
+            return Ok(t);
+        }
         if let Some(t) = self.rewrite(op, &args, sort) {
             return Ok(t);
         }
         Ok(self.intern(Node::App(op, args), sort))
+    }
+
+    /// Whether `t` is a choice of constants (`ite` nodes down to constants
+    /// or truth values `tobv(b)`) with at most `limit` distinct `ite` nodes.
+    fn small_constant_choice(&self, t: TermId, limit: usize) -> bool {
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![t];
+        while let Some(u) = stack.pop() {
+            match self.node(u) {
+                Node::App(Op::Ite, a) => {
+                    if seen.insert(u) {
+                        if seen.len() > limit {
+                            return false;
+                        }
+                        stack.extend([a[1], a[2]]);
+                    }
+                }
+                // Constants, and C truth values (0 or 1).
+                Node::Const(_) => {}
+                Node::App(Op::ToBv(_), _) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// An operation goes inside a choice of constants: `op(ite(c, 1, 2), 3)`
+    /// is `ite(c, op(1, 3), op(2, 3))`, which folds. Merged states keep the
+    /// values their paths disagree on as such choices, and so addresses,
+    /// sizes and flags computed from them stay choices of constants (an
+    /// access through one is an access per value, not at a symbolic offset)
+    /// and a word loaded from merged bytes is a choice of words. The first
+    /// operand that is a choice of at most [`LIFT_NODES`] `ite` nodes is
+    /// lifted (the other operands take the side of each condition they
+    /// choose on too); the operation on each of its values lifts the next.
+    fn lift_choice(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
+        if op == Op::Ite || !args.iter().any(|a| matches!(self.node(*a), Node::App(Op::Ite, _))) {
+            return None;
+        }
+        // A read's cells are its array, not operands to lift over.
+        let operands = if op == Op::Read { &args[..1] } else { args };
+        let i = operands.iter().position(|a| {
+            matches!(self.node(*a), Node::App(Op::Ite, _)) && self.small_constant_choice(*a, LIFT_NODES)
+        })?;
+        let mut memo = FxHashMap::default();
+        self.lift_into(op, args, i, &mut memo)
+    }
+
+    /// `op(args)` with operand `i` a choice of constants, built as the
+    /// choice of `op` on each of its values (`memo`: per operand list).
+    fn lift_into(
+        &mut self,
+        op: Op,
+        args: &[TermId],
+        i: usize,
+        memo: &mut FxHashMap<SmallVec<[TermId; 3]>, TermId>,
+    ) -> Option<TermId> {
+        let key: SmallVec<[TermId; 3]> = args.iter().copied().collect();
+        if let Some(r) = memo.get(&key) {
+            return Some(*r);
+        }
+        let r = match self.node(args[i]).clone() {
+            Node::App(Op::Ite, choice) => {
+                let cond = choice[0];
+                let side = |s: &Self, holds: bool| -> SmallVec<[TermId; 3]> {
+                    args.iter()
+                        .map(|a| match s.node(*a) {
+                            Node::App(Op::Ite, c) if c[0] == cond => c[if holds { 1 } else { 2 }],
+                            _ => *a,
+                        })
+                        .collect()
+                };
+                let (yes, no) = (side(self, true), side(self, false));
+                let yes = self.lift_into(op, &yes, i, memo)?;
+                let no = self.lift_into(op, &no, i, memo)?;
+                self.app(Op::Ite, &[cond, yes, no]).ok()?
+            }
+            _ => self.app(op, args).ok()?,
+        };
+        memo.insert(key, r);
+        Some(r)
     }
 
     /// `ite(c, a, b)`, even for values of different sorts (such a choice
@@ -246,14 +334,42 @@ impl TermStore {
         holds: bool,
         memo: &mut FxHashMap<TermId, TermId>,
     ) -> TermId {
+        // A term that mentions the first of `cond`'s symbols may contain
+        // it; others (constants, most cells of a memory) stay as they are.
+        let key = self.symbols(cond).first().copied();
+        let may_contain = |s: &Self, u: TermId| key.is_none_or(|k| s.symbols(u).binary_search(&k).is_ok());
+        if !may_contain(self, t) {
+            return t;
+        }
         if let Some(&r) = memo.get(&t) {
             return r;
         }
-        for u in self.postorder(&[t]) {
-            if memo.contains_key(&u) {
+        // Post-order over the subterms not picked yet.
+        let mut order = Vec::new();
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![(t, false)];
+        while let Some((u, expanded)) = stack.pop() {
+            if expanded {
+                order.push(u);
                 continue;
             }
+            if memo.contains_key(&u) || !seen.insert(u) {
+                continue;
+            }
+            if !may_contain(self, u) {
+                memo.insert(u, u);
+                continue;
+            }
+            stack.push((u, true));
+            if let Node::App(_, args) = self.node(u) {
+                stack.extend(args.iter().filter(|a| !memo.contains_key(*a)).map(|a| (*a, false)));
+            }
+        }
+        for u in order {
             let r = match self.node(u).clone() {
+                // The condition itself, as a formula (a branch on a merged
+                // truth value `ite(c, 1, 0)` became `c`).
+                _ if u == cond => self.bool(holds),
                 Node::App(Op::Ite, args) if args[0] == cond => memo[&args[if holds { 1 } else { 2 }]],
                 Node::App(op, args) => {
                     let new: Vec<TermId> = args.iter().map(|a| memo[a]).collect();
@@ -477,11 +593,34 @@ impl TermStore {
                 self.negates(args[0], args[1]).then(|| self.bool(op == Op::Or))
             }
             Op::Ite => {
-                if args[1] == args[2] {
-                    return Some(args[1]);
+                let (cond, yes, no) = (args[0], args[1], args[2]);
+                if yes == no {
+                    return Some(yes);
                 }
-                match self.node(args[0]).clone() {
-                    Node::App(Op::Not, inner) => self.app(Op::Ite, &[inner[0], args[2], args[1]]).ok(),
+                if let Some(Value::Bool(b)) = c(self, 0) {
+                    return Some(if b { yes } else { no });
+                }
+                if let Node::App(Op::Not, inner) = self.node(cond).clone() {
+                    return self.app(Op::Ite, &[inner[0], no, yes]).ok();
+                }
+                // A side that chooses on the same condition again is the
+                // value on that side.
+                let same = |s: &Self, t: TermId, holds: bool| match s.node(t) {
+                    Node::App(Op::Ite, inner) if inner[0] == cond => Some(inner[if holds { 1 } else { 2 }]),
+                    _ => None,
+                };
+                if let Some(y) = same(self, yes, true) {
+                    return self.app(Op::Ite, &[cond, y, no]).ok();
+                }
+                if let Some(n) = same(self, no, false) {
+                    return self.app(Op::Ite, &[cond, yes, n]).ok();
+                }
+                // A choice of the truth values is the condition. (Not
+                // `ite(c, true, x)` as `c ∨ x`: `x` need not evaluate where
+                // `c` holds, a merged variable that one side never set.)
+                match (c(self, 1), c(self, 2)) {
+                    (Some(Value::Bool(true)), Some(Value::Bool(false))) => Some(cond),
+                    (Some(Value::Bool(false)), Some(Value::Bool(true))) => Some(self.not(cond)),
                     _ => None,
                 }
             }
@@ -894,6 +1033,50 @@ mod tests {
         // A comparison with a non-constant stays.
         let kept = s.app(Op::Eq, &[bp, x]).unwrap();
         assert!(s.as_const(kept).is_none());
+    }
+
+    #[test]
+    fn operations_go_inside_choices_of_constants() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let five = s.constant(Value::bv(32, 5));
+        let c = s.app(Op::Lt, &[x, five]).unwrap();
+        let bv8 = |s: &mut TermStore, v| s.constant(Value::bv(8, v));
+        let (one, two) = (bv8(&mut s, 1), bv8(&mut s, 2));
+        // A merged byte widened, shifted and offset is a choice of constants.
+        let byte = s.app(Op::Ite, &[c, one, two]).unwrap();
+        let wide = s.app(Op::ZExt(32), &[byte]).unwrap();
+        let four = s.constant(Value::bv(32, 4));
+        let scaled = s.app(Op::Shl, &[wide, four]).unwrap();
+        let base = s.constant(Value::bv(32, 1000));
+        let addr = s.app(Op::Add, &[scaled, base]).unwrap();
+        let (a, b) = (s.constant(Value::bv(32, 1016)), s.constant(Value::bv(32, 1032)));
+        assert_eq!(addr, s.app(Op::Ite, &[c, a, b]).unwrap());
+        // Compared with a constant, it is the condition.
+        let is_a = s.app(Op::Eq, &[addr, a]).unwrap();
+        assert_eq!(is_a, c);
+        // Two choices on one condition combine side by side.
+        let other = s.app(Op::Ite, &[c, b, a]).unwrap();
+        let sum = s.app(Op::Add, &[addr, other]).unwrap();
+        assert_eq!(s.as_const(sum), Some(Value::bv(32, 2048)));
+        // A choice of symbolic values stays one.
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let xy = s.app(Op::Ite, &[c, x, y]).unwrap();
+        let plus = s.app(Op::Add, &[xy, five]).unwrap();
+        assert!(matches!(s.node(plus), Node::App(Op::Add, _)));
+        // A side choosing on the same condition again, a constant condition.
+        let nested = s.app(Op::Ite, &[c, xy, five]).unwrap();
+        assert_eq!(nested, s.app(Op::Ite, &[c, x, five]).unwrap());
+        let t = s.bool(true);
+        assert_eq!(s.app(Op::Ite, &[t, x, y]).unwrap(), x);
+        // Picking a side takes the condition itself as a truth value.
+        let mut memo = FxHashMap::default();
+        assert_eq!(s.select_side(is_a, c, false, &mut memo), s.bool(false));
+        let mut memo = FxHashMap::default();
+        assert_eq!(
+            s.select_side(plus, c, true, &mut memo),
+            s.app(Op::Add, &[x, five]).unwrap()
+        );
     }
 
     #[test]

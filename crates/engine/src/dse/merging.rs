@@ -18,7 +18,7 @@
 //! such path that no test covers yet gets a test of its own. So the tests
 //! cover what the exploration covered, as dse's do.
 
-use super::state::{Alt, Merge, State};
+use super::state::{Alt, Merge, PageMemo, State};
 use super::Dse;
 use crate::qce::{Cell, Counts, Qce, QceParams};
 use crate::results::Branch;
@@ -276,6 +276,9 @@ impl<'m> Merger<'m> {
                 let Some(hot) = self.hot(a) else {
                     return false;
                 };
+                if concrete_cells_differ(store, a, b) {
+                    return false;
+                }
                 hot.into_iter().all(
                     |item| match (Self::value(store, a, item), Self::value(store, b, item)) {
                         (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
@@ -285,6 +288,22 @@ impl<'m> Merger<'m> {
             }
         }
     }
+}
+
+/// Whether some memory cell holds a different constant in `a` and in `b`.
+/// The analysis does not see which cells are hot (a compiled program keeps
+/// its locals and its data structures in memory), so every cell counts as
+/// hot: a merge would make a concrete value (a pointer, a count, a flag) a
+/// choice that every later use of it branches on again.
+fn concrete_cells_differ(store: &TermStore, a: &State, b: &State) -> bool {
+    a.memory.iter().zip(&b.memory).any(|(x, y)| {
+        x.pages().iter().zip(y.pages()).any(|(p, q)| {
+            !Rc::ptr_eq(p, q)
+                && p.iter()
+                    .zip(q.iter())
+                    .any(|(s, t)| s != t && store.as_const(*s).is_some() && store.as_const(*t).is_some())
+        })
+    })
 }
 
 /// Whether `a` and `b` can become one state: equal call stacks (and loop
@@ -369,21 +388,14 @@ impl Dse<'_> {
         if !merger.similar(&self.store, a, b) {
             return None;
         }
-        let mut m = self.merge(a, b)?;
-        if let Some(cond) = m.merge_cond.take() {
-            m.merges.push(Merge {
-                cond,
-                location,
-                other: b.model.clone(),
-            });
-        }
+        let m = self.merge(a, b, location)?;
         self.result.stats.states_merged += 1;
         Some(m)
     }
 
     /// The merged state, or `None` when some differing values cannot form
     /// one `ite` (values of different sorts).
-    fn merge(&mut self, a: &State, b: &State) -> Option<State> {
+    fn merge(&mut self, a: &State, b: &State, location: u64) -> Option<State> {
         let common = a.path.iter().zip(&b.path).take_while(|(x, y)| x == y).count();
         let conj = |store: &mut TermStore, cs: &[TermId]| {
             let t = store.bool(true);
@@ -437,7 +449,16 @@ impl Dse<'_> {
         self.lift_alts(b, cb, &mut m.alts);
         m.forwarding = false;
         m.current = None;
-        m.merge_cond = Some(ca);
+        m.merges.push(Merge {
+            cond: ca,
+            location,
+            other: b.model.clone(),
+            other_merges: b.merges.iter().cloned().collect(),
+            common,
+            merged_len: m.path.len(),
+            own_path: a.path.iter().copied().collect(),
+            other_path: b.path.iter().copied().collect(),
+        });
         Some(m)
     }
 
@@ -488,8 +509,9 @@ impl Dse<'_> {
         }
         let mut out = Vec::new();
         for holds in [true, false] {
-            let mut memo = FxHashMap::default();
+            let (mut memo, mut pages) = (FxHashMap::default(), PageMemo::default());
             let mut side = st.clone();
+            let side_cond = if holds { merge.cond } else { self.store.not(merge.cond) };
             let store = &mut self.store;
             let mut pick = |t: TermId| store.select_side(t, merge.cond, holds, &mut memo);
             for f in &mut side.frames {
@@ -498,17 +520,32 @@ impl Dse<'_> {
                 }
             }
             for a in &mut side.memory {
-                let cells = a.map(|c| Some(pick(c))).expect("picking a side never fails");
+                let cells = a
+                    .map(&mut pages, |c| Some(pick(c)))
+                    .expect("picking a side never fails");
                 if !cells.shares_all(a) {
                     *a = Rc::new(cells);
                 }
             }
-            let mut path: Vec<TermId> = side.path.iter().map(|c| pick(*c)).collect();
+            // The side's own path condition where the merged one has the
+            // common prefix and the disjunction, then what came after.
+            let own = if holds { &merge.own_path } else { &merge.other_path };
+            let mut path: Vec<TermId> = if side.path.len() >= merge.merged_len
+                && merge.own_path.get(..merge.common) == side.path.get(..merge.common)
+            {
+                let after: Vec<TermId> = side.path[merge.merged_len..].iter().map(|c| pick(*c)).collect();
+                own.iter().copied().chain(after).collect()
+            } else {
+                let mut path: Vec<TermId> = side.path.iter().map(|c| pick(*c)).collect();
+                path.push(side_cond);
+                path
+            };
             for alt in &mut side.alts {
                 alt.cond = pick(alt.cond);
             }
-            let side_cond = if holds { merge.cond } else { self.store.not(merge.cond) };
-            path.push(side_cond);
+            if !holds {
+                side.merges = merge.other_merges.to_vec();
+            }
             if path.iter().any(|c| self.store.is_false(*c)) {
                 continue;
             }
@@ -533,7 +570,6 @@ impl Dse<'_> {
             };
             out.push(side);
         }
-        st.merges.clear();
         out
     }
 }

@@ -763,24 +763,52 @@ impl<'m> Dse<'m> {
     }
 
     /// The `(guard, leaf)` pairs of an `ite` tree over values the solver does
-    /// not reason about (labels, functions, addresses).
+    /// not reason about (labels, functions, addresses): one per distinct
+    /// leaf, whose guard is the disjunction of the ways to it (a merged
+    /// value's choices share subtrees, so leaves repeat).
     fn leaves(&mut self, t: TermId) -> Vec<(TermId, TermId)> {
-        let mut out = Vec::new();
-        let tru = self.store.bool(true);
-        let mut stack = vec![(tru, t)];
-        while let Some((g, t)) = stack.pop() {
-            match self.store.node(t).clone() {
-                Node::App(Op::Ite, args) => {
-                    let yes = self.store.and(g, args[0]);
-                    let not_c = self.store.not(args[0]);
-                    let no = self.store.and(g, not_c);
-                    stack.push((no, args[2]));
-                    stack.push((yes, args[1]));
+        // The `ite` nodes in an order where each comes after every `ite`
+        // above it (reverse post-order), and the leaves in order of reach.
+        let mut post = Vec::new();
+        let mut leaves = Vec::new();
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![(t, false)];
+        while let Some((u, done)) = stack.pop() {
+            if done {
+                post.push(u);
+                continue;
+            }
+            if !seen.insert(u) {
+                continue;
+            }
+            match self.store.node(u) {
+                Node::App(Op::Ite, a) => {
+                    let (yes, no) = (a[1], a[2]);
+                    stack.push((u, true));
+                    stack.push((no, false));
+                    stack.push((yes, false));
                 }
-                _ => out.push((g, t)),
+                _ => leaves.push(u),
             }
         }
-        out
+        let mut guard: FxHashMap<TermId, TermId> = FxHashMap::default();
+        guard.insert(t, self.store.bool(true));
+        for u in post.into_iter().rev() {
+            let g = guard[&u];
+            let Node::App(Op::Ite, a) = self.store.node(u).clone() else {
+                continue;
+            };
+            let not_c = self.store.not(a[0]);
+            for (child, c) in [(a[1], a[0]), (a[2], not_c)] {
+                let reach = self.store.and(g, c);
+                let both = match guard.get(&child) {
+                    Some(h) => self.store.or(*h, reach),
+                    None => reach,
+                };
+                guard.insert(child, both);
+            }
+        }
+        leaves.into_iter().map(|l| (guard[&l], l)).collect()
     }
 
     // ---- feasibility and forking -----------------------------------------
@@ -1752,32 +1780,62 @@ impl<'m> Dse<'m> {
         let cells = &st.memory[alloc as usize];
         let value = match width {
             None => cells[off],
-            Some(w)
-                if let Some(v) =
-                    self.stored_whole(&(0..w as usize / 8).map(|i| cells[off + i]).collect::<Vec<_>>(), w) =>
-            {
-                v
-            }
             Some(w) => {
-                let mut acc = self.store.constant(Value::bv(w, 0));
-                for i in 0..w as usize / 8 {
-                    let c = cells[off + i];
-                    let byte = match self.store.sort(c) {
-                        Sort::Bv(8) => c,
-                        Sort::Undef => continue,
-                        _ => return self.fail(&st, BugKind::TypeError),
-                    };
-                    let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
-                    let sh = self.store.constant(Value::bv(w, 8 * i as u64));
-                    let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
-                    acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
+                let bytes: Vec<TermId> = (0..w as usize / 8).map(|i| cells[off + i]).collect();
+                match self.assemble(&bytes, w, 3) {
+                    Some(v) => v,
+                    None => return self.fail(&st, BugKind::TypeError),
                 }
-                acc
             }
         };
         st.set(dst, value);
         st.top_mut().at += 1;
         Step::Continue(st)
+    }
+
+    /// The `w`-bit little-endian value of `bytes` (`None`: a cell that is
+    /// not a byte). Bytes a merge made choices on one condition (each an
+    /// `ite(c, …)` or the same on both sides) give the choice of the two
+    /// words, `depth` conditions deep, so a merged word reads as
+    /// `ite(c, v₁, v₂)` rather than four choices of bytes put together.
+    fn assemble(&mut self, bytes: &[TermId], w: u8, depth: u32) -> Option<TermId> {
+        if let Some(v) = self.stored_whole(bytes, w) {
+            return Some(v);
+        }
+        let cond = bytes.iter().find_map(|b| match self.store.node(*b) {
+            Node::App(Op::Ite, a) => Some(a[0]),
+            _ => None,
+        });
+        if let Some(c) = cond.filter(|_| depth > 0) {
+            let side = |me: &Self, holds: bool| -> Option<Vec<TermId>> {
+                bytes
+                    .iter()
+                    .map(|b| match me.store.node(*b) {
+                        Node::App(Op::Ite, a) if a[0] == c => Some(a[if holds { 1 } else { 2 }]),
+                        Node::App(Op::Ite, _) => None,
+                        _ => Some(*b),
+                    })
+                    .collect()
+            };
+            if let (Some(yes), Some(no)) = (side(self, true), side(self, false)) {
+                let yes = self.assemble(&yes, w, depth - 1)?;
+                let no = self.assemble(&no, w, depth - 1)?;
+                return self.store.app(Op::Ite, &[c, yes, no]).ok();
+            }
+        }
+        let mut acc = self.store.constant(Value::bv(w, 0));
+        for (i, &c) in bytes.iter().enumerate() {
+            let byte = match self.store.sort(c) {
+                Sort::Bv(8) => c,
+                Sort::Undef => continue,
+                _ => return None,
+            };
+            let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
+            let sh = self.store.constant(Value::bv(w, 8 * i as u64));
+            let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
+            acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
+        }
+        Some(acc)
     }
 
     /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the

@@ -20,12 +20,22 @@ pub(crate) struct Frame {
 
 /// One merge a state went through: the condition selecting the first merged
 /// state's side (its values in every `ite(cond, …)` the merge made), where
-/// it happened, and a model of the other side when it was merged.
+/// it happened, a model of the other side when it was merged, and the
+/// merges the other side was made of (the first side's are the ones before
+/// this one), so that each part of a split keeps its own.
 #[derive(Clone)]
 pub(crate) struct Merge {
     pub cond: TermId,
     pub location: u64,
     pub other: Rc<Model>,
+    pub other_merges: Rc<[Merge]>,
+    /// The path conditions the two sides had: the merged state's path is
+    /// their common prefix of length `common`, their disjunction (unless it
+    /// is true), `merged_len` conjuncts in all, and what came after.
+    pub common: usize,
+    pub merged_len: usize,
+    pub own_path: Rc<[TermId]>,
+    pub other_path: Rc<[TermId]>,
 }
 
 /// Paths merged into a state that may still need a test of their own: the
@@ -65,9 +75,6 @@ pub(crate) struct State {
     pub alts: Vec<Alt>,
     /// The merges this state is made of, last made last (state merging).
     pub merges: Vec<Merge>,
-    /// The condition of the merge that just made this state (recorded in
-    /// `merges` with its location).
-    pub merge_cond: Option<TermId>,
     /// Dynamic state merging: the `(location, store)` hashes of this state
     /// at its last block starts, newest last (its recent predecessors).
     pub history: VecDeque<(u64, u64)>,
@@ -97,7 +104,6 @@ impl State {
             fresh: Vec::new(),
             alts: Vec::new(),
             merges: Vec::new(),
-            merge_cond: None,
             history: VecDeque::new(),
             current: None,
             forwarding: false,
@@ -204,6 +210,10 @@ impl PartialEq for Inputs {
 
 /// Cells per page of [`Cells`].
 pub(crate) const PAGE: usize = 1024;
+
+/// Pages already mapped by [`Cells::map`], by address: the page (which keeps
+/// the address from being reused) and its image.
+pub(crate) type PageMemo = FxHashMap<*const Vec<TermId>, (Rc<Vec<TermId>>, Rc<Vec<TermId>>)>;
 
 /// An allocation's cells in pages that states share until one writes: a
 /// fork that writes one cell of a WebAssembly memory copies one page of it,
@@ -318,9 +328,16 @@ impl Cells {
 
     /// The cells page by page, with `f` applied; pages `f` leaves as they
     /// are stay shared.
-    pub fn map(&self, mut f: impl FnMut(TermId) -> Option<TermId>) -> Option<Cells> {
+    /// A page met before (in `done`: an allocation starts as one page
+    /// shared throughout) is mapped once; `f` must give the same for the
+    /// same cell.
+    pub fn map(&self, done: &mut PageMemo, mut f: impl FnMut(TermId) -> Option<TermId>) -> Option<Cells> {
         let mut pages = Vec::with_capacity(self.pages.len());
         for p in &self.pages {
+            if let Some((_, q)) = done.get(&Rc::as_ptr(p)) {
+                pages.push(q.clone());
+                continue;
+            }
             let mut new: Option<Vec<TermId>> = None;
             for (i, c) in p.iter().enumerate() {
                 let d = f(*c)?;
@@ -328,7 +345,9 @@ impl Cells {
                     new.get_or_insert_with(|| p.to_vec())[i] = d;
                 }
             }
-            pages.push(new.map_or_else(|| p.clone(), Rc::new));
+            let q = new.map_or_else(|| p.clone(), Rc::new);
+            done.insert(Rc::as_ptr(p), (p.clone(), q.clone()));
+            pages.push(q);
         }
         Some(Cells { pages, len: self.len })
     }
