@@ -108,6 +108,8 @@ pub(crate) struct Merger<'m> {
     pub at_location: FxHashMap<u64, Vec<StateId>>,
     /// Locations where merging made a query too hard, and no longer merges.
     pub given_up: FxHashSet<u64>,
+    /// The hot items per call stack of locations (function, statement).
+    hot_at: FxHashMap<Vec<(u32, StmtIdx)>, Rc<[Hot]>>,
 }
 
 impl<'m> Merger<'m> {
@@ -153,6 +155,7 @@ impl<'m> Merger<'m> {
             test_covered: FxHashSet::default(),
             at_location: FxHashMap::default(),
             given_up: FxHashSet::default(),
+            hot_at: FxHashMap::default(),
         }
     }
 
@@ -210,7 +213,17 @@ impl<'m> Merger<'m> {
     /// location, summed into the global `Q_t`; those with
     /// `Q_add > α·Q_t`, and those a later address depends on. `None` when
     /// the budget stopped the analysis.
-    pub fn hot(&mut self, st: &State) -> Option<Vec<Hot>> {
+    pub fn hot(&mut self, st: &State) -> Option<Rc<[Hot]>> {
+        let key: Vec<(u32, StmtIdx)> = st.frames.iter().map(|f| (f.func.0, f.at)).collect();
+        if let Some(h) = self.hot_at.get(&key) {
+            return Some(h.clone());
+        }
+        let hot: Rc<[Hot]> = self.hot_items(st)?.into();
+        self.hot_at.insert(key, hot.clone());
+        Some(hot)
+    }
+
+    fn hot_items(&mut self, st: &State) -> Option<Vec<Hot>> {
         let last = st.frames.len() - 1;
         let counts: Vec<Rc<Counts>> = st
             .frames
@@ -258,7 +271,7 @@ impl<'m> Merger<'m> {
             return 0;
         }
         let mut h = FxHasher::default();
-        for item in self.hot(st).unwrap_or_default() {
+        for &item in self.hot(st).as_deref().unwrap_or_default() {
             let value = Self::value(store, st, item).filter(|t| store.as_const(*t).is_some());
             (item, value).hash(&mut h);
         }
@@ -276,15 +289,14 @@ impl<'m> Merger<'m> {
                 let Some(hot) = self.hot(a) else {
                     return false;
                 };
-                if concrete_cells_differ(store, a, b) {
-                    return false;
-                }
-                hot.into_iter().all(
-                    |item| match (Self::value(store, a, item), Self::value(store, b, item)) {
-                        (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
-                        (x, y) => x == y,
-                    },
-                )
+                let hot_agree =
+                    hot.iter().all(
+                        |&item| match (Self::value(store, a, item), Self::value(store, b, item)) {
+                            (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
+                            (x, y) => x == y,
+                        },
+                    );
+                hot_agree && !concrete_cells_differ(store, a, b)
             }
         }
     }
