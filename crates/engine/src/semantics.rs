@@ -228,15 +228,26 @@ pub fn read_wide(store: &mut TermStore, array: &[TermId], off: TermId, width: Op
     let Some(w) = width else {
         return read(store, 0);
     };
+    let bytes: Vec<TermId> = (0..w as usize / 8).map(|i| read(store, i)).collect();
+    word_of(store, w, &bytes).expect("arrays of bytes")
+}
+
+/// The `w`-bit little-endian value of `bytes` put together (an undefined
+/// byte counts as 0); `None` if a cell is not a byte.
+pub fn word_of(store: &mut TermStore, w: u8, bytes: &[TermId]) -> Option<TermId> {
     let mut acc = store.constant(Value::bv(w, 0));
-    for i in 0..w as usize / 8 {
-        let byte = read(store, i);
+    for (i, &byte) in bytes.iter().enumerate() {
+        match store.sort(byte) {
+            Sort::Bv(8) => {}
+            Sort::Undef => continue,
+            _ => return None,
+        }
         let wide = store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
         let sh = store.constant(Value::bv(w, 8 * i as u64));
         let shifted = store.app(Op::Shl, &[wide, sh]).expect("same width");
         acc = store.app(Op::Or, &[acc, shifted]).expect("same width");
     }
-    acc
+    Some(acc)
 }
 
 /// The cells a store of `v` writes, little-endian bytes for a `width`-bit

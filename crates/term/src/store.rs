@@ -321,10 +321,7 @@ impl TermStore {
         Some(r)
     }
 
-    /// `ite(c, a, b)`, even for values of different sorts (such a choice
-    /// takes `a`'s sort and only evaluates: no operation may read it, as for
-    /// the merged values of variables that are dead).
-    /// `terms` with every `ite(cond, x, y)` (and choice) taken as `x` when
+    /// `t` with every `ite(cond, x, y)` (and choice) taken as `x` when
     /// `holds`, else `y`: what a merged value is on one side of its merge.
     /// `memo` is shared between calls for the same `cond` and `holds`.
     pub fn select_side(
@@ -335,44 +332,21 @@ impl TermStore {
         memo: &mut FxHashMap<TermId, TermId>,
     ) -> TermId {
         // A term that mentions the first of `cond`'s symbols may contain
-        // it; others (constants, most cells of a memory) stay as they are.
+        // it; others (constants, most cells of a memory) stay as they are,
+        // as do terms not in `memo`'s post-order walk.
         let key = self.symbols(cond).first().copied();
-        let may_contain = |s: &Self, u: TermId| key.is_none_or(|k| s.symbols(u).binary_search(&k).is_ok());
-        if !may_contain(self, t) {
-            return t;
-        }
-        if let Some(&r) = memo.get(&t) {
-            return r;
-        }
-        // Post-order over the subterms not picked yet.
-        let mut order = Vec::new();
-        let mut seen = FxHashSet::default();
-        let mut stack = vec![(t, false)];
-        while let Some((u, expanded)) = stack.pop() {
-            if expanded {
-                order.push(u);
-                continue;
-            }
-            if memo.contains_key(&u) || !seen.insert(u) {
-                continue;
-            }
-            if !may_contain(self, u) {
-                memo.insert(u, u);
-                continue;
-            }
-            stack.push((u, true));
-            if let Node::App(_, args) = self.node(u) {
-                stack.extend(args.iter().filter(|a| !memo.contains_key(*a)).map(|a| (*a, false)));
-            }
-        }
+        let order = self.postorder_where(&[t], |s, u| {
+            !memo.contains_key(&u) && key.is_none_or(|k| s.symbols(u).binary_search(&k).is_ok())
+        });
+        let picked = |memo: &FxHashMap<TermId, TermId>, u: TermId| memo.get(&u).copied().unwrap_or(u);
         for u in order {
             let r = match self.node(u).clone() {
                 // The condition itself, as a formula (a branch on a merged
                 // truth value `ite(c, 1, 0)` became `c`).
                 _ if u == cond => self.bool(holds),
-                Node::App(Op::Ite, args) if args[0] == cond => memo[&args[if holds { 1 } else { 2 }]],
+                Node::App(Op::Ite, args) if args[0] == cond => picked(memo, args[if holds { 1 } else { 2 }]),
                 Node::App(op, args) => {
-                    let new: Vec<TermId> = args.iter().map(|a| memo[a]).collect();
+                    let new: Vec<TermId> = args.iter().map(|a| picked(memo, *a)).collect();
                     if new[..] == args[..] {
                         u
                     } else if op == Op::Ite {
@@ -386,9 +360,12 @@ impl TermStore {
             };
             memo.insert(u, r);
         }
-        memo[&t]
+        picked(memo, t)
     }
 
+    /// `ite(c, a, b)`, even for values of different sorts (such a choice
+    /// takes `a`'s sort and only evaluates: no operation may read it, as for
+    /// the merged values of variables that are dead).
     pub fn choice(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
         if let Ok(t) = self.app(Op::Ite, &[c, a, b]) {
             return t;
@@ -733,6 +710,12 @@ impl TermStore {
 
     /// The terms reachable from `roots`, children before parents, each once.
     pub fn postorder(&self, roots: &[TermId]) -> Vec<TermId> {
+        self.postorder_where(roots, |_, _| true)
+    }
+
+    /// [`TermStore::postorder`] of the terms `enter` admits: one it turns
+    /// away is left out with everything below it reached only through it.
+    pub fn postorder_where(&self, roots: &[TermId], mut enter: impl FnMut(&Self, TermId) -> bool) -> Vec<TermId> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut order = Vec::new();
         let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
@@ -741,7 +724,7 @@ impl TermStore {
                 order.push(t);
                 continue;
             }
-            if !seen.insert(t) {
+            if !seen.insert(t) || !enter(self, t) {
                 continue;
             }
             stack.push((t, true));

@@ -1823,19 +1823,7 @@ impl<'m> Dse<'m> {
                 return self.store.app(Op::Ite, &[c, yes, no]).ok();
             }
         }
-        let mut acc = self.store.constant(Value::bv(w, 0));
-        for (i, &c) in bytes.iter().enumerate() {
-            let byte = match self.store.sort(c) {
-                Sort::Bv(8) => c,
-                Sort::Undef => continue,
-                _ => return None,
-            };
-            let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
-            let sh = self.store.constant(Value::bv(w, 8 * i as u64));
-            let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
-            acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
-        }
-        Some(acc)
+        crate::semantics::word_of(&mut self.store, w, bytes)
     }
 
     /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the

@@ -857,20 +857,10 @@ impl<'m> Multise<'m> {
         let Some(w) = width else {
             return sole_in(&mut self.guards, &self.memory[k].cells[o], phi);
         };
-        let mut acc = self.store.constant(Value::bv(w, 0));
-        for i in 0..w as usize / 8 {
-            let byte = sole_in(&mut self.guards, &self.memory[k].cells[o + i], phi)?;
-            match self.store.sort(byte) {
-                Sort::Undef => continue,
-                Sort::Bv(8) => {}
-                _ => return None,
-            }
-            let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
-            let sh = self.store.constant(Value::bv(w, 8 * i as u64));
-            let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
-            acc = self.store.app(Op::Or, &[acc, shifted]).expect("same width");
-        }
-        Some(acc)
+        let bytes: SmallVec<[TermId; 8]> = (0..w as usize / 8)
+            .map(|i| sole_in(&mut self.guards, &self.memory[k].cells[o + i], phi))
+            .collect::<Option<_>>()?;
+        crate::semantics::word_of(&mut self.store, w, &bytes)
     }
 
     /// A store of `v` at a known address: the cells [`Multise::store_through`]
