@@ -5,8 +5,10 @@
 //! A run has two phases. Exploration stops at the *exploration deadline*
 //! (a little before the time limit), when memory reaches the limit, or on
 //! SIGINT/SIGTERM: [`Budget::stopped`]. What is left is for turning the
-//! frontier into tests and writing the results, until the time limit itself
-//! (or a short grace after a memory or signal stop): [`Budget::exhausted`].
+//! frontier into tests, until a quarter of that reserve before the time
+//! limit (or a short grace after a memory or signal stop):
+//! [`Budget::exhausted`]; the last quarter is for writing the results,
+//! freeing the states and exiting.
 //! Checking either is one atomic load.
 //!
 //! Code that cannot return early without threading a `Result` through every
@@ -113,7 +115,7 @@ impl Budget {
 
     fn build(limits: Limits, watch: bool) -> Budget {
         let start = Instant::now();
-        let deadline = limits.time.and_then(|t| start.checked_add(t));
+        let deadline = limits.time.and_then(|t| start.checked_add(t - reserve(t) / 4));
         let explore_deadline = limits.time.and_then(|t| start.checked_add(t - reserve(t)));
         let inner = Arc::new(Inner {
             start,
@@ -155,7 +157,7 @@ impl Budget {
         self.inner.explore_deadline
     }
 
-    /// The time limit itself.
+    /// When the frontier phase ends (a little before the time limit).
     pub fn deadline(&self) -> Option<Instant> {
         self.inner.deadline
     }
