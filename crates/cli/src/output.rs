@@ -218,7 +218,11 @@ impl Report {
         let _ = writeln!(
             s,
             "paths {}{}  tests {}{frontier}  bugs {}  ({state})",
-            r.paths,
+            if r.paths == u64::MAX {
+                "2^64 or more".to_string()
+            } else {
+                r.paths.to_string()
+            },
             if r.paths_exact { "" } else { " (estimate)" },
             r.tests,
             r.bugs.len()

@@ -1,7 +1,7 @@
 //! Pieces of the IR's meaning that every engine and the concrete interpreter
 //! share: bug kinds, byte layout of wide memory accesses, fixed limits.
 
-use braid_term::{EvalError, Op, Sort, TermId, TermStore, Value};
+use braid_term::{EvalError, Node, Op, Sort, TermId, TermStore, Value};
 
 /// Allocations larger than this many cells are rejected as bad allocations.
 pub const MAX_ALLOC: u64 = 1 << 20;
@@ -233,8 +233,12 @@ pub fn read_wide(store: &mut TermStore, array: &[TermId], off: TermId, width: Op
 }
 
 /// The `w`-bit little-endian value of `bytes` put together (an undefined
-/// byte counts as 0); `None` if a cell is not a byte.
+/// byte counts as 0); `None` if a cell is not a byte. Bytes a store of `v`
+/// wrote, in order, give back `v` itself (store-to-load forwarding).
 pub fn word_of(store: &mut TermStore, w: u8, bytes: &[TermId]) -> Option<TermId> {
+    if let Some(v) = stored_whole(store, bytes, w) {
+        return Some(v);
+    }
     let mut acc = store.constant(Value::bv(w, 0));
     for (i, &byte) in bytes.iter().enumerate() {
         match store.sort(byte) {
@@ -248,6 +252,30 @@ pub fn word_of(store: &mut TermStore, w: u8, bytes: &[TermId]) -> Option<TermId>
         acc = store.app(Op::Or, &[acc, shifted]).expect("same width");
     }
     Some(acc)
+}
+
+/// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the
+/// bytes a store of `v` wrote (`trunc8(v >> 8i)` at `i`), in order.
+pub fn stored_whole(store: &TermStore, bytes: &[TermId], w: u8) -> Option<TermId> {
+    if bytes.len() != w as usize / 8 {
+        return None;
+    }
+    let mut whole = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        let Node::App(Op::Trunc(8), arg) = store.node(b) else {
+            return None;
+        };
+        let v = match store.node(arg[0]) {
+            Node::App(Op::LShr, a) if store.as_const(a[1]) == Some(Value::bv(w, 8 * i as u64)) => a[0],
+            _ if i == 0 => arg[0],
+            _ => return None,
+        };
+        if store.sort(v) != Sort::Bv(w) || whole.is_some_and(|u| u != v) {
+            return None;
+        }
+        whole = Some(v);
+    }
+    whole
 }
 
 /// The cells a store of `v` writes, little-endian bytes for a `width`-bit

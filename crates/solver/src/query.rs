@@ -125,6 +125,9 @@ pub struct QuerySolver {
     cores: FxHashMap<TermId, Vec<Box<[TermId]>>>,
     core_count: usize,
     use_cores: bool,
+    /// The constraints that made the last unsat answer unsat (a core, or the
+    /// whole set).
+    last_core: Vec<TermId>,
     /// Where every backend call is written as SMT-LIB, and how many were.
     dump: Option<(std::path::PathBuf, u64)>,
     pub stats: SolverStats,
@@ -145,6 +148,7 @@ impl QuerySolver {
             cores: FxHashMap::default(),
             core_count: 0,
             use_cores: true,
+            last_core: Vec::new(),
             dump: None,
             stats: SolverStats::default(),
             independence: true,
@@ -199,21 +203,27 @@ impl QuerySolver {
     }
 
     /// A known unsat set contained in `set` (sorted)?
-    fn has_unsat_subset(&self, set: &[TermId]) -> bool {
+    fn unsat_subset(&self, set: &[TermId]) -> Option<&[TermId]> {
         let mut tried = 0;
         for (i, first) in set.iter().enumerate() {
             let Some(cores) = self.cores.get(first) else { continue };
             for core in cores {
                 if is_sorted_subset(&core[1..], &set[i + 1..]) {
-                    return true;
+                    return Some(core);
                 }
                 tried += 1;
                 if tried >= CORE_TRIES {
-                    return false;
+                    return None;
                 }
             }
         }
-        false
+        None
+    }
+
+    /// After an `Unsat` answer: constraints of the question that are unsat
+    /// together (an unsat core when one is known, else all of them).
+    pub fn last_core(&self) -> &[TermId] {
+        &self.last_core
     }
 
     fn remember_core(&mut self, mut core: Vec<TermId>) {
@@ -257,6 +267,7 @@ impl QuerySolver {
         match store.as_const(query) {
             Some(Value::Bool(false)) => {
                 self.stats.kind(kind).trivial += 1;
+                self.last_core = vec![query];
                 return SatResult::Unsat;
             }
             Some(Value::Bool(true)) => {
@@ -312,14 +323,18 @@ impl QuerySolver {
 
     fn solve_set(&mut self, store: &TermStore, set: Vec<TermId>) -> SatResult {
         if self.caching {
-            if let Some(answer) = self.cache.get(set.as_slice()) {
+            if let Some(answer) = self.cache.get(set.as_slice()).cloned() {
                 self.stats.cache_hits += 1;
                 self.stats.by_kind[self.kind as usize].cache_hits += 1;
-                return answer.clone().map_or(SatResult::Unsat, SatResult::Sat);
+                if answer.is_none() {
+                    self.last_core = self.unsat_subset(&set).map_or(set, |core| core.to_vec());
+                }
+                return answer.map_or(SatResult::Unsat, SatResult::Sat);
             }
             // A known core first: it costs a few lookups, a model a full
             // evaluation, and most queries the backend sees are unsat.
-            if self.use_cores && self.has_unsat_subset(&set) {
+            if let Some(core) = self.unsat_subset(&set).filter(|_| self.use_cores) {
+                self.last_core = core.to_vec();
                 self.stats.kind(self.kind).subset_hits += 1;
                 self.remember(set, None);
                 return SatResult::Unsat;
@@ -396,11 +411,17 @@ impl QuerySolver {
                 self.recent.push_front(m.clone());
             }
             SatResult::Unsat if self.caching => {
+                self.last_core = set.clone();
                 if self.use_cores {
-                    let core = self.backend.unsat_core().unwrap_or_else(|| set.clone());
-                    self.remember_core(core);
+                    if let Some(core) = self.backend.unsat_core() {
+                        self.last_core = core;
+                    }
+                    self.remember_core(self.last_core.clone());
                 }
                 self.remember(set, None);
+            }
+            SatResult::Unsat => {
+                self.last_core = self.backend.unsat_core().unwrap_or_else(|| set.clone());
             }
             SatResult::Unknown(_) => self.stats.unknowns += 1,
             _ => {}
@@ -539,9 +560,24 @@ mod tests {
             let (a0, a3) = (gt(&mut s, "a", 0), gt(&mut s, "a", 3));
             assert_eq!(q.check(&s, &[a0, a3, a_lt_b], b_lt_a, None), SatResult::Unsat);
             assert_eq!(q.stats.solver_calls, 1);
-            // Other path constraints around the same contradiction.
+            let mut pair = vec![a_lt_b, b_lt_a];
+            pair.sort_unstable();
+            if cores {
+                assert_eq!(q.last_core(), pair.as_slice());
+            }
+            // Other path constraints around the same contradiction: the
+            // known core is what makes them unsat.
             let (a7, b9) = (gt(&mut s, "a", 7), gt(&mut s, "b", 9));
             assert_eq!(q.check(&s, &[a7, b9, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            if cores {
+                assert_eq!(q.last_core(), pair.as_slice());
+            }
+            // Whatever answers it, the core is part of the question.
+            assert_eq!(q.check(&s, &[a7, b9, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            assert!(q.last_core().iter().all(|c| [a7, b9, a_lt_b, b_lt_a].contains(c)));
+            if cores {
+                assert_eq!(q.last_core(), pair.as_slice());
+            }
             let [branch, ..] = &q.stats.by_kind;
             if cores {
                 assert_eq!(

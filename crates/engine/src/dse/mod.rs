@@ -1799,7 +1799,7 @@ impl<'m> Dse<'m> {
     /// words, `depth` conditions deep, so a merged word reads as
     /// `ite(c, v₁, v₂)` rather than four choices of bytes put together.
     fn assemble(&mut self, bytes: &[TermId], w: u8, depth: u32) -> Option<TermId> {
-        if let Some(v) = self.stored_whole(bytes, w) {
+        if let Some(v) = crate::semantics::stored_whole(&self.store, bytes, w) {
             return Some(v);
         }
         let cond = bytes.iter().find_map(|b| match self.store.node(*b) {
@@ -1824,27 +1824,6 @@ impl<'m> Dse<'m> {
             }
         }
         crate::semantics::word_of(&mut self.store, w, bytes)
-    }
-
-    /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the
-    /// bytes a store of `v` wrote (`trunc8(v >> 8i)` at `i`), in order.
-    fn stored_whole(&self, bytes: &[TermId], w: u8) -> Option<TermId> {
-        let mut whole = None;
-        for (i, &b) in bytes.iter().enumerate() {
-            let Node::App(Op::Trunc(8), arg) = self.store.node(b) else {
-                return None;
-            };
-            let v = match self.store.node(arg[0]) {
-                Node::App(Op::LShr, a) if self.store.as_const(a[1]) == Some(Value::bv(w, 8 * i as u64)) => a[0],
-                _ if i == 0 => arg[0],
-                _ => return None,
-            };
-            if self.store.sort(v) != Sort::Bv(w) || whole.is_some_and(|u| u != v) {
-                return None;
-            }
-            whole = Some(v);
-        }
-        whole
     }
 
     fn store(&mut self, st: State, alloc: u32, off: Offset, v: TermId, width: Option<u8>) -> Step {

@@ -116,9 +116,10 @@ const MAX_OFFSET_SPLIT: i128 = MAX_OFFSET_FORK as i128;
 /// The largest guard (in BDD nodes) sent whole to the solver.
 const MAX_SOLVED_GUARD: usize = 20_000;
 
-/// How many cubes of a guard the feasibility check tries before it sends
-/// the whole guard to the solver.
-const CUBES_TRIED: usize = 4;
+/// How many cubes of a guard the feasibility check tries (cutting each
+/// unsat one's core out of the guard) before it sends the rest of the guard
+/// whole to the solver.
+const CUBES_TRIED: usize = 64;
 
 /// Below this many BDD nodes, no garbage collection (by default).
 const GC_MIN_NODES: usize = 1 << 20;
@@ -582,12 +583,20 @@ impl<'m> Multise<'m> {
             self.solver.stats.cex_hits += 1;
             return Some(Rc::new(hint.clone()));
         }
-        // A few of the guard's cubes first, the one nearest the hint first:
+        // The guard's cubes one at a time, the one nearest the hint first:
         // conjunctions of branch predicates, which the solver layer slices
-        // and caches as it does a forking engine's path conditions.
-        let cubes = self.guards.cubes(&self.store, g, hint, CUBES_TRIED);
-        let mut all = cubes.len() < CUBES_TRIED;
-        for cube in cubes {
+        // and caches as it does a forking engine's path conditions. An
+        // unsat cube's core (a few of its literals that contradict each
+        // other) is cut out of the guard, which removes every cube that
+        // contains it: a lazy DPLL(T) over the BDD, where a guard of many
+        // cubes that the theory rules out (orders of inputs) would otherwise
+        // go whole to the solver as one large formula.
+        let mut rest = g;
+        for _ in 0..CUBES_TRIED {
+            let Some(cube) = self.guards.cubes(&self.store, rest, hint, 1).pop() else {
+                // Every cube is infeasible: so is the guard.
+                return None;
+            };
             let literals: Vec<TermId> = cube
                 .into_iter()
                 .map(|(atom, holds)| if holds { atom } else { self.store.not(atom) })
@@ -598,18 +607,29 @@ impl<'m> Multise<'m> {
                     full.extend(m);
                     return Some(Rc::new(full));
                 }
-                SatResult::Unsat => {}
-                SatResult::Unknown(_) => {
-                    // Undecided: the whole guard goes to the solver below.
-                    all = false;
-                    break;
+                SatResult::Unsat => {
+                    let core = self.solver.last_core();
+                    let core: Vec<TermId> = if core.iter().all(|c| literals.contains(c)) {
+                        core.to_vec()
+                    } else {
+                        literals
+                    };
+                    let mut conflict = Guard::TRUE;
+                    for l in core {
+                        let a = self.guards.atom(&mut self.store, l);
+                        conflict = self.guards.and(conflict, a);
+                    }
+                    let allowed = self.guards.not(conflict);
+                    rest = self.guards.and(rest, allowed);
                 }
+                // Undecided: the whole guard goes to the solver below.
+                SatResult::Unknown(_) => break,
             }
         }
-        if all {
-            // Every cube is infeasible: so is the guard.
+        if rest.is_false() {
             return None;
         }
+        let g = rest;
         // A guard past this size would be a term the solver cannot take in
         // (nor the run build in time): the paths it holds are given up.
         if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
@@ -1725,20 +1745,20 @@ impl Multise<'_> {
                 }
                 continue;
             };
-            let zero = self.store.constant(Value::bv(w, 0));
-            let mut acc = vec![(gt, zero)];
+            // Each combination of the cells' entries, its bytes put
+            // together at the end (so the bytes one store wrote give back
+            // its value).
+            let mut acc: Vec<(Guard, SmallVec<[TermId; 8]>)> = vec![(gt, SmallVec::new())];
             for i in 0..cells {
                 let cell = self.memory[k].cells[o + i].clone();
                 let mut next = Vec::new();
                 for (g, a) in acc {
                     for (h, byte) in self.restrict(&cell, g) {
                         match self.store.sort(byte) {
-                            Sort::Undef => next.push((h, a)),
-                            Sort::Bv(8) => {
-                                let wide = self.store.app(Op::ZExt(w), &[byte]).expect("bv8 widens");
-                                let sh = self.store.constant(Value::bv(w, 8 * i as u64));
-                                let shifted = self.store.app(Op::Shl, &[wide, sh]).expect("same width");
-                                next.push((h, self.store.app(Op::Or, &[a, shifted]).expect("same width")));
+                            Sort::Undef | Sort::Bv(8) => {
+                                let mut bytes = a.clone();
+                                bytes.push(byte);
+                                next.push((h, bytes));
                             }
                             _ => {
                                 self.bug(h, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
@@ -1750,7 +1770,8 @@ impl Multise<'_> {
                 }
                 acc = next;
             }
-            for (g, v) in acc {
+            for (g, bytes) in acc {
+                let v = crate::semantics::word_of(&mut self.store, w, &bytes).expect("bytes or undefined cells");
                 let g = self.guards.and(g, go);
                 out.push(&mut self.guards, g, v, self.opts.coalesce);
             }
