@@ -110,9 +110,6 @@ pub(crate) struct Merger<'m> {
     pub given_up: FxHashSet<u64>,
     /// The hot items per call stack of locations (function, statement).
     hot_at: FxHashMap<Vec<(u32, StmtIdx)>, Rc<[Hot]>>,
-    /// Memory cells (allocation, cell) that some state loaded a symbolic
-    /// value from: the cells a program reads its inputs back from.
-    pub symbolic_reads: FxHashSet<(u32, u32)>,
 }
 
 impl<'m> Merger<'m> {
@@ -159,7 +156,6 @@ impl<'m> Merger<'m> {
             at_location: FxHashMap::default(),
             given_up: FxHashSet::default(),
             hot_at: FxHashMap::default(),
-            symbolic_reads: FxHashSet::default(),
         }
     }
 
@@ -300,9 +296,7 @@ impl<'m> Merger<'m> {
                             (x, y) => x == y,
                         },
                     );
-                hot_agree
-                    && !concrete_cells_differ(store, a, b)
-                    && !read_symbolic_cells_differ(store, &self.symbolic_reads, a, b)
+                hot_agree && !concrete_cells_differ(store, a, b)
             }
         }
     }
@@ -320,28 +314,6 @@ fn concrete_cells_differ(store: &TermStore, a: &State, b: &State) -> bool {
                 && p.iter()
                     .zip(q.iter())
                     .any(|(s, t)| s != t && store.as_const(*s).is_some() && store.as_const(*t).is_some())
-        })
-    })
-}
-
-/// Whether some cell that a load has read a symbolic value from holds
-/// different values in `a` and `b`, one of them symbolic. Merged, it would
-/// hold a choice of the two, and whatever the program computes from it (a
-/// comparison of keys in a search tree) would carry the merge's condition
-/// into every later query; a cell written and never read back (an output
-/// buffer) costs nothing merged.
-fn read_symbolic_cells_differ(store: &TermStore, read: &FxHashSet<(u32, u32)>, a: &State, b: &State) -> bool {
-    if read.is_empty() {
-        return false;
-    }
-    a.memory.iter().zip(&b.memory).enumerate().any(|(k, (x, y))| {
-        x.pages().iter().zip(y.pages()).enumerate().any(|(i, (p, q))| {
-            !Rc::ptr_eq(p, q)
-                && p.iter().zip(q.iter()).enumerate().any(|(j, (s, t))| {
-                    s != t
-                        && (store.as_const(*s).is_none() || store.as_const(*t).is_none())
-                        && read.contains(&(k as u32, (i * super::state::PAGE + j) as u32))
-                })
         })
     })
 }

@@ -1151,7 +1151,6 @@ impl<'m> Dse<'m> {
                             Some((alloc, off)) => {
                                 let a = &st.memory[alloc];
                                 match width {
-                                    None if self.merger.is_some() && self.store.as_const(a[off]).is_none() => None,
                                     None => Some(a[off]),
                                     Some(w) => {
                                         let mut values = [Value::Undef; 8];
@@ -1779,13 +1778,6 @@ impl<'m> Dse<'m> {
 
     fn load_at(&mut self, mut st: State, alloc: u32, off: usize, dst: VarId, width: Option<u8>) -> Step {
         let cells = &st.memory[alloc as usize];
-        if let Some(m) = self.merger.as_mut() {
-            for i in off..off + width.map_or(1, |w| w as usize / 8) {
-                if self.store.as_const(cells[i]).is_none() {
-                    m.symbolic_reads.insert((alloc, i as u32));
-                }
-            }
-        }
         let value = match width {
             None => cells[off],
             Some(w) => {
