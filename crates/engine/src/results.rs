@@ -217,6 +217,26 @@ pub struct Stats {
     /// Loop-head merging (seed 003), when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loops: Option<crate::dse::loops::LoopStats>,
+    /// `multise`: how the feasibility of new `pc` guards and bug guards was
+    /// decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard_checks: Option<GuardChecks>,
+}
+
+/// How `multise` decided whether new `pc` guards are feasible: by the
+/// entry's model, by a satisfiable cube, infeasible once the unsat cores of
+/// its cubes were cut out, or by sending what was left of it whole.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GuardChecks {
+    pub checks: u64,
+    pub by_model: u64,
+    pub by_cube: u64,
+    /// Unsat cubes whose cores were cut out of their guard.
+    pub cores_cut: u64,
+    /// Guards found infeasible once every cube was cut out.
+    pub infeasible_by_cores: u64,
+    /// Guards (what was left of them) sent to the solver whole.
+    pub whole: u64,
 }
 
 /// The solver layer's statistics that explain its time: per kind of

@@ -636,6 +636,16 @@ impl TermStore {
                 Some(if holds { b } else { self.not(b) })
             }
             Op::Shl | Op::LShr | Op::AShr if zero(c(self, 1)) => Some(args[0]),
+            // A C truth value (0 or 1) shifted right by a non-zero amount is
+            // 0; narrowed or widened it is the same truth value. (The bytes
+            // of a stored flag, and a flag put together from them again.)
+            Op::LShr if self.bool_of(args[0]).is_some() && c(self, 1).is_some() => {
+                Some(self.constant(Value::default_of(sort)))
+            }
+            Op::Trunc(w) | Op::ZExt(w) => {
+                let b = self.bool_of(args[0])?;
+                self.app(Op::ToBv(w), &[b]).ok()
+            }
             Op::Or | Op::Xor if matches!(sort, Sort::Bv(_)) && zero(c(self, 0)) => Some(args[1]),
             Op::Or | Op::Xor if matches!(sort, Sort::Bv(_)) && zero(c(self, 1)) => Some(args[0]),
             Op::And if matches!(sort, Sort::Bv(_)) && zero(c(self, 0)) => Some(args[0]),
@@ -1060,6 +1070,36 @@ mod tests {
             s.select_side(plus, c, true, &mut memo),
             s.app(Op::Add, &[x, five]).unwrap()
         );
+    }
+
+    #[test]
+    fn a_stored_truth_value_reads_back_as_itself() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let zero = s.constant(Value::bv(32, 0));
+        let gt = s.app(Op::Gt, &[x, zero]).unwrap();
+        let flag = s.app(Op::ToBv(32), &[gt]).unwrap();
+        // Its bytes: the truth value, then zeros.
+        let bytes: Vec<TermId> = (0..4)
+            .map(|i| {
+                let k = s.constant(Value::bv(32, 8 * i));
+                let moved = s.app(Op::LShr, &[flag, k]).unwrap();
+                s.app(Op::Trunc(8), &[moved]).unwrap()
+            })
+            .collect();
+        assert_eq!(bytes[0], s.app(Op::ToBv(8), &[gt]).unwrap());
+        for b in &bytes[1..] {
+            assert_eq!(s.as_const(*b), Some(Value::bv(8, 0)));
+        }
+        // Put together again, the flag itself.
+        let mut word = zero;
+        for (i, b) in bytes.iter().enumerate() {
+            let wide = s.app(Op::ZExt(32), &[*b]).unwrap();
+            let k = s.constant(Value::bv(32, 8 * i as u64));
+            let shifted = s.app(Op::Shl, &[wide, k]).unwrap();
+            word = s.app(Op::Or, &[word, shifted]).unwrap();
+        }
+        assert_eq!(word, flag);
     }
 
     #[test]

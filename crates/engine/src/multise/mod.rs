@@ -577,8 +577,11 @@ impl<'m> Multise<'m> {
         if g.is_false() {
             return None;
         }
+        let checks = self.result.stats.guard_checks.get_or_insert_with(Default::default);
+        checks.checks += 1;
         // The entry's own model often decides the new guard already.
         if self.guards.eval(&self.store, g, hint) == Some(true) {
+            checks.by_model += 1;
             self.solver.stats.queries += 1;
             self.solver.stats.cex_hits += 1;
             return Some(Rc::new(hint.clone()));
@@ -595,6 +598,7 @@ impl<'m> Multise<'m> {
         for _ in 0..CUBES_TRIED {
             let Some(cube) = self.guards.cubes(&self.store, rest, hint, 1).pop() else {
                 // Every cube is infeasible: so is the guard.
+                self.guard_checks().infeasible_by_cores += 1;
                 return None;
             };
             let literals: Vec<TermId> = cube
@@ -603,11 +607,13 @@ impl<'m> Multise<'m> {
                 .collect();
             match self.solver.model(&self.store, &literals) {
                 SatResult::Sat(m) => {
+                    self.guard_checks().by_cube += 1;
                     let mut full = hint.clone();
                     full.extend(m);
                     return Some(Rc::new(full));
                 }
                 SatResult::Unsat => {
+                    self.guard_checks().cores_cut += 1;
                     let core = self.solver.last_core();
                     let core: Vec<TermId> = if core.iter().all(|c| literals.contains(c)) {
                         core.to_vec()
@@ -627,6 +633,7 @@ impl<'m> Multise<'m> {
             }
         }
         if rest.is_false() {
+            self.guard_checks().infeasible_by_cores += 1;
             return None;
         }
         let g = rest;
@@ -638,6 +645,7 @@ impl<'m> Multise<'m> {
             ));
             return None;
         }
+        self.guard_checks().whole += 1;
         let parts = self.guards.conjuncts(&mut self.store, g);
         match self.solver.model(&self.store, &parts) {
             SatResult::Sat(m) => {
@@ -654,6 +662,10 @@ impl<'m> Multise<'m> {
                 None
             }
         }
+    }
+
+    fn guard_checks(&mut self) -> &mut crate::results::GuardChecks {
+        self.result.stats.guard_checks.get_or_insert_with(Default::default)
     }
 
     /// A model for a `pc` entry with guard `g` split from `parent`: the
