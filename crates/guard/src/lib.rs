@@ -56,6 +56,7 @@ struct Computed {
 impl Computed {
     const MIN: usize = 1 << 12;
     const MAX: usize = 1 << 23;
+    const PER_NODE: usize = 8;
     /// A key no operation asks for (terminal operands never reach a cache).
     const EMPTY: (Guard, Guard) = (Guard::FALSE, Guard::FALSE);
 
@@ -79,9 +80,14 @@ impl Computed {
         (k == key).then_some(r)
     }
 
-    fn insert(&mut self, key: (Guard, Guard), r: Guard) {
+    /// Caches `r` for `key`. The table doubles after as many insertions as
+    /// it has slots, up to `nodes` times [`Computed::PER_NODE`] slots (`nodes`:
+    /// the BDD nodes alive): a cache much larger than the node table costs
+    /// memory (12 bytes a slot) for results that are cheap to recompute.
+    fn insert(&mut self, key: (Guard, Guard), r: Guard, nodes: usize) {
         self.inserted += 1;
-        if self.inserted > self.slots.len() && self.slots.len() < Self::MAX {
+        let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
+        if self.inserted > self.slots.len() && self.slots.len() < cap {
             let len = self.slots.len() * 2;
             let mut grown = vec![(Self::EMPTY, Guard::FALSE); len];
             for &(k, v) in &self.slots {
@@ -398,8 +404,8 @@ impl Guards {
         let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
         match op {
-            Connective::And => self.and_cache.insert(key, r),
-            Connective::Or => self.or_cache.insert(key, r),
+            Connective::And => self.and_cache.insert(key, r, self.nodes.len()),
+            Connective::Or => self.or_cache.insert(key, r, self.nodes.len()),
         };
         r
     }
@@ -430,8 +436,8 @@ impl Guards {
         let lo = self.not_rec(n.lo);
         let hi = self.not_rec(n.hi);
         let r = self.mk(n.var, lo, hi);
-        self.not_cache.insert((a, a), r);
-        self.not_cache.insert((r, r), a);
+        self.not_cache.insert((a, a), r, self.nodes.len());
+        self.not_cache.insert((r, r), a, self.nodes.len());
         r
     }
 
