@@ -87,6 +87,16 @@ pub(crate) enum Hot {
     Cell(usize, Cell),
 }
 
+/// A hot item's value as similarity sees it: a constant, some symbolic
+/// value (similar to anything), or none (a cell whose base is not a
+/// concrete address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sig {
+    Const(TermId),
+    Symbolic,
+    Missing,
+}
+
 /// What merging knows about the program, and its per-run bookkeeping.
 pub(crate) struct Merger<'m> {
     pub config: Merging,
@@ -278,6 +288,22 @@ impl<'m> Merger<'m> {
         h.finish()
     }
 
+    /// The values of `st`'s hot items (`None`: QCE has no counts there).
+    /// A state computes them once per arrival at a block start
+    /// ([`State::signature`]) rather than once per state it meets there.
+    pub fn signature(&mut self, store: &TermStore, st: &State) -> Option<Rc<[Sig]>> {
+        if self.config.similarity != Similarity::Qce {
+            return None;
+        }
+        let hot = self.hot(st)?;
+        let sig = hot.iter().map(|&item| match Self::value(store, st, item) {
+            None => Sig::Missing,
+            Some(t) if store.as_const(t).is_some() => Sig::Const(t),
+            Some(_) => Sig::Symbolic,
+        });
+        Some(sig.collect())
+    }
+
     /// `~` of Algorithm 1: whether two mergeable states should merge. With
     /// QCE, every hot variable and cell must be equal in both states or
     /// symbolic in at least one (equation 1).
@@ -286,16 +312,14 @@ impl<'m> Merger<'m> {
             Similarity::None => false,
             Similarity::All => true,
             Similarity::Qce => {
-                let Some(hot) = self.hot(a) else {
+                let sig = |me: &mut Self, st: &State| st.signature.clone().or_else(|| me.signature(store, st));
+                let (Some(x), Some(y)) = (sig(self, a), sig(self, b)) else {
                     return false;
                 };
-                let hot_agree =
-                    hot.iter().all(
-                        |&item| match (Self::value(store, a, item), Self::value(store, b, item)) {
-                            (Some(x), Some(y)) => x == y || store.as_const(x).is_none() || store.as_const(y).is_none(),
-                            (x, y) => x == y,
-                        },
-                    );
+                let hot_agree = x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| p == q || *p == Sig::Symbolic || *q == Sig::Symbolic);
                 hot_agree && !concrete_cells_differ(store, a, b)
             }
         }
@@ -351,6 +375,7 @@ impl Dse<'_> {
         sched: &mut Scheduler,
     ) -> State {
         let merger = self.merger.as_mut().expect("merging is on");
+        s.signature = None;
         if let Some(prev) = s.current.take() {
             if let Some(delta) = sched.delta() {
                 s.history.push_back(prev);
@@ -372,9 +397,14 @@ impl Dse<'_> {
             }
             None => Vec::new(),
         };
+        if !peers.is_empty() {
+            s.signature = merger.signature(&self.store, &s);
+        }
         for id in peers {
             let Some(peer) = states.get(&id) else { continue };
-            if let Some(m) = self.try_merge(peer, &s, loc) {
+            if let Some(mut m) = self.try_merge(peer, &s, loc) {
+                let merger = self.merger.as_mut().expect("merging is on");
+                m.signature = merger.signature(&self.store, &m);
                 let peer = states.remove(&id).expect("a live peer");
                 sched.forget(&peer);
                 self.live -= 1;
@@ -386,6 +416,9 @@ impl Dse<'_> {
         }
         let merger = self.merger.as_mut().expect("merging is on");
         s.current = Some((loc, merger.store_hash(&self.store, &s)));
+        if s.signature.is_none() {
+            s.signature = merger.signature(&self.store, &s);
+        }
         s
     }
 

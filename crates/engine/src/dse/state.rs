@@ -82,6 +82,9 @@ pub(crate) struct State {
     pub current: Option<(u64, u64)>,
     /// Being fast-forwarded towards a merge (dynamic state merging).
     pub forwarding: bool,
+    /// The values of QCE's hot items at the block start the state waits at
+    /// (set when it arrives there), for similarity checks.
+    pub signature: Option<std::rc::Rc<[super::merging::Sig]>>,
 }
 
 impl State {
@@ -107,6 +110,7 @@ impl State {
             history: VecDeque::new(),
             current: None,
             forwarding: false,
+            signature: None,
         }
     }
 
