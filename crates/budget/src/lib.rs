@@ -49,10 +49,17 @@ pub struct Limits {
 }
 
 /// The part of the time limit kept for turning the frontier into tests and
-/// writing results: a tenth, at most ten seconds.
+/// writing results: a tenth, at most ten seconds, and at least a quarter
+/// second (or a quarter of a shorter limit): with a tenth of a one-second
+/// limit, the frontier had 75 ms, and a process descheduled on a loaded
+/// machine across them handed over no test.
 pub fn reserve(limit: Duration) -> Duration {
-    (limit / 10).min(Duration::from_secs(10))
+    let floor = MIN_RESERVE.min(limit / 4);
+    (limit / 10).clamp(floor, Duration::from_secs(10))
 }
+
+/// The least reserve of a limit of a second or more.
+const MIN_RESERVE: Duration = Duration::from_millis(250);
 
 /// After a memory or signal stop, how long the frontier may still take.
 const GRACE: Duration = Duration::from_secs(1);
