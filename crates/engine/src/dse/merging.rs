@@ -274,16 +274,16 @@ impl<'m> Merger<'m> {
         }
     }
 
-    /// `h` of §4.3: a hash of the values of the hot variables and cells,
-    /// symbolic ones all hashing alike.
-    pub fn store_hash(&mut self, store: &TermStore, st: &State) -> u64 {
-        if self.config.similarity != Similarity::Qce {
-            return 0;
-        }
+    /// `h` of §4.3: a hash of the values of the hot variables and cells
+    /// (the state's signature), symbolic ones all hashing alike.
+    pub fn store_hash(st: &State) -> u64 {
         let mut h = FxHasher::default();
-        for &item in self.hot(st).as_deref().unwrap_or_default() {
-            let value = Self::value(store, st, item).filter(|t| store.as_const(*t).is_some());
-            (item, value).hash(&mut h);
+        for sig in st.signature.as_deref().unwrap_or_default() {
+            match sig {
+                Sig::Const(t) => Some(*t),
+                Sig::Symbolic | Sig::Missing => None,
+            }
+            .hash(&mut h);
         }
         h.finish()
     }
@@ -414,11 +414,11 @@ impl Dse<'_> {
                 s = m;
             }
         }
-        let merger = self.merger.as_mut().expect("merging is on");
-        s.current = Some((loc, merger.store_hash(&self.store, &s)));
         if s.signature.is_none() {
+            let merger = self.merger.as_mut().expect("merging is on");
             s.signature = merger.signature(&self.store, &s);
         }
+        s.current = Some((loc, Merger::store_hash(&s)));
         s
     }
 

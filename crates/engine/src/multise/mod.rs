@@ -577,11 +577,10 @@ impl<'m> Multise<'m> {
         if g.is_false() {
             return None;
         }
-        let checks = self.result.stats.guard_checks.get_or_insert_with(Default::default);
-        checks.checks += 1;
+        self.guard_checks().checks += 1;
         // The entry's own model often decides the new guard already.
         if self.guards.eval(&self.store, g, hint) == Some(true) {
-            checks.by_model += 1;
+            self.guard_checks().by_model += 1;
             self.solver.stats.queries += 1;
             self.solver.stats.cex_hits += 1;
             return Some(Rc::new(hint.clone()));
