@@ -636,6 +636,10 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
         time: max_time(args.max_time)?,
         memory_mb: max_memory(args.max_memory)?,
     };
+    // The limit covers everything from here: compiling a C source and
+    // loading the module too.
+    braid_budget::install_signal_handlers();
+    let budget = Budget::start(budget_limits);
     let convention = match convention_of(&args.convention)? {
         Convention::Auto => default,
         c => c,
@@ -687,8 +691,6 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     let engine = spec.build(&module, entry, &program, config)?;
     let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str()));
     let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
-    braid_budget::install_signal_handlers();
-    let budget = Budget::start(budget_limits);
     let mut rec = Recorder::new(
         &module,
         entry,
