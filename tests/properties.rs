@@ -12,7 +12,7 @@ use braid_ir::{parse, random_loop_program, random_memory_program, random_program
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-type Bugs = BTreeSet<(String, String)>;
+type Bugs = BTreeSet<(braid_ir::BugKind, String)>;
 type Covered = BTreeSet<braid_engine::results::Branch>;
 
 #[derive(Clone)]
@@ -466,7 +466,10 @@ proptest! {
     /// value, input, possible bug or watched loop head: eager, with waits,
     /// and off, it explores the same tree (same paths, bugs and covered
     /// branches, every test replays), with loop-head merging off and on
-    /// (finite-state loops driven by inputs: on only, where they end).
+    /// (finite-state loops driven by inputs: on only, where they end). Left
+    /// out: a program whose run without running ahead is incomplete, a
+    /// query the solver could not decide in 10 s (non-linear integer
+    /// division, say).
     #[test]
     fn running_ahead_changes_no_exploration(seed in any::<u64>()) {
         let programs = [
@@ -476,7 +479,10 @@ proptest! {
             (random_loop_program(seed), true),
         ];
         for (src, loop_merge) in programs {
-            let (r, bugs, covered) = explore(&src, &Engine::DseAhead(RunAhead::Off, loop_merge));
+            let off = Engine::DseAhead(RunAhead::Off, loop_merge);
+            let Some((r, bugs, covered)) = explore_with(&src, &off, None, false) else {
+                continue;
+            };
             for mode in [RunAhead::Eager, RunAhead::On] {
                 let engine = Engine::DseAhead(mode, loop_merge);
                 let (o, obugs, ocovered) = explore(&src, &engine);

@@ -216,9 +216,23 @@ fn verify_answers_true_false_or_unknown_and_never_turns_a_trap_into_a_verdict() 
     let (c, v, out) = verdict(&example("bench/sv/big_stack.c"), &small_stack);
     assert_eq!((c, v.as_str()), (3, "UNKNOWN"), "{out}");
     assert!(out.contains("out-of-bounds"), "{out}");
-    // With braid's 512 KiB stack it runs, and its index over 400 000 cells
-    // is concretised: no verdict either.
+    // With braid's 512 KiB stack it runs; its index over 400 000 cells
+    // reads words in progression (`a[i] = i`), a term of the index.
     let (c, v, out) = verdict(&example("bench/sv/big_stack.c"), &["--max-time", "20"]);
+    assert_eq!((c, v.as_str()), (0, "TRUE"), "{out}");
+    // Squares are no progression: that index is concretised, and the run
+    // says so instead of giving a verdict.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let squares = dir.path().join("squares.c");
+    std::fs::write(
+        &squares,
+        std::fs::read_to_string(example("bench/sv/big_stack.c"))
+            .expect("big_stack.c")
+            .replace("a[i] = i;", "a[i] = i * i;")
+            .replace("a[k] != (int)k", "a[k] != (int)(k * k)"),
+    )
+    .expect("write");
+    let (c, v, out) = verdict(&squares.display().to_string(), &["--max-time", "20"]);
     assert_eq!((c, v.as_str()), (3, "UNKNOWN"), "{out}");
     assert!(out.contains("concretised"), "{out}");
 }
@@ -473,4 +487,90 @@ fn memory_grows_up_to_its_maximum() {
         assert_eq!(json["bugs"][0]["kind"], "out-of-bounds", "{engine}");
         replay_all(&p, &out);
     }
+}
+
+#[test]
+fn bench_runs_sv_comp_tasks_under_verify_and_scores_their_verdicts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let task = |name: &str, expect: &str, check: &str| {
+        let src = format!(
+            "// expect: {expect}\nextern int __VERIFIER_nondet_int(void);\nextern void abort(void);\n\
+             void reach_error(void) {{}}\nint main(void) {{\n  int x = __VERIFIER_nondet_int();\n  \
+             if (x < 0 || x > 9) abort();\n  if ({check}) reach_error();\n  return 0;\n}}\n"
+        );
+        std::fs::write(dir.path().join(name), src).expect("write");
+    };
+    task("safe.c", "TRUE", "x > 9");
+    task("unsafe.c", "FALSE", "x == 7");
+    let suite = dir.path().display().to_string();
+    let o = braid(&[
+        "bench",
+        &suite,
+        "--engines",
+        "dse,multise",
+        "--max-time",
+        "20",
+        "--json",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 0, "{text}");
+    let j: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for e in ["dse", "multise"] {
+        let s = &j["sv_scores"][e];
+        assert_eq!(
+            (s["score"].as_i64(), s["correct"].as_u64()),
+            (Some(3), Some(2)),
+            "{e}: {s}"
+        );
+        assert_eq!(s["false_without_replaying_test"], 0, "{e}: {s}");
+    }
+    let rows = j["rows"].as_array().expect("rows");
+    assert_eq!(rows[1]["expected"], "FALSE");
+    assert_eq!(rows[1]["engines"]["dse"]["verdict"], "FALSE");
+    assert_eq!(rows[1]["engines"]["dse"]["replay_failures"], 0);
+    // A task that expects the wrong verdict: the answer is scored as
+    // SV-COMP scores a false alarm, and the bench fails.
+    task("wrong.c", "TRUE", "x == 3");
+    let o = braid(&["bench", &suite, "--engines", "dse", "--max-time", "20"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 1, "{text}");
+    assert!(text.contains("| wrong.c | TRUE | **FALSE (wrong)** |"), "{text}");
+    assert!(
+        text.contains("| **score** (correct / wrong / unknown) | | -13 (2 / 1 / 0) |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn klee_inputs_keep_the_names_the_program_gives_them_and_replay_in_both_runtimes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path().join("names.c");
+    std::fs::write(
+        &src,
+        "#include \"braid.h\"\nint main(void) {\n  int key;\n  char tag[2];\n  char dynamic[4] = {'d', 'y', 'n', 0};\n  \
+         klee_make_symbolic(&key, sizeof key, \"key\");\n  klee_make_symbolic(tag, sizeof tag, \"tag\");\n  \
+         int n = klee_int(\"count\");\n  int r = klee_range(0, 10, \"choice\");\n  int extra;\n  \
+         klee_make_symbolic(&extra, sizeof extra, dynamic);\n  \
+         if (key == 0x01020304 && tag[1] == 'z' && n == -5 && r == 7 && extra == 9) klee_assert(0);\n  return 0;\n}\n",
+    )
+    .expect("write");
+    let p = src.display().to_string();
+    let out = dir.path().join("out");
+    let (_, json, tests) = run_json(&p, &out, &[]);
+    assert_eq!(json["bugs"][0]["kind"], "assertion", "{json}");
+    let names: std::collections::BTreeSet<String> = tests
+        .iter()
+        .flat_map(|t| t["inputs"].as_array().expect("inputs").clone())
+        .map(|i| i["name"].as_str().expect("name").to_string())
+        .collect();
+    // The k-th read of a name is `name#k` (the first, plain `name`).
+    for name in ["key", "key#3", "tag#1", "count", "choice"] {
+        assert!(names.contains(name), "{name} in {names:?}");
+    }
+    // A name that is no string literal (here an array filled at run time)
+    // is not known where braid lowers the call: the inputs keep the
+    // function's name, in braid and in wasmi alike.
+    assert!(names.contains("klee_make_symbolic#3"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("dyn")), "{names:?}");
+    replay_all(&p, &out);
 }

@@ -96,8 +96,10 @@ struct Summary {
     /// How the process ended when it did not exit normally.
     failure: Option<String>,
     covered: BTreeSet<Branch>,
-    bugs: BTreeSet<(String, String)>,
+    bugs: BTreeSet<(braid_ir::BugKind, String)>,
     replay_failures: usize,
+    /// `braid verify`'s verdict (SV-COMP tasks): TRUE, FALSE or UNKNOWN.
+    verdict: Option<String>,
 }
 
 impl Summary {
@@ -124,6 +126,7 @@ impl Summary {
             "tests": s.tests,
             "frontier_tests": s.frontier_tests,
             "replay_failures": self.replay_failures,
+            "verdict": self.verdict,
             "bugs": self.bugs.len(),
             "branches_covered": self.covered.len(),
             "branches_explored": s.branches_explored,
@@ -159,7 +162,95 @@ impl Summary {
 
 struct Row {
     program: String,
+    /// The verdict an SV-COMP task expects.
+    expected: Option<Verdict>,
     engines: Vec<Summary>,
+}
+
+/// An SV-COMP verdict for the property unreach-call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    True,
+    False,
+}
+
+impl Verdict {
+    fn name(self) -> &'static str {
+        match self {
+            Verdict::True => "TRUE",
+            Verdict::False => "FALSE",
+        }
+    }
+
+    /// SV-COMP's score of answering `answer` where `self` is right: +2 a
+    /// correct TRUE, +1 a correct FALSE, -16 a wrong FALSE, -32 a wrong
+    /// TRUE, 0 anything else (UNKNOWN, a failed run).
+    fn score(self, answer: Option<&str>) -> i64 {
+        match (self, answer) {
+            (Verdict::True, Some("TRUE")) => 2,
+            (Verdict::False, Some("FALSE")) => 1,
+            (Verdict::True, Some("FALSE")) => -16,
+            (Verdict::False, Some("TRUE")) => -32,
+            _ => 0,
+        }
+    }
+}
+
+/// The verdict a C program expects: its first line `// expect: TRUE` or
+/// `// expect: FALSE`.
+fn expected_verdict(path: &Path) -> Option<Verdict> {
+    if path.extension().is_none_or(|e| e != "c") {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    match text.lines().next()?.strip_prefix("// expect:")?.trim() {
+        "TRUE" => Some(Verdict::True),
+        "FALSE" => Some(Verdict::False),
+        _ => None,
+    }
+}
+
+/// An engine's SV-COMP results over a suite's tasks.
+#[derive(Default)]
+struct Score {
+    score: i64,
+    correct: usize,
+    wrong: usize,
+    unknown: usize,
+    /// FALSE answers whose test does not replay (in braid or in wasmi).
+    unbacked: usize,
+}
+
+impl Score {
+    fn of(rows: &[Row], engine: usize) -> Score {
+        let mut sc = Score::default();
+        for row in rows {
+            let (Some(expected), Some(e)) = (row.expected, row.engines.get(engine)) else {
+                continue;
+            };
+            let answer = e.verdict.as_deref().filter(|_| e.failure.is_none());
+            sc.score += expected.score(answer);
+            match answer {
+                Some(a) if a == expected.name() => sc.correct += 1,
+                Some("TRUE" | "FALSE") => sc.wrong += 1,
+                _ => sc.unknown += 1,
+            }
+            if answer == Some("FALSE") && (e.replay_failures > 0 || e.bugs.is_empty()) {
+                sc.unbacked += 1;
+            }
+        }
+        sc
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "score": self.score,
+            "correct": self.correct,
+            "wrong": self.wrong,
+            "unknown": self.unknown,
+            "false_without_replaying_test": self.unbacked,
+        })
+    }
 }
 
 impl Row {
@@ -204,6 +295,7 @@ impl Row {
         let ops = |e: &Summary| e.result.operations as f64;
         json!({
             "program": self.program,
+            "expected": self.expected.map(Verdict::name),
             "engines": engines,
             "exact_paths": self.exact_paths(),
             "time_ratio": self.ratio(ms),
@@ -222,13 +314,23 @@ fn programs(suite: &Path) -> Result<Vec<PathBuf>> {
         return Ok(vec![suite.to_path_buf()]);
     }
     let dir = std::fs::read_dir(suite).with_context(|| format!("cannot read the suite {}", suite.display()))?;
+    // A C source is a program of its own when it is an SV-COMP task;
+    // otherwise it is the source of the .bir or .wasm beside it.
     let mut files: Vec<PathBuf> = dir
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "bir" || e == "wasm"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "bir" || e == "wasm")
+                || expected_verdict(p).is_some()
+                    && !p.with_extension("bir").exists()
+                    && !p.with_extension("wasm").exists()
+        })
         .collect();
     files.sort_by_key(|p| natural_key(&p.display().to_string()));
     if files.is_empty() {
-        bail!("{}: no programs (.bir files) in the suite", suite.display());
+        bail!(
+            "{}: no programs in the suite (.bir or .wasm files, or C files whose first line is `// expect: TRUE|FALSE`)",
+            suite.display()
+        );
     }
     Ok(files)
 }
@@ -271,11 +373,17 @@ fn example_words(path: &Path) -> Vec<String> {
 fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
     let spec = EngineSpec::named(engine).ok_or_else(|| unknown_engine(engine))?;
     let words = example_words(path);
-    let program_args = crate::ProgramArgs::parse(&words)?;
-    let crate::Loaded { module, .. } = crate::load_program(path, &program_args, false, true)?;
+    let task = expected_verdict(path).is_some();
+    let mut program_args = crate::ProgramArgs::parse(&words)?;
+    if task && program_args.convention == braid_wasm::Convention::Auto {
+        // What `braid verify` makes of `--convention auto`.
+        program_args.convention = braid_wasm::Convention::Svcomp;
+    }
+    let loaded = crate::load_program(path, &program_args, false, true)?;
+    let module = &loaded.module;
     let dir = scratch_dir()?;
     let mut cmd = std::process::Command::new(std::env::current_exe().context("cannot find the braid binary")?);
-    cmd.arg("run")
+    cmd.arg(if task { "verify" } else { "run" })
         .arg(path)
         .args(["--json", "--progress", "never", "--out"])
         .arg(&dir)
@@ -300,6 +408,8 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
     let json: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     let failure = match status {
         ExitStatus::Exited(0 | 1) if !json.is_null() => None,
+        // `braid verify`'s UNKNOWN.
+        ExitStatus::Exited(3) if task && !json.is_null() => None,
         ExitStatus::Exited(code) => {
             let err = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
             Some(format!("exit {code}: {}", err.trim()))
@@ -313,7 +423,14 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         let test: Option<TestCase> = std::fs::read_to_string(&t)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
-        match test.map(|test| replay(&module, &test).map(|run| (test, run))) {
+        let replayed = test.map(|test| {
+            let run = replay(module, &test)?;
+            if let Some(bytes) = &loaded.wasm {
+                crate::wasmi_agrees(module, bytes, &test, &program_args.wasi, program_args.convention)?;
+            }
+            Ok::<_, String>((test, run))
+        });
+        match replayed {
             Some(Ok((test, run))) => {
                 covered.extend(run.covered);
                 if let braid_engine::Outcome::Bug { bug, location, .. } = test.outcome {
@@ -333,6 +450,7 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         covered,
         bugs,
         replay_failures,
+        verdict: json["verdict"].as_str().map(String::from),
     })
 }
 
@@ -429,20 +547,78 @@ pub fn bench(args: BenchArgs) -> Result<i32> {
             engines.push(run_engine(f, e, &args)?);
             bar.inc(1);
         }
-        rows.push(Row { program: name, engines });
+        rows.push(Row {
+            program: name,
+            expected: expected_verdict(f),
+            engines,
+        });
     }
     bar.finish_and_clear();
     if args.json {
-        let rows: Vec<Value> = rows.iter().map(|r| r.json(args.max_time)).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({ "rows": rows }))?);
+        let mut out = json!({ "rows": rows.iter().map(|r| r.json(args.max_time)).collect::<Vec<Value>>() });
+        if rows.iter().any(|r| r.expected.is_some()) {
+            let scores: serde_json::Map<String, Value> = (args.engines.iter().enumerate())
+                .map(|(i, e)| (e.clone(), Score::of(&rows, i).json()))
+                .collect();
+            out["sv_scores"] = Value::Object(scores);
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print!("{}", markdown(&rows, &args));
+        if rows.iter().any(|r| r.expected.is_some()) {
+            print!("{}", verdict_table(&rows, &args));
+        }
     }
-    Ok(if rows.iter().all(|r| r.agree() != Some(false)) {
+    // A wrong verdict (a false alarm, a missed bug) fails the bench as a
+    // disagreement does; so does a FALSE without a replaying test.
+    let sound = (0..args.engines.len()).all(|i| {
+        let sc = Score::of(&rows, i);
+        sc.wrong == 0 && sc.unbacked == 0
+    });
+    Ok(if sound && rows.iter().all(|r| r.agree() != Some(false)) {
         0
     } else {
         1
     })
+}
+
+/// The SV-COMP tasks' verdicts per engine, and each engine's score.
+fn verdict_table(rows: &[Row], args: &BenchArgs) -> String {
+    let mut s = String::from("\nSV-COMP verdicts (unreach-call; +2 correct TRUE, +1 correct FALSE, -16 wrong FALSE, -32 wrong TRUE):\n\n| program | expected |");
+    for e in &args.engines {
+        let _ = write!(s, " {e} |");
+    }
+    s.push_str("\n|---|---|");
+    s.push_str(&"---|".repeat(args.engines.len()));
+    s.push('\n');
+    for row in rows {
+        let Some(expected) = row.expected else {
+            continue;
+        };
+        let _ = write!(s, "| {} | {} |", row.program, expected.name());
+        for e in &row.engines {
+            let answer = match (&e.failure, e.verdict.as_deref()) {
+                (Some(_), _) => "FAILED".to_string(),
+                (None, Some(v)) if v == expected.name() => format!("{v} ({:.1} s)", e.result.wall_ms as f64 / 1000.0),
+                (None, Some(v @ ("TRUE" | "FALSE"))) => format!("**{v} (wrong)**"),
+                (None, v) => v.unwrap_or("-").to_string(),
+            };
+            let replay = if e.replay_failures > 0 {
+                format!(" ({} FAIL replay)", e.replay_failures)
+            } else {
+                String::new()
+            };
+            let _ = write!(s, " {answer}{replay} |");
+        }
+        s.push('\n');
+    }
+    let _ = write!(s, "| **score** (correct / wrong / unknown) | |");
+    for i in 0..args.engines.len() {
+        let sc = Score::of(rows, i);
+        let _ = write!(s, " {} ({} / {} / {}) |", sc.score, sc.correct, sc.wrong, sc.unknown);
+    }
+    s.push('\n');
+    s
 }
 
 fn markdown(rows: &[Row], args: &BenchArgs) -> String {

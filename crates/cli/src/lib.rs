@@ -16,7 +16,7 @@ use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
 use braid_guard::VarOrder;
-use braid_ir::{FuncId, Module};
+use braid_ir::{BugKind, FuncId, Module};
 use braid_wasm::wasi::Config as WasiConfig;
 use braid_wasm::Convention;
 use clap::{Args, Parser, Subcommand};
@@ -53,7 +53,8 @@ enum Command {
     /// Every program of a suite under every engine, side by side: times,
     /// solver and merging statistics, ratios, and whether the engines agree.
     Bench {
-        /// A directory of programs (.bir), or one program.
+        /// A directory of programs (.bir, .wasm, and C files that are
+        /// SV-COMP tasks: first line `// expect: TRUE|FALSE`), or one program.
         suite: PathBuf,
         /// Comma-separated: dse, ssm-none, ssm-all, ssm-qce, dsm, dsm-all,
         /// multise, multise-no-coalesce. Ratios are first over second.
@@ -579,7 +580,7 @@ fn run(args: RunArgs) -> Result<i32> {
 fn verify(args: RunArgs) -> Result<i32> {
     let (report, _) = explore_program(&args, Convention::Svcomp)?;
     let r = &report.result;
-    let reach = r.bugs.iter().find(|b| b.kind == "reach_error");
+    let reach = r.bugs.iter().find(|b| b.kind == BugKind::ReachError);
     let (verdict, code, why): (&str, i32, Vec<String>) = match reach {
         Some(b) => {
             let test = match &args.out {
@@ -938,7 +939,7 @@ fn same_output(runtime: &str, test: &TestCase, stdout: &[u8], stderr: &[u8]) -> 
 
 /// Whether wasmi, fed the test's inputs, ends the way the test recorded
 /// and prints the same.
-fn wasmi_agrees(
+pub(crate) fn wasmi_agrees(
     module: &Module,
     bytes: &[u8],
     test: &TestCase,

@@ -133,12 +133,12 @@ impl<'a> Recorder<'a> {
         ) else {
             return false;
         };
-        if matches!(&run.outcome, Outcome::Bug { bug, .. } if bug == BugKind::StepLimit.name()) && max_steps.is_some() {
+        if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::StepLimit) && max_steps.is_some() {
             return false;
         }
         // Inputs the explored prefix left free may break an `assume` further
         // on: no path of the program runs that way, so there is no test.
-        if matches!(&run.outcome, Outcome::Bug { bug, .. } if bug == BugKind::AssumeViolated.name()) {
+        if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::AssumeViolated) {
             return false;
         }
         let mut test = TestCase::new(

@@ -1,7 +1,7 @@
 //! What every engine produces: tests, bugs, coverage and statistics, and the
 //! on-disk test format that `braid replay` reads.
 
-use braid_ir::{FuncId, Module, StmtIdx};
+use braid_ir::{BugKind, FuncId, Module, StmtIdx};
 use braid_term::{Sort, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,7 +45,7 @@ pub enum Outcome {
         returned: Option<String>,
     },
     Bug {
-        bug: String,
+        bug: BugKind,
         function: String,
         stmt: StmtIdx,
         location: String,
@@ -53,10 +53,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn bug(module: &Module, kind: &str, func: FuncId, stmt: StmtIdx) -> Outcome {
+    pub fn bug(module: &Module, kind: BugKind, func: FuncId, stmt: StmtIdx) -> Outcome {
         let f = module.func(func);
         Outcome::Bug {
-            bug: kind.to_string(),
+            bug: kind,
             function: f.name.clone(),
             stmt,
             location: module.location(func, stmt),
@@ -143,7 +143,7 @@ impl TestCase {
 /// A distinct bug: kind and location, with the first test reproducing it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BugReport {
-    pub kind: String,
+    pub kind: BugKind,
     pub function: String,
     pub location: String,
     /// The index of the test that reproduces it.

@@ -10,41 +10,7 @@ pub const MAX_CALL_DEPTH: usize = 10_000;
 /// Allocations up to this size are written into test outcomes.
 pub const MAX_RENDERED_CELLS: usize = 256;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BugKind {
-    Assertion,
-    DivisionByZero,
-    /// Load or store through a value that is not an address (e.g. undefined).
-    InvalidAddress,
-    /// Load or store outside its allocation.
-    OutOfBounds,
-    TypeError,
-    IntegerOverflow,
-    InvalidConversion,
-    BadAllocation,
-    StackOverflow,
-    /// Only replay reports these: the recorded path assumed otherwise.
-    AssumeViolated,
-    StepLimit,
-}
-
-impl BugKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            BugKind::Assertion => "assertion",
-            BugKind::DivisionByZero => "division-by-zero",
-            BugKind::InvalidAddress => "invalid-address",
-            BugKind::OutOfBounds => "out-of-bounds",
-            BugKind::TypeError => "type-error",
-            BugKind::IntegerOverflow => "integer-overflow",
-            BugKind::InvalidConversion => "invalid-conversion",
-            BugKind::BadAllocation => "bad-allocation",
-            BugKind::StackOverflow => "stack-overflow",
-            BugKind::AssumeViolated => "assume-violated",
-            BugKind::StepLimit => "step-limit",
-        }
-    }
-}
+pub use braid_ir::BugKind;
 
 pub fn bug_kind(e: &EvalError) -> BugKind {
     match e {
@@ -232,6 +198,128 @@ pub fn read_wide(store: &mut TermStore, array: &[TermId], off: TermId, width: Op
     word_of(store, w, &bytes).expect("arrays of bytes")
 }
 
+/// Words of a progression read back by [`affine_read`] may differ from it
+/// in at most this many places (each a choice in the term).
+pub const PROGRESSION_EXCEPTIONS: usize = 64;
+
+/// A `w`-bit load at the symbolic offset `off` over `cells` (the cells from
+/// `lo` on that it may reach) when the words it may read are an arithmetic
+/// progression — an array an initialising loop filled with `k * i + m` — as
+/// the term `m + k * j` for the word index `j = (off - first) / (w / 8)`,
+/// whatever the region's size (where an array term would list every cell),
+/// with a choice `ite(j == i, v, …)` for each of at most
+/// [`PROGRESSION_EXCEPTIONS`] words that differ. Exact: `None` unless `off`
+/// is `toint(zext(y)) + c` with `y` provably a multiple of the word size
+/// (its low bits are zero by its shape), every cell is a concrete byte, and
+/// the words the offset may reach fit the progression but for a few.
+pub fn affine_read(store: &mut TermStore, lo: usize, cells: &[TermId], off: TermId, w: u8) -> Option<TermId> {
+    let stride = w as usize / 8;
+    let shift = stride.trailing_zeros();
+    if !stride.is_power_of_two() || cells.len() < 2 * stride {
+        return None;
+    }
+    let (y, c) = store.unsigned_int(off)?;
+    let Sort::Bv(wy) = store.sort(y) else {
+        return None;
+    };
+    if low_zero_bits(store, y, 8) < shift {
+        return None;
+    }
+    // Offsets are `c` modulo the stride: the first one in range, and the
+    // words from there a stride apart.
+    let first = lo + (c - lo as i128).rem_euclid(stride as i128) as usize;
+    let byte = |i: usize| match store.as_const(cells[i]) {
+        Some(Value::Bv { width: 8, bits }) => Some(bits),
+        Some(Value::Undef) => Some(0),
+        _ => None,
+    };
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let mut words = Vec::new();
+    let mut at = first - lo;
+    while at + stride <= cells.len() {
+        let mut word = 0u64;
+        for i in 0..stride {
+            word |= byte(at + i)? << (8 * i);
+        }
+        words.push(word);
+        at += stride;
+    }
+    if words.len() < 2 {
+        return None;
+    }
+    // The progression through two neighbouring words (the first pairs in
+    // turn, in case one of them is an exception), and the words off it.
+    let (m, step, exceptions) = (0..words.len().min(4) - 1).find_map(|i| {
+        let step = words[i + 1].wrapping_sub(words[i]) & mask;
+        let m = words[i].wrapping_sub(step.wrapping_mul(i as u64)) & mask;
+        let mut off_it = Vec::new();
+        for (j, &x) in words.iter().enumerate() {
+            if x != m.wrapping_add(step.wrapping_mul(j as u64)) & mask {
+                if off_it.len() == PROGRESSION_EXCEPTIONS {
+                    return None;
+                }
+                off_it.push((j, x));
+            }
+        }
+        Some((m, step, off_it))
+    })?;
+    // `off - first` as `y + (c - first)` in `y`'s width (no wrap: the
+    // offset lies in range), a word index once shifted, in `w` bits.
+    let delta = store.constant(Value::bv(wy, (c - first as i128) as u64));
+    let from_first = store.app(Op::Add, &[y, delta]).ok()?;
+    let sh = store.constant(Value::bv(wy, shift as u64));
+    let j = store.app(Op::LShr, &[from_first, sh]).ok()?;
+    let j = match wy.cmp(&w) {
+        std::cmp::Ordering::Less => store.app(Op::ZExt(w), &[j]).ok()?,
+        std::cmp::Ordering::Greater => store.app(Op::Trunc(w), &[j]).ok()?,
+        std::cmp::Ordering::Equal => j,
+    };
+    let (k, m) = (store.constant(Value::bv(w, step)), store.constant(Value::bv(w, m)));
+    let scaled = store.app(Op::Mul, &[k, j]).ok()?;
+    let mut value = store.app(Op::Add, &[m, scaled]).ok()?;
+    for (i, x) in exceptions {
+        let it = store.constant(Value::bv(w, i as u64));
+        let here = store.eq(j, it);
+        let x = store.constant(Value::bv(w, x));
+        value = store.app(Op::Ite, &[here, x, value]).ok()?;
+    }
+    Some(value)
+}
+
+/// How many low bits of the bit-vector `t` are zero whatever its symbols
+/// (a lower bound, from its shape: `x << 2`, `x * 4`, sums of such and of
+/// constants), looking `depth` operations deep.
+fn low_zero_bits(store: &TermStore, t: TermId, depth: u32) -> u32 {
+    let Sort::Bv(w) = store.sort(t) else {
+        return 0;
+    };
+    if let Some(Value::Bv { bits, .. }) = store.as_const(t) {
+        return bits.trailing_zeros().min(w as u32);
+    }
+    if depth == 0 {
+        return 0;
+    }
+    let z = |x: TermId| low_zero_bits(store, x, depth - 1);
+    let konst = |x: TermId| match store.as_const(x) {
+        Some(Value::Bv { bits, .. }) => Some(bits),
+        _ => None,
+    };
+    let bits = match store.node(t) {
+        Node::App(Op::Add | Op::Sub | Op::Or | Op::Xor, a) => z(a[0]).min(z(a[1])),
+        Node::App(Op::And, a) => z(a[0]).max(z(a[1])),
+        Node::App(Op::Mul, a) => z(a[0]).saturating_add(z(a[1])),
+        Node::App(Op::Shl, a) => match konst(a[1]) {
+            Some(s) if s < w as u64 => z(a[0]).saturating_add(s as u32),
+            _ => 0,
+        },
+        Node::App(Op::ZExt(_) | Op::SExt(_), a) => z(a[0]),
+        Node::App(Op::Trunc(_), a) => z(a[0]),
+        Node::App(Op::Ite, a) => z(a[1]).min(z(a[2])),
+        _ => 0,
+    };
+    bits.min(w as u32)
+}
+
 /// The `w`-bit little-endian value of `bytes` put together (an undefined
 /// byte counts as 0); `None` if a cell is not a byte. Bytes a store of `v`
 /// wrote, in order, give back `v` itself (store-to-load forwarding).
@@ -330,6 +418,59 @@ pub fn written(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An array of ints an initialising loop filled with `3 * i + 5`, read
+    /// at `base + (k << 2)` for a symbolic `k`: the word `3 * k + 5`,
+    /// exactly, under every `k` in range; a region that breaks the
+    /// progression, or an offset not known to be aligned, gives none.
+    #[test]
+    fn words_in_progression_read_as_their_formula() {
+        let mut s = TermStore::new();
+        let base = 64usize;
+        let mut cells: Vec<TermId> = Vec::new();
+        for i in 0..100u64 {
+            for b in (3 * i + 5).to_le_bytes().iter().take(4) {
+                cells.push(s.constant(Value::bv(8, *b as u64)));
+            }
+        }
+        let k = s.symbol_term("k", Sort::Bv(32));
+        let two = s.constant(Value::bv(32, 2));
+        let scaled = s.app(Op::Shl, &[k, two]).unwrap();
+        let wide = s.app(Op::ZExt(64), &[scaled]).unwrap();
+        let y = s.app(Op::ToInt, &[wide]).unwrap();
+        let c = s.constant(Value::Int(base as i128));
+        let off = s.app(Op::Add, &[y, c]).unwrap();
+        let read = affine_read(&mut s, base, &cells, off, 32).expect("a progression");
+        let ks = match s.node(k) {
+            braid_term::Node::Sym(x) => *x,
+            _ => unreachable!(),
+        };
+        for i in 0..100u64 {
+            let mut m = braid_term::Model::default();
+            m.insert(ks, Value::bv(32, i));
+            assert_eq!(s.eval(read, &m), Ok(Value::bv(32, 3 * i + 5)), "k = {i}");
+        }
+        // A word off the progression (the first, so that the progression
+        // comes from later words) is a choice of its own.
+        let mut broken = cells.clone();
+        broken[0] = s.constant(Value::bv(8, 0));
+        let read = affine_read(&mut s, base, &broken, off, 32).expect("a progression but for one word");
+        for i in 0..100u64 {
+            let mut m = braid_term::Model::default();
+            m.insert(ks, Value::bv(32, i));
+            let expected = if i == 0 { 0 } else { 3 * i + 5 };
+            assert_eq!(s.eval(read, &m), Ok(Value::bv(32, expected)), "k = {i}");
+        }
+        // Too many words off it: none.
+        for i in 0..=PROGRESSION_EXCEPTIONS {
+            broken[4 * (i + 10)] = s.constant(Value::bv(8, 1));
+        }
+        assert_eq!(affine_read(&mut s, base, &broken, off, 32), None);
+        let unaligned = s.app(Op::ZExt(64), &[k]).unwrap();
+        let unaligned = s.app(Op::ToInt, &[unaligned]).unwrap();
+        let unaligned = s.app(Op::Add, &[unaligned, c]).unwrap();
+        assert_eq!(affine_read(&mut s, base, &cells, unaligned, 32), None);
+    }
 
     /// A 16-bit store at a symbolic offset, then 16-bit loads at symbolic
     /// offsets, through array terms: under every assignment of the two

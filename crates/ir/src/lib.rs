@@ -6,6 +6,7 @@
 //! Labels and function references are values (computed `if x goto y`,
 //! calls through function values).
 
+mod bug;
 mod cfg;
 pub mod check;
 mod generate;
@@ -13,6 +14,7 @@ mod lex;
 mod parse;
 mod print;
 
+pub use bug::BugKind;
 pub use cfg::{live_variables, loop_heads, natural_loops, reverse_post_order, successors, NaturalLoop};
 pub use generate::{random_loop_program, random_memory_program, random_program};
 pub use parse::{parse, ParseError};
@@ -111,7 +113,7 @@ pub enum Stmt {
     Ret(Option<Operand>),
     Assume(Operand),
     Assert(Operand),
-    Error(String),
+    Error(BugKind),
     /// `halt` or `halt x`: ends the program; `x` is its exit code (the
     /// outcome's return value).
     Halt(Option<Operand>),

@@ -4,7 +4,7 @@
 
 use crate::check;
 use crate::lex::{describe, lex, Pos, Tok};
-use crate::{Function, Module, Operand, Param, Rhs, Span, Stmt, VarId};
+use crate::{BugKind, Function, Module, Operand, Param, Rhs, Span, Stmt, VarId};
 use braid_term::{Op, Sort, Value};
 use rustc_hash::FxHashSet;
 use std::fmt;
@@ -433,7 +433,7 @@ impl Parser {
             },
             "assume" => Stmt::Assume(self.operand(f)?),
             "assert" => Stmt::Assert(self.operand(f)?),
-            "error" => Stmt::Error(self.string("a string naming the error kind")?),
+            "error" => Stmt::Error(BugKind::from_name(&self.string("a string naming the error kind")?)),
             "halt" => match self.peek() {
                 Tok::Newline | Tok::Punct(";") | Tok::Punct("}") | Tok::Eof => Stmt::Halt(None),
                 _ => Stmt::Halt(Some(self.operand(f)?)),

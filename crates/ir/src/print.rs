@@ -102,7 +102,7 @@ pub(crate) fn stmt(m: &Module, f: &Function, s: &Stmt) -> String {
         Stmt::Ret(Some(v)) => format!("ret {}", o(v)),
         Stmt::Assume(c) => format!("assume {}", o(c)),
         Stmt::Assert(c) => format!("assert {}", o(c)),
-        Stmt::Error(k) => format!("error {}", quote(k)),
+        Stmt::Error(k) => format!("error {}", quote(k.name())),
         Stmt::Halt(None) => "halt".into(),
         Stmt::Halt(Some(v)) => format!("halt {}", o(v)),
         Stmt::Output { stream, byte } => format!("output {}, {}", o(stream), o(byte)),

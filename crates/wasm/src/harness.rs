@@ -6,7 +6,7 @@
 
 use crate::builder::{bv, var, FnBuilder};
 use crate::{layout, Convention, Sig};
-use braid_ir::{FuncId, Function, Operand, Rhs, Stmt, VarId};
+use braid_ir::{BugKind, FuncId, Function, Operand, Rhs, Stmt, VarId};
 use braid_term::{Op, Sort};
 use wasmparser::ValType;
 
@@ -39,22 +39,23 @@ pub fn stub(
         .enumerate()
         .map(|(i, t)| b.param(&format!("p{i}"), crate::sort_of(*t)))
         .collect();
-    let known = emit(&mut b, module, name, sig, &params, Exit::Return, convention);
+    let known = emit(&mut b, (module, name), sig, &params, Exit::Return, convention, None);
     known.then(|| b.finish())
 }
 
 /// Emits the implementation of import `module.name` on `params` into `b`;
 /// `false` (and nothing emitted) if braid does not know it. Direct calls
 /// inline it, so bugs (`reach_error`, a failed `assert`) are located at the
-/// call.
+/// call. `label` names a KLEE call's inputs (the string its name argument
+/// points to, where the call site shows it).
 pub fn emit(
     b: &mut FnBuilder,
-    module: &str,
-    name: &str,
+    (module, name): (&str, &str),
     sig: &Sig,
     params: &[VarId],
     exit: Exit,
     convention: Convention,
+    label: Option<&str>,
 ) -> bool {
     let result = sig.results.first().copied();
     let b = &mut Out { b, exit };
@@ -66,21 +67,29 @@ pub fn emit(
         ("symbolic", "assume") => condition(b, params, false),
         ("symbolic", "assert") => condition(b, params, true),
         (_, "__VERIFIER_assume") | (_, "klee_assume") => condition(b, params, false),
-        (_, "reach_error") => error(b, "reach_error"),
+        (_, "reach_error") => error(b, BugKind::ReachError),
         // SV-COMP: only `reach_error` is the property; `abort` ends the path.
         (_, "abort") if convention == Convention::Svcomp => halt(b, None),
-        (_, "abort") => error(b, "abort"),
+        (_, "abort") => error(b, BugKind::Abort),
         (_, "exit" | "_exit" | "_Exit") => halt(b, params.first()),
-        (_, "__assert_fail") => error(b, "assertion"),
-        (_, "klee_int") => symbol(b, name, Sort::Bv(32), result),
-        (_, "klee_range") => klee_range(b, params, result),
-        (_, "klee_make_symbolic") => make_symbolic(b, params),
+        (_, "__assert_fail") => error(b, BugKind::Assertion),
+        (_, "klee_int") => symbol(b, label.unwrap_or(name), Sort::Bv(32), result),
+        (_, "klee_range") => klee_range(b, params, result, label.unwrap_or(name)),
+        (_, "klee_make_symbolic") => make_symbolic(b, params, label.unwrap_or(name)),
         (_, "memset") => mem_loop(b, params, Bulk::Set, result),
         (_, "memcpy") => mem_loop(b, params, Bulk::Copy, result),
         (_, "memmove") => mem_loop(b, params, Bulk::Move, result),
         (_, n) if n.starts_with("__VERIFIER_nondet_") => nondet(b, n, result),
         _ => false,
     }
+}
+
+/// A KLEE name as braid names inputs: the name's characters other than
+/// `#` (which separates an input's name from its read count) and control
+/// characters; `None` for a name left empty.
+pub fn input_label(name: &str) -> Option<String> {
+    let label: String = name.chars().filter(|c| *c != '#' && !c.is_control()).collect();
+    (!label.is_empty()).then_some(label)
 }
 
 /// A builder and where results go.
@@ -221,13 +230,13 @@ fn halt(b: &mut Out, code: Option<&VarId>) -> bool {
     true
 }
 
-fn error(b: &mut Out, kind: &str) -> bool {
-    b.emit(Stmt::Error(kind.to_string()));
+fn error(b: &mut Out, kind: BugKind) -> bool {
+    b.emit(Stmt::Error(kind));
     true
 }
 
 /// `klee_range(lo, hi, name)`: a symbolic int in `[lo, hi)`.
-fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>) -> bool {
+fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>, label: &str) -> bool {
     let (Some(lo), Some(hi), Some(ValType::I32)) = (params.first(), params.get(1), result) else {
         return false;
     };
@@ -236,7 +245,7 @@ fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>) -> bool {
         x,
         Rhs::Input {
             sort: Sort::Bv(32),
-            name: "klee_range".into(),
+            name: label.into(),
         },
     );
     let above = b.binary(Op::Ge, var(x), var(*lo));
@@ -270,8 +279,9 @@ pub(crate) fn counted(b: &mut FnBuilder, n: VarId, mut body: impl FnMut(&mut FnB
     b.place(done);
 }
 
-/// `klee_make_symbolic(p, n, name)`: `n` symbolic bytes at `p`.
-fn make_symbolic(b: &mut Out, params: &[VarId]) -> bool {
+/// `klee_make_symbolic(p, n, name)`: `n` symbolic bytes at `p`, inputs
+/// named `label` (`name`'s string where it is known, as KLEE names them).
+fn make_symbolic(b: &mut Out, params: &[VarId], label: &str) -> bool {
     let (Some(p), Some(n)) = (params.first().copied(), params.get(1).copied()) else {
         return false;
     };
@@ -281,7 +291,7 @@ fn make_symbolic(b: &mut Out, params: &[VarId]) -> bool {
             byte,
             Rhs::Input {
                 sort: Sort::Bv(8),
-                name: "klee_make_symbolic".into(),
+                name: label.into(),
             },
         );
         let at = byte_at(b, p, var(i));

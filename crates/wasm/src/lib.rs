@@ -16,7 +16,7 @@ mod lower;
 pub mod wasi;
 pub mod wasmi_replay;
 
-use braid_ir::{FuncId, Module, Operand, Rhs, Stmt};
+use braid_ir::{BugKind, FuncId, Module, Operand, Rhs, Stmt};
 use braid_term::{Sort, Value};
 use builder::{bv, var, FnBuilder};
 use lower::{Lowerer, ModuleInfo};
@@ -414,6 +414,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         imports: imports.iter().map(|(m, n, _, _)| (m.clone(), n.clone())).collect(),
         convention,
         reach_error: reach_error.filter(|_| convention == Convention::Svcomp),
+        data: data.iter().map(|(at, bytes, _)| (*at, bytes.clone())).collect(),
     };
 
     let mut names: Vec<String> = Vec::new();
@@ -493,7 +494,7 @@ pub fn load(bytes: &[u8], opts: &Options) -> Result<Program, WasmError> {
         .next();
     if let Some(offset) = misfit {
         b.offset = offset as u32;
-        b.emit(Stmt::Error("out-of-bounds".into()));
+        b.emit(Stmt::Error(BugKind::OutOfBounds));
     }
     for (at, funcs_in, offset) in &elements {
         b.offset = *offset as u32;

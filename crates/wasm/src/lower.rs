@@ -6,8 +6,9 @@
 
 use crate::builder::{bv, int, var, FnBuilder};
 use crate::{harness, layout, sort_of, Sig, WasmError};
-use braid_ir::{FuncId, Function, Operand, Rhs, Stmt, VarId};
+use braid_ir::{BugKind, FuncId, Function, Operand, Rhs, Stmt, VarId};
 use braid_term::{Op, Value};
+use std::collections::HashMap;
 use wasmparser::{BlockType, FunctionBody, MemArg, Operator, ValType};
 
 /// What lowering a body needs to know about the module.
@@ -32,6 +33,22 @@ pub struct ModuleInfo {
     /// The defined function named `reach_error` under SV-COMP: a direct
     /// call to it is the property violation.
     pub reach_error: Option<u32>,
+    /// The active data segments: where they go in memory, their bytes.
+    pub data: Vec<(u32, Vec<u8>)>,
+}
+
+impl ModuleInfo {
+    /// The NUL-terminated string at `addr` in the initial memory (a string
+    /// literal's address), if a data segment holds all of it.
+    pub fn c_string(&self, addr: u64) -> Option<String> {
+        let (at, bytes) = self
+            .data
+            .iter()
+            .find(|(at, bytes)| (*at as u64..*at as u64 + bytes.len() as u64).contains(&addr))?;
+        let rest = &bytes[(addr - *at as u64) as usize..];
+        let end = rest.iter().position(|&c| c == 0)?;
+        String::from_utf8(rest[..end].to_vec()).ok()
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -59,7 +76,7 @@ struct Ctrl {
 
 struct Trap {
     label: u32,
-    kind: &'static str,
+    kind: BugKind,
     offset: u32,
 }
 
@@ -74,6 +91,10 @@ pub struct Lowerer<'a> {
     dead_depth: usize,
     /// Parameters, then declared locals.
     local_types: Vec<ValType>,
+    /// Locals and stack slots known to hold an i32 constant in the current
+    /// straight-line code (forgotten at every control instruction): how a
+    /// string literal's address reaches a harness call at -O0.
+    known: HashMap<VarId, u64>,
 }
 
 fn type_name(t: ValType) -> &'static str {
@@ -108,6 +129,7 @@ impl<'a> Lowerer<'a> {
             results: sig.results.clone(),
             dead_depth: 0,
             local_types: sig.params.clone(),
+            known: HashMap::new(),
         }
     }
 
@@ -150,7 +172,21 @@ impl<'a> Lowerer<'a> {
     fn push(&mut self, t: ValType) -> VarId {
         let v = self.slot(self.stack.len(), t);
         self.stack.push(t);
+        self.known.remove(&v);
         v
+    }
+
+    /// The name a KLEE harness call gives its symbolic value: the string
+    /// literal its name argument points to (`klee_make_symbolic(&x, 4,
+    /// "x")`), when that address is a known constant.
+    fn symbol_name(&self, import: &str, args: &[VarId]) -> Option<String> {
+        let i = match import {
+            "klee_make_symbolic" | "klee_range" => 2,
+            "klee_int" => 0,
+            _ => return None,
+        };
+        let addr = self.known.get(args.get(i)?)?;
+        harness::input_label(&self.info.c_string(*addr)?)
     }
 
     fn pop(&mut self) -> VarId {
@@ -169,6 +205,14 @@ impl<'a> Lowerer<'a> {
         self.slot(h, t)
     }
 
+    /// `to` now holds what `from` holds.
+    fn copy_known(&mut self, from: VarId, to: VarId) {
+        match self.known.get(&from) {
+            Some(&c) => self.known.insert(to, c),
+            None => self.known.remove(&to),
+        };
+    }
+
     fn local(&mut self, i: u32) -> VarId {
         self.b.var(&format!("l{i}"))
     }
@@ -178,7 +222,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A conditional trap: `if cond goto T` where `T: error kind`.
-    fn trap_if(&mut self, cond: VarId, kind: &'static str) {
+    fn trap_if(&mut self, cond: VarId, kind: BugKind) {
         let label = self.b.label("trap");
         self.traps.push(Trap {
             label,
@@ -234,7 +278,7 @@ impl<'a> Lowerer<'a> {
         for trap in std::mem::take(&mut self.traps) {
             self.b.offset = trap.offset;
             self.b.place(trap.label);
-            self.b.emit(Stmt::Error(trap.kind.to_string()));
+            self.b.emit(Stmt::Error(trap.kind));
         }
         Ok(self.b.finish())
     }
@@ -326,10 +370,24 @@ impl<'a> Lowerer<'a> {
             }
         }
         use Operator as O;
+        if matches!(
+            op,
+            O::Block { .. }
+                | O::Loop { .. }
+                | O::If { .. }
+                | O::Else
+                | O::End
+                | O::Br { .. }
+                | O::BrIf { .. }
+                | O::BrTable { .. }
+                | O::Return
+        ) {
+            self.known.clear();
+        }
         match op {
             O::Nop => {}
             O::Unreachable => {
-                self.b.emit(Stmt::Error("unreachable".into()));
+                self.b.emit(Stmt::Error(BugKind::Unreachable));
                 self.kill();
             }
             O::Block { blockty } | O::Loop { blockty } => {
@@ -502,14 +560,15 @@ impl<'a> Lowerer<'a> {
                         .collect();
                     let dst = sig.results.first().map(|t| self.slot(h, *t));
                     let (conv, into) = (self.info.convention, harness::Exit::Into(dst));
-                    if harness::emit(&mut self.b, m, n, &sig, &args, into, conv) {
+                    let label = self.symbol_name(n, &args);
+                    if harness::emit(&mut self.b, (m, n), &sig, &args, into, conv, label.as_deref()) {
                         self.stack.truncate(h);
                         self.stack.extend(sig.results.first().copied());
                         return Ok(());
                     }
                 }
                 if self.info.reach_error == Some(function_index) {
-                    self.b.emit(Stmt::Error("reach_error".into()));
+                    self.b.emit(Stmt::Error(BugKind::ReachError));
                 }
                 self.call(&sig, Operand::Const(Value::Func(callee.0)))?;
             }
@@ -517,7 +576,7 @@ impl<'a> Lowerer<'a> {
                 let sig = self.info.types[type_index as usize].clone();
                 let i = self.pop();
                 let oob = self.b.binary(Op::UGe, var(i), bv(32, self.info.table_size as u64));
-                self.trap_if(oob, "undefined-element");
+                self.trap_if(oob, BugKind::UndefinedElement);
                 let at = self.offset_of(i, 0);
                 let sig_at = self.b.binary(Op::Add, Operand::Const(layout::SIGS), var(at));
                 let s = self.b.temp();
@@ -529,10 +588,10 @@ impl<'a> Lowerer<'a> {
                     },
                 );
                 let null = self.b.binary(Op::Eq, var(s), bv(32, 0));
-                self.trap_if(null, "undefined-element");
+                self.trap_if(null, BugKind::UndefinedElement);
                 let expected = self.info.sig_ids[type_index as usize];
                 let bad = self.b.binary(Op::Ne, var(s), bv(32, expected as u64));
-                self.trap_if(bad, "indirect-call-signature-mismatch");
+                self.trap_if(bad, BugKind::IndirectCallSignatureMismatch);
                 let f_at = self.b.binary(Op::Add, Operand::Const(layout::TABLE), var(at));
                 let f = self.b.temp();
                 self.b.assign(
@@ -560,17 +619,22 @@ impl<'a> Lowerer<'a> {
                 let l = self.local(local_index);
                 let dst = self.push(t);
                 self.b.assign(dst, Rhs::Copy(var(l)));
+                if let Some(&c) = self.known.get(&l) {
+                    self.known.insert(dst, c);
+                }
             }
             O::LocalSet { local_index } => {
                 let v = self.pop();
                 let l = self.local(local_index);
                 self.b.assign(l, Rhs::Copy(var(v)));
+                self.copy_known(v, l);
             }
             O::LocalTee { local_index } => {
                 let t = *self.stack.last().expect("validated");
                 let v = self.slot(self.stack.len() - 1, t);
                 let l = self.local(local_index);
                 self.b.assign(l, Rhs::Copy(var(v)));
+                self.copy_known(v, l);
             }
             O::GlobalGet { global_index } => {
                 let t = self.info.globals[global_index as usize];
@@ -622,6 +686,7 @@ impl<'a> Lowerer<'a> {
             O::I32Const { value } => {
                 let dst = self.push(ValType::I32);
                 self.b.assign(dst, Rhs::Copy(bv(32, value as u32 as u64)));
+                self.known.insert(dst, value as u32 as u64);
             }
             O::I64Const { value } => {
                 let dst = self.push(ValType::I64);
@@ -655,7 +720,7 @@ impl<'a> Lowerer<'a> {
                 let min = self.b.binary(Op::Eq, var(n), bv(w, 1 << (w - 1)));
                 let neg1 = self.b.binary(Op::Eq, var(d), bv(w, u64::MAX));
                 let both = self.b.binary(Op::And, var(min), var(neg1));
-                self.trap_if(both, "integer-overflow");
+                self.trap_if(both, BugKind::IntegerOverflow);
                 self.arith(Op::Div)?
             }
             O::I32DivU | O::I64DivU => self.arith(Op::UDiv)?,
@@ -981,7 +1046,7 @@ impl<'a> Lowerer<'a> {
             _ => Operand::Const(Value::f64(v)),
         };
         let nan = self.b.binary(Op::Ne, var(x), var(x));
-        self.trap_if(nan, "invalid-conversion");
+        self.trap_if(nan, BugKind::InvalidConversion);
         // trunc(x) >= lo iff x > lo - 1, or (when lo - 1 is not a float of
         // the type, so none lies between it and lo) x >= lo; trunc(x) < hi
         // iff x < hi. No rounding to an integer: the solver pays for those.
@@ -999,7 +1064,7 @@ impl<'a> Lowerer<'a> {
         };
         let above = self.b.binary(Op::Ge, var(x), float(hi));
         let out = self.b.binary(Op::Or, var(below), var(above));
-        self.trap_if(out, "integer-overflow");
+        self.trap_if(out, BugKind::IntegerOverflow);
         let op = if signed { Op::TruncS(w) } else { Op::TruncU(w) };
         let dst = self.push(if w == 32 { ValType::I32 } else { ValType::I64 });
         self.b.assign(dst, Rhs::Unary(op, var(x)));

@@ -8,6 +8,7 @@
 //! ([`crate::wasi`]): symbolic arguments and stdin from the inputs, output
 //! captured, `proc_exit` ending the run with its code.
 
+use braid_ir::BugKind;
 use braid_term::Value;
 use std::collections::HashMap;
 use std::fmt;
@@ -18,7 +19,7 @@ use wasmi::{Caller, Engine, Extern, Linker, Module, Store, TrapCode, Val, ValTyp
 pub enum Ending {
     Returned(Option<Value>),
     /// A trap or harness failure, by braid's bug kind.
-    Bug(String),
+    Bug(BugKind),
     /// An `assume` did not hold: the inputs left the recorded path.
     AssumeViolated,
     /// WASI `proc_exit` or C's `exit` with this code.
@@ -38,7 +39,7 @@ pub struct Run {
 
 /// A harness failure raised by a host function.
 #[derive(Debug)]
-struct HostBug(String);
+struct HostBug(BugKind);
 
 impl fmt::Display for HostBug {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -73,6 +74,20 @@ impl wasmi::errors::HostError for Exit {}
 impl Host {
     /// The next recorded input read under `name` (its sort's zero if the
     /// test leaves it out: the solver left it free).
+    /// The input name of a KLEE harness call whose name argument points to
+    /// `at`: the string there, as braid names such inputs, when the test
+    /// has inputs under it; else the call's own name (braid names inputs
+    /// after the function where the name was not a string literal).
+    fn label(&self, mem: &[u8], at: i32, call: &str) -> String {
+        let text = mem.get(at as u32 as usize..).map(|rest| {
+            let end = rest.iter().position(|&c| c == 0).unwrap_or(0);
+            String::from_utf8_lossy(&rest[..end]).into_owned()
+        });
+        text.and_then(|t| crate::harness::input_label(&t))
+            .filter(|l| self.inputs.contains_key(&braid_ir::input_name(l, 0)))
+            .unwrap_or_else(|| call.to_string())
+    }
+
     fn next(&mut self, name: &str) -> Option<Value> {
         let k = self.reads.entry(name.to_string()).or_insert(0);
         let key = braid_ir::input_name(name, *k);
@@ -98,8 +113,8 @@ impl Host {
     }
 }
 
-fn bug(kind: &str) -> wasmi::Error {
-    wasmi::Error::host(HostBug(kind.to_string()))
+fn bug(kind: BugKind) -> wasmi::Error {
+    wasmi::Error::host(HostBug(kind))
 }
 
 /// A recorded value as a wasm value of type `t` (narrow integers extended,
@@ -133,14 +148,24 @@ fn memory_bytes<'a>(caller: &'a mut Caller<'_, Host>) -> Result<&'a mut [u8], wa
     let mem = caller
         .get_export("memory")
         .and_then(Extern::into_memory)
-        .ok_or_else(|| bug("out-of-bounds"))?;
+        .ok_or_else(|| bug(BugKind::OutOfBounds))?;
     Ok(mem.data_mut(caller))
+}
+
+/// [`Host::label`] of a KLEE harness call, reading its name from memory.
+fn label_of(caller: &mut Caller<'_, Host>, at: i32, call: &str) -> Result<String, wasmi::Error> {
+    let mem = caller
+        .get_export("memory")
+        .and_then(Extern::into_memory)
+        .ok_or_else(|| bug(BugKind::OutOfBounds))?;
+    let (bytes, host) = mem.data_and_store_mut(caller);
+    Ok(host.label(bytes, at, call))
 }
 
 fn range(mem_len: usize, p: i32, n: i32) -> Result<std::ops::Range<usize>, wasmi::Error> {
     let (p, n) = (p as u32 as usize, n as u32 as usize);
     if p + n > mem_len {
-        return Err(bug("out-of-bounds"));
+        return Err(bug(BugKind::OutOfBounds));
     }
     Ok(p..p + n)
 }
@@ -194,33 +219,41 @@ pub fn run(
             match (m.as_str(), name.as_str()) {
                 ("symbolic", "assume") | (_, "__VERIFIER_assume") | (_, "klee_assume") => {
                     if arg(0) == 0 {
-                        return Err(bug("assume-violated"));
+                        return Err(bug(BugKind::AssumeViolated));
                     }
                 }
                 ("symbolic", "assert") => {
                     if arg(0) == 0 {
-                        return Err(bug("assertion"));
+                        return Err(bug(BugKind::Assertion));
                     }
                 }
-                (_, "reach_error") => return Err(bug("reach_error")),
+                (_, "reach_error") => return Err(bug(BugKind::ReachError)),
                 (_, "abort") if svcomp => return Err(wasmi::Error::host(Exit(None))),
-                (_, "abort") => return Err(bug("abort")),
+                (_, "abort") => return Err(bug(BugKind::Abort)),
                 (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
-                (_, "__assert_fail") => return Err(bug("assertion")),
+                (_, "__assert_fail") => return Err(bug(BugKind::Assertion)),
                 (_, "klee_range") => {
-                    let v = caller.data_mut().next("klee_range");
+                    let label = label_of(&mut caller, arg(2), "klee_range")?;
+                    let v = caller.data_mut().next(&label);
                     let x = i32_of(&to_val(v, &ValType::I32, false));
                     if !(arg(0) <= x && x < arg(1)) {
-                        return Err(bug("assume-violated"));
+                        return Err(bug(BugKind::AssumeViolated));
                     }
                     if let Some(o) = out.first_mut() {
                         *o = Val::I32(x);
                     }
                 }
+                (_, "klee_int") => {
+                    let label = label_of(&mut caller, arg(0), "klee_int")?;
+                    if let Some(o) = out.first_mut() {
+                        *o = to_val(caller.data_mut().next(&label), &ValType::I32, false);
+                    }
+                }
                 (_, "klee_make_symbolic") => {
                     let n = arg(1);
+                    let label = label_of(&mut caller, arg(2), "klee_make_symbolic")?;
                     let bytes: Vec<u8> = (0..n as u32)
-                        .map(|_| match caller.data_mut().next("klee_make_symbolic") {
+                        .map(|_| match caller.data_mut().next(&label) {
                             Some(Value::Bv { bits, .. }) => bits as u8,
                             _ => 0,
                         })
@@ -596,21 +629,22 @@ fn ending_of(e: &wasmi::Error) -> Ending {
         return code.map_or(Ending::Halted, Ending::Exited);
     }
     if let Some(HostBug(kind)) = e.downcast_ref::<HostBug>() {
-        if kind == "assume-violated" {
+        if *kind == BugKind::AssumeViolated {
             return Ending::AssumeViolated;
         }
         return Ending::Bug(kind.clone());
     }
     let kind = match e.as_trap_code() {
-        Some(TrapCode::UnreachableCodeReached) => "unreachable",
-        Some(TrapCode::MemoryOutOfBounds) => "out-of-bounds",
-        Some(TrapCode::TableOutOfBounds) | Some(TrapCode::IndirectCallToNull) => "undefined-element",
-        Some(TrapCode::IntegerDivisionByZero) => "division-by-zero",
-        Some(TrapCode::IntegerOverflow) => "integer-overflow",
-        Some(TrapCode::BadConversionToInteger) => "invalid-conversion",
-        Some(TrapCode::StackOverflow) => "stack-overflow",
-        Some(TrapCode::BadSignature) => "indirect-call-signature-mismatch",
-        _ => return Ending::Bug(format!("wasmi error: {e}")),
+        Some(TrapCode::UnreachableCodeReached) => BugKind::Unreachable,
+        Some(TrapCode::MemoryOutOfBounds) => BugKind::OutOfBounds,
+        Some(TrapCode::TableOutOfBounds) | Some(TrapCode::IndirectCallToNull) => BugKind::UndefinedElement,
+        Some(TrapCode::IntegerDivisionByZero) => BugKind::DivisionByZero,
+        Some(TrapCode::IntegerOverflow) => BugKind::IntegerOverflow,
+        Some(TrapCode::BadConversionToInteger) => BugKind::InvalidConversion,
+        Some(TrapCode::StackOverflow) => BugKind::StackOverflow,
+        Some(TrapCode::BadSignature) => BugKind::IndirectCallSignatureMismatch,
+        // No kind braid reports: matches no recorded outcome.
+        _ => BugKind::Other(format!("wasmi error: {e}")),
     };
-    Ending::Bug(kind.to_string())
+    Ending::Bug(kind)
 }

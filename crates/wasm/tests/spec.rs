@@ -175,7 +175,7 @@ impl Script {
             .collect::<Option<_>>()
             .ok_or_else(|| Unrun::Failed("a non-number argument".into()))?;
         Ok(match live.instance.call(*func, &args, MAX_STEPS) {
-            Err(bug) => Err(bug),
+            Err(bug) => Err(bug.name().to_string()),
             Ok(v) if sig.results.len() <= 1 => Ok(v.into_iter().collect()),
             Ok(_) => {
                 let Value::Addr { alloc, offset } = live.program.return_area else {

@@ -1,6 +1,7 @@
 //! Replay in wasmi: the recorded inputs drive the harness imports, and the
 //! ending is read off the independent runtime.
 
+use braid_ir::BugKind;
 use braid_term::Value;
 use braid_wasm::wasmi_replay::{run, Ending};
 
@@ -24,7 +25,7 @@ fn inputs_feed_the_harness_and_traps_are_read_off_wasmi() {
         input("__VERIFIER_nondet_int", 32, 671),
         input("__VERIFIER_nondet_uchar", 8, 90),
     ];
-    assert_eq!(ending(&svcomp, "main", &reach), Ok(Ending::Bug("reach_error".into())));
+    assert_eq!(ending(&svcomp, "main", &reach), Ok(Ending::Bug(BugKind::ReachError)));
     let miss = [
         input("__VERIFIER_nondet_int", 32, 670),
         input("__VERIFIER_nondet_uchar", 8, 90),
@@ -42,7 +43,7 @@ fn inputs_feed_the_harness_and_traps_are_read_off_wasmi() {
         input("__VERIFIER_nondet_int", 32, 6),
         input("__VERIFIER_nondet_int#1", 32, 6),
     ];
-    assert_eq!(ending(&div, "main", &zero), Ok(Ending::Bug("division-by-zero".into())));
+    assert_eq!(ending(&div, "main", &zero), Ok(Ending::Bug(BugKind::DivisionByZero)));
 
     let overflow = example("overflow.wasm");
     let min = [
@@ -51,7 +52,7 @@ fn inputs_feed_the_harness_and_traps_are_read_off_wasmi() {
     ];
     assert_eq!(
         ending(&overflow, "main", &min),
-        Ok(Ending::Bug("integer-overflow".into()))
+        Ok(Ending::Bug(BugKind::IntegerOverflow))
     );
 
     let params = example("params.wasm");

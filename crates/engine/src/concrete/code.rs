@@ -1137,7 +1137,7 @@ Seven:
             assert_eq!(a, b, "i = {i}");
         }
         match run(&code, &module, 12) {
-            Outcome::Bug { bug, stmt, .. } => assert_eq!((bug.as_str(), stmt), ("out-of-bounds", 7)),
+            Outcome::Bug { bug, stmt, .. } => assert_eq!((bug, stmt), (braid_ir::BugKind::OutOfBounds, 7)),
             other => panic!("expected an out-of-bounds store, got {other:?}"),
         }
         // Every statement counts once, whatever instruction it ran in.

@@ -327,9 +327,9 @@ impl Machine<'_> {
         }
     }
 
-    fn bug(&self, kind: impl Into<String>) -> Flow {
+    fn bug(&self, kind: BugKind) -> Flow {
         let f = self.frame();
-        Flow::Done(Outcome::bug(self.module, &kind.into(), f.func, f.at))
+        Flow::Done(Outcome::bug(self.module, kind, f.func, f.at))
     }
 
     /// The next read of input `name`; inputs a test leaves out (the solver
@@ -397,19 +397,19 @@ impl Machine<'_> {
                     Rhs::Select(c, a, b) => match self.value(c) {
                         Value::Bool(true) => Ok(self.value(a)),
                         Value::Bool(false) => Ok(self.value(b)),
-                        _ => return self.bug(BugKind::TypeError.name()),
+                        _ => return self.bug(BugKind::TypeError),
                     },
                     Rhs::Load { addr, width } => {
                         let n = width.map_or(1, |w| w as i128 / 8);
                         match self.cell(self.value(addr), n) {
-                            Err(k) => return self.bug(k.name()),
+                            Err(k) => return self.bug(k),
                             Ok((a, o)) => {
                                 let cells = &self.memory[a];
                                 match width {
                                     None => Ok(cells.get(o).expect("in bounds")),
                                     Some(w) => match cells.load(o, *w as usize / 8) {
                                         Some(v) => Ok(v),
-                                        None => return self.bug(BugKind::TypeError.name()),
+                                        None => return self.bug(BugKind::TypeError),
                                     },
                                 }
                             }
@@ -432,26 +432,26 @@ impl Machine<'_> {
                                 offset: 0,
                             })
                         }
-                        _ => return self.bug(BugKind::BadAllocation.name()),
+                        _ => return self.bug(BugKind::BadAllocation),
                     },
                 };
                 match v {
                     Ok(v) => assign(self, dst, v),
-                    Err(e) => self.bug(bug_kind(&e).name()),
+                    Err(e) => self.bug(bug_kind(&e)),
                 }
             }
             Stmt::Store { addr, value, width } => {
                 let v = self.value(value);
                 let n = width.map_or(1, |w| w as i128 / 8);
                 match self.cell(self.value(addr), n) {
-                    Err(k) => self.bug(k.name()),
+                    Err(k) => self.bug(k),
                     Ok((a, o)) => {
                         match (width, v) {
                             (None, _) => self.memory[a].set(o, v),
                             (Some(w), Value::Bv { width, bits }) if width == *w => {
                                 self.memory[a].store(o, *w as usize / 8, bits)
                             }
-                            _ => return self.bug(BugKind::TypeError.name()),
+                            _ => return self.bug(BugKind::TypeError),
                         }
                         Flow::Next
                     }
@@ -459,14 +459,14 @@ impl Machine<'_> {
             }
             Stmt::Call { dst, callee, args } => {
                 let Value::Func(g) = self.value(callee) else {
-                    return self.bug(BugKind::TypeError.name());
+                    return self.bug(BugKind::TypeError);
                 };
                 let callee_fn = self.module.func(FuncId(g));
                 if callee_fn.params.len() != args.len() {
-                    return self.bug(BugKind::TypeError.name());
+                    return self.bug(BugKind::TypeError);
                 }
                 if self.frames.len() >= crate::semantics::MAX_CALL_DEPTH {
-                    return self.bug(BugKind::StackOverflow.name());
+                    return self.bug(BugKind::StackOverflow);
                 }
                 let mut vars = self.code.func(self.module, FuncId(g)).slots.clone();
                 for (p, a) in callee_fn.params.iter().zip(args) {
@@ -488,7 +488,7 @@ impl Machine<'_> {
                     }
                     self.jump(func, self.value(target))
                 }
-                _ => self.bug(BugKind::TypeError.name()),
+                _ => self.bug(BugKind::TypeError),
             },
             Stmt::Goto(target) => self.jump(func, self.value(target)),
             Stmt::Ret(v) => {
@@ -497,13 +497,13 @@ impl Machine<'_> {
             }
             Stmt::Assume(c) => match self.value(c) {
                 Value::Bool(true) => Flow::Next,
-                Value::Bool(false) => Flow::Done(Outcome::bug(self.module, BugKind::AssumeViolated.name(), func, at)),
-                _ => self.bug(BugKind::TypeError.name()),
+                Value::Bool(false) => Flow::Done(Outcome::bug(self.module, BugKind::AssumeViolated, func, at)),
+                _ => self.bug(BugKind::TypeError),
             },
             Stmt::Assert(c) => match self.value(c) {
                 Value::Bool(true) => Flow::Next,
-                Value::Bool(false) => self.bug(BugKind::Assertion.name()),
-                _ => self.bug(BugKind::TypeError.name()),
+                Value::Bool(false) => self.bug(BugKind::Assertion),
+                _ => self.bug(BugKind::TypeError),
             },
             Stmt::Error(kind) => self.bug(kind.clone()),
             Stmt::Halt(code) => {
@@ -512,21 +512,21 @@ impl Machine<'_> {
             }
             Stmt::Grow { addr, cells, fill } => {
                 let (Value::Addr { alloc, .. }, Some(n)) = (self.value(addr), self.value(cells).as_int()) else {
-                    return self.bug(BugKind::TypeError.name());
+                    return self.bug(BugKind::TypeError);
                 };
                 let fill = self.value(fill);
                 let Some(a) = self.memory.get_mut(alloc as usize) else {
-                    return self.bug(BugKind::InvalidAddress.name());
+                    return self.bug(BugKind::InvalidAddress);
                 };
                 if n < 0 || a.len() as i128 + n > crate::semantics::MAX_ALLOC as i128 {
-                    return self.bug(BugKind::BadAllocation.name());
+                    return self.bug(BugKind::BadAllocation);
                 }
                 a.grow(n as usize, fill);
                 Flow::Next
             }
             Stmt::Output { stream, byte } => {
                 let Value::Bv { bits, .. } = self.value(byte) else {
-                    return self.bug(BugKind::TypeError.name());
+                    return self.bug(BugKind::TypeError);
                 };
                 match self.value(stream) {
                     Value::Bv { bits: 2, .. } => self.stderr.push(bits as u8),
@@ -575,7 +575,7 @@ impl Machine<'_> {
         let mut pc = start as usize;
         let bug = |kind: BugKind, stmt: StmtIdx| match AHEAD {
             true => Fast::Handed,
-            false => Fast::Ended(Outcome::bug(module, kind.name(), func, stmt)),
+            false => Fast::Ended(Outcome::bug(module, kind, func, stmt)),
         };
         // Arriving at a loop head `h` (not `NONE`): whether to go on.
         let mut passes = |h: StmtIdx| {
@@ -765,9 +765,9 @@ impl Machine<'_> {
         match target {
             Value::Label { func: g, label } if g == func.0 => match self.module.func(func).label_target(label) {
                 Some(s) => Flow::Jump(s),
-                None => self.bug(BugKind::TypeError.name()),
+                None => self.bug(BugKind::TypeError),
             },
-            _ => self.bug(BugKind::TypeError.name()),
+            _ => self.bug(BugKind::TypeError),
         }
     }
 
@@ -1047,7 +1047,7 @@ impl<'m> Machine<'m> {
                 }
             }
             if max_steps.is_some_and(|m| steps >= m) {
-                let Flow::Done(outcome) = self.bug(BugKind::StepLimit.name()) else {
+                let Flow::Done(outcome) = self.bug(BugKind::StepLimit) else {
                     unreachable!("bug() ends the run")
                 };
                 return Some((outcome, steps));
@@ -1085,7 +1085,7 @@ impl<'m> Instance<'m> {
 
     /// Calls `func` on concrete `args`: what it returned, or the kind of
     /// bug that ended it. Memory keeps what the call did, even after a bug.
-    pub fn call(&mut self, func: FuncId, args: &[Value], max_steps: u64) -> Result<Option<Value>, String> {
+    pub fn call(&mut self, func: FuncId, args: &[Value], max_steps: u64) -> Result<Option<Value>, BugKind> {
         let m = &mut self.machine;
         let f = m.module.func(func);
         let mut vars = m.code.func(m.module, func).slots.clone();
@@ -1101,7 +1101,7 @@ impl<'m> Instance<'m> {
         });
         m.ended_with = None;
         match m.run(Some(max_steps), None).map(|r| r.0) {
-            None => Err(BugKind::StepLimit.name().to_string()),
+            None => Err(BugKind::StepLimit),
             Some(Outcome::Bug { bug, .. }) => Err(bug),
             Some(Outcome::End { .. }) => Ok(m.ended_with),
         }

@@ -151,7 +151,7 @@ impl loops::Implies for ImpliesBySolver<'_> {
 /// How a path ends: with a bug of a kind, or normally (returning a value).
 #[derive(Clone)]
 enum Ending {
-    Bug(String),
+    Bug(BugKind),
     End(Option<TermId>),
 }
 
@@ -899,7 +899,7 @@ impl<'m> Dse<'m> {
     /// Checks whether `bug` can hold here: if so, a copy of `st` ends with a
     /// bug test. Returns `st` constrained to `¬bug`, or `None` if the bug is
     /// certain.
-    fn check_bug(&mut self, mut st: State, kind: &str, bug: TermId) -> Option<State> {
+    fn check_bug(&mut self, mut st: State, kind: BugKind, bug: TermId) -> Option<State> {
         if self.store.is_false(bug) {
             return Some(st);
         }
@@ -937,7 +937,7 @@ impl<'m> Dse<'m> {
         };
         let mut failing = st.clone();
         failing.assume(&self.store, bug, m);
-        self.finish(&failing, Ending::Bug(kind.to_string()));
+        self.finish(&failing, Ending::Bug(kind));
         let ok = self.store.not(bug);
         if self.store.is_false(ok) {
             return None;
@@ -947,14 +947,14 @@ impl<'m> Dse<'m> {
         Some(st)
     }
 
-    fn bug_outcome(&self, st: &State, kind: &str) -> Outcome {
+    fn bug_outcome(&self, st: &State, kind: BugKind) -> Outcome {
         let f = st.top();
         Outcome::bug(self.module, kind, f.func, f.at)
     }
 
     /// Ends `st` with a certain bug.
     fn fail(&mut self, st: &State, kind: BugKind) -> Step {
-        self.finish(st, Ending::Bug(kind.name().to_string()));
+        self.finish(st, Ending::Bug(kind));
         Step::Done
     }
 
@@ -1026,7 +1026,7 @@ impl<'m> Dse<'m> {
     /// merged path's test).
     fn write_test(&mut self, st: &State, model: &braid_term::Model, cond: Option<TermId>, ending: &Ending) {
         let outcome = match ending {
-            Ending::Bug(kind) => self.bug_outcome(st, kind),
+            Ending::Bug(kind) => self.bug_outcome(st, kind.clone()),
             Ending::End(returned) => self.end_outcome(st, model, *returned),
         };
         let inputs = self.inputs_under(st, model);
@@ -1278,7 +1278,7 @@ impl<'m> Dse<'m> {
             Stmt::Assign { dst, rhs } => self.assign(st, *dst, rhs),
             Stmt::Store { addr, value, width } => {
                 let (p, v) = (self.operand(&st, addr), self.operand(&st, value));
-                self.with_address(st, p, *width, MAX_SYMBOLIC_WRITE, |me, st, alloc, off| {
+                self.with_address(st, p, *width, MAX_SYMBOLIC_WRITE, false, |me, st, alloc, off| {
                     me.store(st, alloc, off, v, *width)
                 })
             }
@@ -1343,7 +1343,7 @@ impl<'m> Dse<'m> {
                     return self.fail(&st, BugKind::TypeError);
                 }
                 let violated = self.store.not(c);
-                match self.check_bug(st, BugKind::Assertion.name(), violated) {
+                match self.check_bug(st, BugKind::Assertion, violated) {
                     Some(mut s) => {
                         s.top_mut().at += 1;
                         Step::Continue(s)
@@ -1510,7 +1510,7 @@ impl<'m> Dse<'m> {
                 if crate::concrete::is_integer_division(*op, self.store.sort(a), self.store.sort(b)) {
                     let zero = self.store.constant(Value::default_of(self.store.sort(b)));
                     let is_zero = self.store.eq(b, zero);
-                    match self.check_bug(st, BugKind::DivisionByZero.name(), is_zero) {
+                    match self.check_bug(st, BugKind::DivisionByZero, is_zero) {
                         Some(s) => st = s,
                         None => return Step::Done,
                     }
@@ -1537,7 +1537,7 @@ impl<'m> Dse<'m> {
             }
             Rhs::Load { addr, width } => {
                 let p = self.operand(&st, addr);
-                return self.with_address(st, p, *width, MAX_SYMBOLIC_READ, |me, st, alloc, off| {
+                return self.with_address(st, p, *width, MAX_SYMBOLIC_READ, true, |me, st, alloc, off| {
                     me.load(st, alloc, off, dst, *width)
                 });
             }
@@ -1620,13 +1620,17 @@ impl<'m> Dse<'m> {
     /// cell): bug checks for non-addresses and out-of-bounds offsets, then a
     /// fork per feasible (allocation, offset), each running `then`. A
     /// symbolic offset that may reach `SMALL_FORK` cells or more, at most
-    /// `span`, holding values of one sort, is one target, [`Offset::Within`].
+    /// `span`, holding values of one sort, is one target, [`Offset::Within`];
+    /// so is a `load`'s offset over any span of words in arithmetic
+    /// progression ([`crate::semantics::affine_read`]).
+    #[allow(clippy::too_many_arguments)]
     fn with_address(
         &mut self,
         st: State,
         p: TermId,
         width: Option<u8>,
         span: usize,
+        load: bool,
         mut then: impl FnMut(&mut Self, State, u32, Offset) -> Step,
     ) -> Step {
         let (n, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
@@ -1634,7 +1638,7 @@ impl<'m> Dse<'m> {
         let mut targets: Vec<(TermId, u32, Offset)> = Vec::new();
         for (guard, leaf) in self.leaves(p) {
             let Some((alloc, off)) = self.store.addr_parts(leaf) else {
-                match self.check_bug(st, BugKind::InvalidAddress.name(), guard) {
+                match self.check_bug(st, BugKind::InvalidAddress, guard) {
                     Some(s) => st = s,
                     None => return Step::Done,
                 }
@@ -1648,7 +1652,7 @@ impl<'m> Dse<'m> {
             let above = self.store.app(Op::Gt, &[off, hi]).expect("offsets are Int");
             let outside = self.store.or(below, above);
             let bad = self.store.and(guard, outside);
-            match self.check_bug(st, BugKind::OutOfBounds.name(), bad) {
+            match self.check_bug(st, BugKind::OutOfBounds, bad) {
                 Some(s) => st = s,
                 None => return Step::Done,
             }
@@ -1705,19 +1709,29 @@ impl<'m> Dse<'m> {
                         continue;
                     }
                     Some((a, b)) if b - a < MAX_OFFSET_FORK as i128 => (a, b),
-                    _ => match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
-                        Some(range) => range,
-                        None => {
-                            let at = self.module.location(st.top().func, st.top().at);
-                            self.incomplete(format!(
-                                "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
-                            ));
-                            let kt = self.store.constant(Value::Int(k));
-                            let at = self.store.eq(off, kt);
-                            targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
-                            continue;
+                    _ => {
+                        // Past the array terms' span, a load may still read
+                        // words in progression.
+                        if let (true, Some(w)) = (load, width) {
+                            if let Some((a, b)) = self.progression(&st, guard, alloc, off, (k, last), window, w) {
+                                targets.push((guard, alloc, Offset::Within(off, a, b)));
+                                continue;
+                            }
                         }
-                    },
+                        match self.offset_range(&st, guard, off, k, last, MAX_OFFSET_FORK) {
+                            Some(range) => range,
+                            None => {
+                                let at = self.module.location(st.top().func, st.top().at);
+                                self.incomplete(format!(
+                                    "symbolic offset ranging over more than {MAX_OFFSET_FORK} cells of an allocation of {size} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
+                                ));
+                                let kt = self.store.constant(Value::Int(k));
+                                let at = self.store.eq(off, kt);
+                                targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
+                                continue;
+                            }
+                        }
+                    }
                 }
             } else {
                 (slo, shi)
@@ -1744,6 +1758,32 @@ impl<'m> Dse<'m> {
             }
         }
         self.collect(out)
+    }
+
+    /// The feasible offsets `lo..=hi` of a `w`-bit load at `off` (`window`,
+    /// else found by probes) when the words there are in arithmetic
+    /// progression and `off` is aligned to them
+    /// ([`crate::semantics::affine_read`]).
+    #[allow(clippy::too_many_arguments)]
+    fn progression(
+        &mut self,
+        st: &State,
+        guard: TermId,
+        alloc: u32,
+        off: TermId,
+        (k, last): (i128, i128),
+        window: Option<(i128, i128)>,
+        w: u8,
+    ) -> Option<(usize, usize)> {
+        let (a, b) = match window {
+            Some(r) => r,
+            None => self.offset_range(st, guard, off, k, last, last as usize + 1)?,
+        };
+        let (a, b) = (a as usize, b as usize);
+        let cells = &st.memory[alloc as usize];
+        let cells: Vec<TermId> = (a..b + w as usize / 8).map(|i| cells[i]).collect();
+        crate::semantics::affine_read(&mut self.store, a, &cells, off, w)?;
+        Some((a, b))
     }
 
     /// The feasible values of a symbolic offset `off` (under `st`'s path
@@ -1845,6 +1885,11 @@ impl<'m> Dse<'m> {
     ) -> Step {
         let n = width.map_or(1, |w| w as usize / 8);
         let cells: Vec<TermId> = (lo..hi + n).map(|i| st.memory[alloc as usize][i]).collect();
+        if let Some(v) = width.and_then(|w| crate::semantics::affine_read(&mut self.store, lo, &cells, off, w)) {
+            st.set(dst, v);
+            st.top_mut().at += 1;
+            return Step::Continue(st);
+        }
         let Some(array) = crate::semantics::array_of(&mut self.store, lo, &cells, width.is_some()) else {
             return self.fail(&st, BugKind::TypeError);
         };

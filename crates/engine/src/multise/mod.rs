@@ -18,7 +18,7 @@
 mod ahead;
 mod summary;
 
-pub use summary::{guarded_update, ValueSummary};
+pub use summary::{guarded_update, SummaryBuilder, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
@@ -222,7 +222,7 @@ enum EventKind {
         returned: Option<ValueSummary>,
     },
     Bug {
-        kind: String,
+        kind: BugKind,
         func: FuncId,
         stmt: StmtIdx,
     },
@@ -680,7 +680,7 @@ impl<'m> Multise<'m> {
     }
 
     /// Records a bug for the paths in `g` if any is feasible.
-    fn bug(&mut self, g: Guard, hint: &Model, kind: &str, func: FuncId, stmt: StmtIdx) {
+    fn bug(&mut self, g: Guard, hint: &Model, kind: BugKind, func: FuncId, stmt: StmtIdx) {
         self.solver.kind = braid_solver::QueryKind::BugCheck;
         let feasible = self.feasible(g, hint);
         self.solver.kind = braid_solver::QueryKind::Branch;
@@ -688,11 +688,7 @@ impl<'m> Multise<'m> {
             self.add_model(m);
             let event = Event {
                 guard: g,
-                kind: EventKind::Bug {
-                    kind: kind.into(),
-                    func,
-                    stmt,
-                },
+                kind: EventKind::Bug { kind, func, stmt },
             };
             self.ended(event);
             self.result.paths += 1;
@@ -765,6 +761,7 @@ impl<'m> Multise<'m> {
         for a in args {
             let mut next = Vec::new();
             for (g, vs) in combos {
+                self.budget.check_unwind();
                 for (h, v) in self.restrict(a, g) {
                     let mut vs2 = vs.clone();
                     vs2.push(v);
@@ -773,9 +770,13 @@ impl<'m> Multise<'m> {
             }
             combos = next;
         }
-        let mut out = ValueSummary::default();
+        let mut out = SummaryBuilder::new(self.opts.coalesce);
         let mut go_on = phi;
         for (g, vs) in combos {
+            // Summaries of thousands of entries make millions of
+            // combinations, most of them cheap BDD work that never reaches
+            // the guard manager's own budget check.
+            self.budget.check_unwind();
             let (mut g, vs) = match self.approximate(ctx, op, g, vs) {
                 Some(x) => x,
                 None => continue,
@@ -787,7 +788,7 @@ impl<'m> Multise<'m> {
                     let is_zero = self.store.eq(d, zero);
                     let z = self.guards.atom(&mut self.store, is_zero);
                     let bad = self.guards.and(g, z);
-                    self.bug(bad, &ctx.model, BugKind::DivisionByZero.name(), ctx.func, ctx.at);
+                    self.bug(bad, &ctx.model, BugKind::DivisionByZero, ctx.func, ctx.at);
                     let ok = self.guards.not(bad);
                     go_on = self.guards.and(go_on, ok);
                     g = self.guards.and(g, ok);
@@ -797,15 +798,15 @@ impl<'m> Multise<'m> {
                 }
             }
             match self.store.app(op, &vs) {
-                Ok(t) => out.push(&mut self.guards, g, t, self.opts.coalesce),
+                Ok(t) => out.push(&mut self.guards, g, t),
                 Err(e) => {
-                    self.bug(g, &ctx.model, bug_kind(&e).name(), ctx.func, ctx.at);
+                    self.bug(g, &ctx.model, bug_kind(&e), ctx.func, ctx.at);
                     let not_g = self.guards.not(g);
                     go_on = self.guards.and(go_on, not_g);
                 }
             }
         }
-        (out, go_on)
+        (out.finish(), go_on)
     }
 
     /// §3.3: an operation the solver is not asked to handle (non-linear
@@ -1108,11 +1109,11 @@ impl<'m> Multise<'m> {
                 let (holds, go_on) = self.condition(&ctx, &c);
                 let fails = self.guards.not(holds);
                 let bad = self.guards.and(go_on, fails);
-                self.bug(bad, &e.model, BugKind::Assertion.name(), func, at);
+                self.bug(bad, &e.model, BugKind::Assertion, func, at);
                 let ok = self.guards.and(go_on, holds);
                 next(self, frame, ok);
             }
-            Stmt::Error(kind) => self.bug(e.guard, &e.model, kind, func, at),
+            Stmt::Error(kind) => self.bug(e.guard, &e.model, kind.clone(), func, at),
             Stmt::Output { .. } => next(self, frame, e.guard),
             Stmt::Grow { addr, cells, fill } => {
                 let (p, n, v) = (
@@ -1151,7 +1152,7 @@ impl<'m> Multise<'m> {
                 let h = self.guards.and(g, a);
                 holds = self.guards.or(holds, h);
             } else {
-                self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                self.bug(g, &ctx.model, BugKind::TypeError, ctx.func, ctx.at);
                 let not_g = self.guards.not(g);
                 go_on = self.guards.and(go_on, not_g);
             }
@@ -1170,10 +1171,10 @@ impl<'m> Multise<'m> {
                 Some(Value::Label { func, label }) if func == ctx.func.0 => {
                     match self.module.func(ctx.func).label_target(label) {
                         Some(s) => parts.push((self.guards.and(gy, go_on), s, true)),
-                        None => self.bug(gy, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at),
+                        None => self.bug(gy, &ctx.model, BugKind::TypeError, ctx.func, ctx.at),
                     }
                 }
-                _ => self.bug(gy, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at),
+                _ => self.bug(gy, &ctx.model, BugKind::TypeError, ctx.func, ctx.at),
             }
         }
         let fall = self.guards.and(go_on, fails);
@@ -1334,7 +1335,7 @@ impl<'m> Multise<'m> {
                 _ => None,
             };
             let Some(g_id) = target.filter(|t| self.module.func(*t).params.len() == args.len()) else {
-                self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                self.bug(g, &ctx.model, BugKind::TypeError, ctx.func, ctx.at);
                 continue;
             };
             if self.call_too_deep(g_id) {
@@ -1458,7 +1459,7 @@ impl Multise<'_> {
                     if self.store.as_const(size).is_none() {
                         self.incomplete("symbolic allocation size".into());
                     } else {
-                        self.bug(gn, &ctx.model, BugKind::BadAllocation.name(), ctx.func, ctx.at);
+                        self.bug(gn, &ctx.model, BugKind::BadAllocation, ctx.func, ctx.at);
                     }
                     let not_g = self.guards.not(gn);
                     go = self.guards.and(go, not_g);
@@ -1528,7 +1529,7 @@ impl Multise<'_> {
             let k = match self.store.addr_parts(a) {
                 Some((k, _)) if (k as usize) < self.memory.len() => k as usize,
                 _ => {
-                    self.bug(gp, &ctx.model, BugKind::InvalidAddress.name(), ctx.func, ctx.at);
+                    self.bug(gp, &ctx.model, BugKind::InvalidAddress, ctx.func, ctx.at);
                     stop(self, &mut go, gp);
                     continue;
                 }
@@ -1544,7 +1545,7 @@ impl Multise<'_> {
                     let old = self.store.as_const(size).and_then(|v| v.as_int()).unwrap_or(0);
                     let new = old + count;
                     if count < 0 || new > MAX_ALLOC as i128 {
-                        self.bug(gs, &ctx.model, BugKind::BadAllocation.name(), ctx.func, ctx.at);
+                        self.bug(gs, &ctx.model, BugKind::BadAllocation, ctx.func, ctx.at);
                         stop(self, &mut go, gs);
                         continue;
                     }
@@ -1561,8 +1562,15 @@ impl Multise<'_> {
     /// offsets are bugs; a symbolic offset splits into one guarded target
     /// per feasible offset, or, when it may reach `SMALL_FORK` cells or more
     /// of one sort, is one target [`Offset::Within`] read and written
-    /// through array terms.
-    fn targets(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (Vec<(Guard, usize, Offset)>, Guard) {
+    /// through array terms; so is a `load`'s offset over any span of words
+    /// in arithmetic progression ([`crate::semantics::affine_read`]).
+    fn targets(
+        &mut self,
+        ctx: &StepCtx,
+        p: &ValueSummary,
+        width: Option<u8>,
+        load: bool,
+    ) -> (Vec<(Guard, usize, Offset)>, Guard) {
         let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut out = Vec::new();
         let mut go = ctx.phi;
@@ -1572,7 +1580,7 @@ impl Multise<'_> {
                 .addr_parts(a)
                 .filter(|(k, _)| (*k as usize) < self.memory.len());
             let Some((k, off)) = parts else {
-                self.bug(g, &ctx.model, BugKind::InvalidAddress.name(), ctx.func, ctx.at);
+                self.bug(g, &ctx.model, BugKind::InvalidAddress, ctx.func, ctx.at);
                 let not_g = self.guards.not(g);
                 go = self.guards.and(go, not_g);
                 continue;
@@ -1599,7 +1607,7 @@ impl Multise<'_> {
                         self.guards.and(gs, outside)
                     }
                 };
-                self.bug(bad, &ctx.model, BugKind::OutOfBounds.name(), ctx.func, ctx.at);
+                self.bug(bad, &ctx.model, BugKind::OutOfBounds, ctx.func, ctx.at);
                 let ok = self.guards.not(bad);
                 go = self.guards.and(go, ok);
                 if self.store.as_const(off).is_some() || last < 0 {
@@ -1636,17 +1644,29 @@ impl Multise<'_> {
                             Vec::new()
                         }
                         Some((a, b)) if b - a < MAX_OFFSET_SPLIT => (a..=b).collect(),
-                        _ => match self.offset_range(inside, off, &ctx.model, o0, last, MAX_OFFSET_SPLIT) {
-                            Some((lo, hi)) => (lo..=hi).collect(),
-                            None => {
-                                concretised = true;
-                                let at = self.module.location(ctx.func, ctx.at);
-                                self.incomplete(format!(
-                                    "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
-                                ));
-                                vec![o0]
+                        _ => {
+                            // Past the array terms' span, a load may still
+                            // read words in progression.
+                            let w = width.filter(|_| load);
+                            let affine = w.and_then(|w| {
+                                self.progression(k as usize, inside, off, &ctx.model, (o0, last), window, w)
+                            });
+                            if let Some((a, b)) = affine {
+                                out.push((inside, k as usize, Offset::Within(off, a, b)));
+                                continue;
                             }
-                        },
+                            match self.offset_range(inside, off, &ctx.model, o0, last, MAX_OFFSET_SPLIT) {
+                                Some((lo, hi)) => (lo..=hi).collect(),
+                                None => {
+                                    concretised = true;
+                                    let at = self.module.location(ctx.func, ctx.at);
+                                    self.incomplete(format!(
+                                        "symbolic offset ranging over more than {MAX_OFFSET_SPLIT} cells of an allocation of {n} cells, of mixed sorts or beyond {span} cells, concretised at {at}"
+                                    ));
+                                    vec![o0]
+                                }
+                            }
+                        }
                     }
                 };
                 for o in candidates {
@@ -1699,6 +1719,33 @@ impl Multise<'_> {
         })
     }
 
+    /// The feasible offsets `lo..=hi` of a `w`-bit load at `off` under
+    /// `inside` (`window`, else found by probes; `k` is one of them) when
+    /// the words there are in arithmetic progression and `off` is aligned
+    /// to them ([`crate::semantics::affine_read`]).
+    #[allow(clippy::too_many_arguments)]
+    fn progression(
+        &mut self,
+        alloc: usize,
+        inside: Guard,
+        off: TermId,
+        model: &Model,
+        (k, last): (i128, i128),
+        window: Option<(i128, i128)>,
+        w: u8,
+    ) -> Option<(usize, usize)> {
+        let (a, b) = match window {
+            Some(r) => r,
+            None => self.offset_range(inside, off, model, k, last, last + 1)?,
+        };
+        let (a, b) = (a as usize, b as usize);
+        let cells: Vec<TermId> = (a..b + w as usize / 8)
+            .map(|c| self.cell_term(alloc, c, inside))
+            .collect();
+        crate::semantics::affine_read(&mut self.store, a, &cells, off, w)?;
+        Some((a, b))
+    }
+
     /// Cell `c` of allocation `k` under `phi` as one term: its values there
     /// chosen by their guards.
     fn cell_term(&mut self, k: usize, c: usize, phi: Guard) -> TermId {
@@ -1728,20 +1775,25 @@ impl Multise<'_> {
     /// LOAD through an address summary; wide loads compose byte cells.
     fn load(&mut self, ctx: &StepCtx, p: &ValueSummary, width: Option<u8>) -> (ValueSummary, Guard) {
         let cells = width.map_or(1, |w| w as usize / 8);
-        let (targets, mut go) = self.targets(ctx, p, width);
+        let (targets, mut go) = self.targets(ctx, p, width, true);
         let mut out = ValueSummary::default();
         for (gt, k, o) in targets {
             let o = match o {
                 Offset::At(o) => o,
                 Offset::Within(off, lo, hi) => {
                     let terms: Vec<TermId> = (lo..hi + cells).map(|c| self.cell_term(k, c, gt)).collect();
+                    let affine = width.and_then(|w| crate::semantics::affine_read(&mut self.store, lo, &terms, off, w));
+                    if let Some(v) = affine {
+                        out.push(&mut self.guards, gt, v, self.opts.coalesce);
+                        continue;
+                    }
                     match crate::semantics::array_of(&mut self.store, lo, &terms, width.is_some()) {
                         Some(array) => {
                             let v = crate::semantics::read_wide(&mut self.store, &array, off, width);
                             out.push(&mut self.guards, gt, v, self.opts.coalesce);
                         }
                         None => {
-                            self.bug(gt, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                            self.bug(gt, &ctx.model, BugKind::TypeError, ctx.func, ctx.at);
                             let not_gt = self.guards.not(gt);
                             go = self.guards.and(go, not_gt);
                         }
@@ -1772,7 +1824,7 @@ impl Multise<'_> {
                                 next.push((h, bytes));
                             }
                             _ => {
-                                self.bug(h, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                                self.bug(h, &ctx.model, BugKind::TypeError, ctx.func, ctx.at);
                                 let not_h = self.guards.not(h);
                                 go = self.guards.and(go, not_h);
                             }
@@ -1801,7 +1853,7 @@ impl Multise<'_> {
                 let mut bytes = vec![ValueSummary::default(); cells];
                 for (g, val) in self.restrict(v, ctx.phi) {
                     if self.store.sort(val) != Sort::Bv(w) {
-                        self.bug(g, &ctx.model, BugKind::TypeError.name(), ctx.func, ctx.at);
+                        self.bug(g, &ctx.model, BugKind::TypeError, ctx.func, ctx.at);
                         let not_g = self.guards.not(g);
                         go = self.guards.and(go, not_g);
                         continue;
@@ -1817,7 +1869,7 @@ impl Multise<'_> {
             }
         };
         let inner = StepCtx { phi: go, ..ctx.clone() };
-        let (targets, go) = self.targets(&inner, p, width);
+        let (targets, go) = self.targets(&inner, p, width, false);
         for (gt, k, o) in targets {
             let o = match o {
                 Offset::At(o) => o,
@@ -1879,7 +1931,7 @@ impl Multise<'_> {
         let memo = &mut EvalMemo::default();
         let mut expressions = BTreeMap::new();
         match &e.kind {
-            EventKind::Bug { kind, func, stmt } => (Outcome::bug(self.module, kind, *func, *stmt), expressions),
+            EventKind::Bug { kind, func, stmt } => (Outcome::bug(self.module, kind.clone(), *func, *stmt), expressions),
             EventKind::End { func, vars, returned } => {
                 let f = self.module.func(*func);
                 let mut values = BTreeMap::new();

@@ -3,6 +3,7 @@
 use braid_guard::{Guard, Guards};
 use braid_term::TermId;
 use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// A value summary: a set of guarded values `{(φ_i, v_i)}`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +46,60 @@ impl ValueSummary {
     }
 }
 
+/// Builds a summary entry by entry, as [`ValueSummary::push`] does, but
+/// finds an entry holding the same value through an index once the summary
+/// is long (a linear search per push made building a summary of thousands
+/// of entries quadratic).
+pub struct SummaryBuilder {
+    out: ValueSummary,
+    index: Option<HashMap<TermId, usize>>,
+    coalesce: bool,
+}
+
+/// Entries searched linearly before the builder indexes them.
+const LINEAR: usize = 16;
+
+impl SummaryBuilder {
+    pub fn new(coalesce: bool) -> SummaryBuilder {
+        SummaryBuilder {
+            out: ValueSummary::default(),
+            index: None,
+            coalesce,
+        }
+    }
+
+    pub fn push(&mut self, guards: &mut Guards, g: Guard, v: TermId) {
+        if g.is_false() {
+            return;
+        }
+        if !self.coalesce {
+            self.out.0.push((g, v));
+            return;
+        }
+        let entries = &mut self.out.0;
+        if self.index.is_none() && entries.len() >= LINEAR {
+            self.index = Some(entries.iter().enumerate().map(|(i, &(_, u))| (u, i)).collect());
+        }
+        let found = match &self.index {
+            Some(ix) => ix.get(&v).copied(),
+            None => entries.iter().position(|&(_, u)| u == v),
+        };
+        match found {
+            Some(i) => entries[i].0 = guards.or(entries[i].0, g),
+            None => {
+                if let Some(ix) = &mut self.index {
+                    ix.insert(v, entries.len());
+                }
+                entries.push((g, v));
+            }
+        }
+    }
+
+    pub fn finish(self) -> ValueSummary {
+        self.out
+    }
+}
+
 /// `old ⊎_φ new`: behaves as `new` on paths where `φ` holds and as `old`
 /// elsewhere (the GUARDED UPDATE rule).
 pub fn guarded_update(
@@ -59,16 +114,16 @@ pub fn guarded_update(
         return new.clone();
     }
     let not_phi = guards.not(phi);
-    let mut out = ValueSummary::default();
+    let mut out = SummaryBuilder::new(coalesce);
     for &(g, v) in old.iter() {
         let kept = guards.and(g, not_phi);
-        out.push(guards, kept, v, coalesce);
+        out.push(guards, kept, v);
     }
     for &(g, v) in new.iter() {
         let set = guards.and(g, phi);
-        out.push(guards, set, v, coalesce);
+        out.push(guards, set, v);
     }
-    out
+    out.finish()
 }
 
 #[cfg(test)]
