@@ -288,6 +288,16 @@ fn svcomp_reach_error_test_gives_the_inputs_that_reach_it() {
     let metadata = std::fs::read_to_string(suite.join("metadata.xml")).expect("metadata.xml");
     assert!(metadata.contains("<programfile>svcomp.wasm</programfile>") && metadata.contains("<programhash>"));
     assert!(metadata.contains("<entryfunction>main</entryfunction>") && metadata.contains("<creationtime>20"));
+    assert!(metadata.contains("<specification>COVER( init(main()), FQL(COVER EDGES(@DECISIONEDGE)) )</specification>"));
+    // `braid verify` writes its suite for Test-Comp's error coverage.
+    let verified = dir.path().join("verified");
+    let o = braid(&["verify", &p, "--out", &verified.display().to_string()]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stdout));
+    let metadata = std::fs::read_to_string(verified.join("test-suite/metadata.xml")).expect("metadata.xml");
+    assert!(
+        metadata.contains("<specification>COVER( init(main()), FQL(COVER EDGES(@CALL(reach_error))) )</specification>"),
+        "{metadata}"
+    );
     // Zipped as Test-Comp submits it: every file under test-suite/.
     let zip = std::fs::read(dir.path().join("test-suite.zip")).expect("test-suite.zip");
     assert!(zip.starts_with(b"PK\x03\x04"));
@@ -573,4 +583,26 @@ fn klee_inputs_keep_the_names_the_program_gives_them_and_replay_in_both_runtimes
     assert!(names.contains("klee_make_symbolic#3"), "{names:?}");
     assert!(!names.iter().any(|n| n.starts_with("dyn")), "{names:?}");
     replay_all(&p, &out);
+}
+
+#[test]
+fn tables_read_as_progressions_with_exceptions_give_replaying_verdicts_under_every_engine() {
+    // A 256-entry class table that is zero but for three entries, read at
+    // an input, feeds the index of a second table: the read is a choice of
+    // constants, and so is every address computed from it.
+    for program in ["bench/sv/state_table.c", "bench/sv/array_progression_bug.c"] {
+        for engine in ["dse", "multise", "ssm"] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let p = example(program);
+            let out = dir.path().display().to_string();
+            let o = braid(&["verify", &p, "--engine", engine, "--max-time", "30", "--out", &out]);
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(
+                (code(&o), text.lines().next()),
+                (1, Some("FALSE")),
+                "{program} {engine}: {text}"
+            );
+            replay_all(&p, dir.path());
+        }
+    }
 }

@@ -557,7 +557,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let (report, dump) = explore_program(&args, Convention::Auto)?;
+    let (report, dump) = explore_program(&args, Convention::Auto, testcomp::Goal::Branches)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.json())?);
     } else {
@@ -578,7 +578,7 @@ fn run(args: RunArgs) -> Result<i32> {
 /// ends in a bug at all, since a trap may be an artefact of the compiled
 /// module (a small stack) that hides the rest of a path; else UNKNOWN.
 fn verify(args: RunArgs) -> Result<i32> {
-    let (report, _) = explore_program(&args, Convention::Svcomp)?;
+    let (report, _) = explore_program(&args, Convention::Svcomp, testcomp::Goal::ErrorCall)?;
     let r = &report.result;
     let reach = r.bugs.iter().find(|b| b.kind == BugKind::ReachError);
     let (verdict, code, why): (&str, i32, Vec<String>) = match reach {
@@ -620,8 +620,9 @@ fn verify(args: RunArgs) -> Result<i32> {
 }
 
 /// Explores `args.program` as `braid run` does (writing tests under
-/// `--out`); `default` is the convention `--convention auto` means here.
-fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Option<String>)> {
+/// `--out`); `default` is the convention `--convention auto` means here,
+/// `goal` the specification of the Test-Comp test suite it writes.
+fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) -> Result<(Report, Option<String>)> {
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
@@ -690,7 +691,7 @@ fn explore_program(args: &RunArgs, default: Convention) -> Result<(Report, Optio
     let program = args.program.display().to_string();
     let entry_name = module.func(entry).name.clone();
     let engine = spec.build(&module, entry, &program, config)?;
-    let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str()));
+    let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str(), goal));
     let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
     let mut rec = Recorder::new(
         &module,

@@ -73,12 +73,16 @@ pub struct RunSink {
 impl RunSink {
     /// Creates `out/tests/` (and Test-Comp's `test-suite/` with its metadata
     /// for a WebAssembly `program` run from `entry`).
-    pub fn new(out: Option<&Path>, testcomp: Option<(&Path, &str)>, progress: ProgressMode) -> Result<RunSink> {
+    pub fn new(
+        out: Option<&Path>,
+        testcomp: Option<(&Path, &str, crate::testcomp::Goal)>,
+        progress: ProgressMode,
+    ) -> Result<RunSink> {
         if let Some(dir) = out {
             let tests = dir.join("tests");
             std::fs::create_dir_all(&tests).with_context(|| format!("cannot create {}", tests.display()))?;
-            if let Some((program, entry)) = testcomp {
-                crate::testcomp::start(dir, program, entry)?;
+            if let Some((program, entry, goal)) = testcomp {
+                crate::testcomp::start(dir, program, entry, goal)?;
             }
         }
         let lines = |secs| Display::Lines {

@@ -35,8 +35,26 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// What a Test-Comp test suite is for: its specification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// coverage-branches (`braid run`).
+    Branches,
+    /// coverage-error-call (`braid verify`): a test that calls `reach_error`.
+    ErrorCall,
+}
+
+impl Goal {
+    fn specification(self) -> &'static str {
+        match self {
+            Goal::Branches => "COVER( init(main()), FQL(COVER EDGES(@DECISIONEDGE)) )",
+            Goal::ErrorCall => "COVER( init(main()), FQL(COVER EDGES(@CALL(reach_error))) )",
+        }
+    }
+}
+
 /// Starts `dir/test-suite/` for `program`: its `metadata.xml`.
-pub fn start(dir: &Path, program: &Path, entry: &str) -> Result<()> {
+pub fn start(dir: &Path, program: &Path, entry: &str, goal: Goal) -> Result<()> {
     let suite = dir.join("test-suite");
     std::fs::create_dir_all(&suite).with_context(|| format!("cannot create {}", suite.display()))?;
     let bytes = std::fs::read(program).with_context(|| format!("cannot read {}", program.display()))?;
@@ -55,7 +73,7 @@ pub fn start(dir: &Path, program: &Path, entry: &str) -> Result<()> {
 <test-metadata>
   <sourcecodelang>C</sourcecodelang>
   <producer>braid {}</producer>
-  <specification>COVER( init(main()), FQL(cover EDGES(@DECISIONEDGE)) )</specification>
+  <specification>{}</specification>
   <programfile>{}</programfile>
   <programhash>{hash}</programhash>
   <entryfunction>{}</entryfunction>
@@ -64,6 +82,7 @@ pub fn start(dir: &Path, program: &Path, entry: &str) -> Result<()> {
 </test-metadata>
 "#,
         env!("CARGO_PKG_VERSION"),
+        goal.specification(),
         escape(&name),
         escape(entry),
         now_utc()

@@ -268,18 +268,20 @@ pub fn affine_read(store: &mut TermStore, lo: usize, cells: &[TermId], off: Term
     let delta = store.constant(Value::bv(wy, (c - first as i128) as u64));
     let from_first = store.app(Op::Add, &[y, delta]).ok()?;
     let sh = store.constant(Value::bv(wy, shift as u64));
-    let j = store.app(Op::LShr, &[from_first, sh]).ok()?;
+    let index = store.app(Op::LShr, &[from_first, sh]).ok()?;
+    // The progression modulo 2^w needs the index modulo 2^w only; the
+    // exceptions compare the whole index.
     let j = match wy.cmp(&w) {
-        std::cmp::Ordering::Less => store.app(Op::ZExt(w), &[j]).ok()?,
-        std::cmp::Ordering::Greater => store.app(Op::Trunc(w), &[j]).ok()?,
-        std::cmp::Ordering::Equal => j,
+        std::cmp::Ordering::Less => store.app(Op::ZExt(w), &[index]).ok()?,
+        std::cmp::Ordering::Greater => store.app(Op::Trunc(w), &[index]).ok()?,
+        std::cmp::Ordering::Equal => index,
     };
     let (k, m) = (store.constant(Value::bv(w, step)), store.constant(Value::bv(w, m)));
     let scaled = store.app(Op::Mul, &[k, j]).ok()?;
     let mut value = store.app(Op::Add, &[m, scaled]).ok()?;
     for (i, x) in exceptions {
-        let it = store.constant(Value::bv(w, i as u64));
-        let here = store.eq(j, it);
+        let it = store.constant(Value::bv(wy, i as u64));
+        let here = store.eq(index, it);
         let x = store.constant(Value::bv(w, x));
         value = store.app(Op::Ite, &[here, x, value]).ok()?;
     }
@@ -460,6 +462,19 @@ mod tests {
             m.insert(ks, Value::bv(32, i));
             let expected = if i == 0 { 0 } else { 3 * i + 5 };
             assert_eq!(s.eval(read, &m), Ok(Value::bv(32, expected)), "k = {i}");
+        }
+        // A byte table longer than 256 entries (`t[i] = i`, one changed):
+        // the exception is at one index, not at every index with its low
+        // byte.
+        let mut table: Vec<TermId> = (0..600u64).map(|i| s.constant(Value::bv(8, i & 0xff))).collect();
+        table[10] = s.constant(Value::bv(8, 99));
+        let at = s.app(Op::ZExt(64), &[k]).unwrap();
+        let at = s.app(Op::ToInt, &[at]).unwrap();
+        let bytes = affine_read(&mut s, 0, &table, at, 8).expect("bytes in progression");
+        for (i, expected) in [(10u64, 99u64), (266, 10), (522, 10), (11, 11)] {
+            let mut m = braid_term::Model::default();
+            m.insert(ks, Value::bv(32, i));
+            assert_eq!(s.eval(bytes, &m), Ok(Value::bv(8, expected)), "t[{i}]");
         }
         // Too many words off it: none.
         for i in 0..=PROGRESSION_EXCEPTIONS {

@@ -175,7 +175,34 @@ fn range(mem_len: usize, p: i32, n: i32) -> Result<std::ops::Range<usize>, wasmi
 /// zeros, as braid runs it).
 /// Runs `export` (none: the instance is only made, its start function run)
 /// on `inputs` under the harness `convention`.
+///
+/// wasmi's interpreter dispatches by calls from one instruction's handler to
+/// the next, which only an optimising build turns into jumps: unoptimised,
+/// a loop of 20 000 iterations overflowed the main thread's 8 MiB stack. So
+/// the run has a thread of its own with a stack of [`STACK`] bytes (only the
+/// pages it touches are memory).
 pub fn run(
+    bytes: &[u8],
+    export: Option<&str>,
+    inputs: &[(String, Value)],
+    wasi: &crate::wasi::Config,
+    convention: crate::Convention,
+) -> Result<Run, String> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("wasmi".into())
+            .stack_size(STACK)
+            .spawn_scoped(scope, || run_here(bytes, export, inputs, wasi, convention))
+            .map_err(|e| format!("wasmi: cannot start its thread: {e}"))?
+            .join()
+            .map_err(|_| "wasmi: the run panicked".to_string())?
+    })
+}
+
+/// The stack of a wasmi run's thread.
+const STACK: usize = 1 << 30;
+
+fn run_here(
     bytes: &[u8],
     export: Option<&str>,
     inputs: &[(String, Value)],

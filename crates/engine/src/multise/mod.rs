@@ -1574,7 +1574,7 @@ impl Multise<'_> {
         let (cells, wide) = (width.map_or(1, |w| w as usize / 8), width.is_some());
         let mut out = Vec::new();
         let mut go = ctx.phi;
-        for (g, a) in self.restrict(p, ctx.phi) {
+        for (g, a) in self.address_leaves(p, ctx.phi) {
             let parts = self
                 .store
                 .addr_parts(a)
@@ -1717,6 +1717,31 @@ impl Multise<'_> {
             let g = self.guards.and(inside, c);
             Some(!g.is_false() && self.feasible(g, model).is_some())
         })
+    }
+
+    /// The entries of the address summary `p` under `phi`, with an address
+    /// that is a choice (`ite(c, a1, a2)`, as operations on choices of
+    /// constants and merged loads make them) split into its leaves under
+    /// `c` and `¬c`.
+    fn address_leaves(&mut self, p: &ValueSummary, phi: Guard) -> Vec<(Guard, TermId)> {
+        let mut work = self.restrict(p, phi);
+        let mut out = Vec::with_capacity(work.len());
+        while let Some((g, a)) = work.pop() {
+            match self.store.node(a).clone() {
+                Node::App(Op::Ite, args) if self.store.addr_parts(a).is_none() => {
+                    let c = self.guards.atom(&mut self.store, args[0]);
+                    let not_c = self.guards.not(c);
+                    for (side, v) in [(c, args[1]), (not_c, args[2])] {
+                        let h = self.guards.and(g, side);
+                        if !h.is_false() {
+                            work.push((h, v));
+                        }
+                    }
+                }
+                _ => out.push((g, a)),
+            }
+        }
+        out
     }
 
     /// The feasible offsets `lo..=hi` of a `w`-bit load at `off` under
