@@ -136,14 +136,15 @@ PAPER
     echo
     echo "## SV-COMP-style verdicts (bench/sv)"
     echo
-    echo "The team's SV-COMP-style programs, each with its expected verdict; \`braid verify\` under each engine,"
-    echo "scored with SV-COMP's rule (+2 correct TRUE, +1 correct FALSE, -16 wrong FALSE, -32 wrong TRUE)."
+    echo "The team's SV-COMP-style programs, each with its expected verdict; \`braid bench\` runs \`braid verify\`"
+    echo "under each engine, replays every test in braid and wasmi, and scores with SV-COMP's rule (+2 correct"
+    echo "TRUE, +1 correct FALSE, -16 wrong FALSE, -32 wrong TRUE)."
     echo
     echo '```'
-    echo "bench/sv/score.sh dse,multise 30"
+    echo "bench/sv/score.sh dse,multise,ssm 30"
     echo '```'
     echo
-    bash bench/sv/score.sh dse,multise 30 || true
+    bash bench/sv/score.sh dse,multise,ssm 30 || true
     echo
     echo "## MuSE: partial solutions (bench/muse)"
     echo
