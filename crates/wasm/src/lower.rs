@@ -564,6 +564,9 @@ impl<'a> Lowerer<'a> {
                     if harness::emit(&mut self.b, (m, n), &sig, &args, into, conv, label.as_deref()) {
                         self.stack.truncate(h);
                         self.stack.extend(sig.results.first().copied());
+                        if let Some(d) = dst {
+                            self.known.remove(&d);
+                        }
                         return Ok(());
                     }
                 }

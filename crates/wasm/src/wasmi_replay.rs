@@ -200,7 +200,7 @@ pub fn run(
 }
 
 /// The stack of a wasmi run's thread.
-const STACK: usize = 1 << 30;
+const STACK: usize = 256 << 20;
 
 fn run_here(
     bytes: &[u8],
