@@ -1623,7 +1623,6 @@ impl<'m> Dse<'m> {
     /// `span`, holding values of one sort, is one target, [`Offset::Within`];
     /// so is a `load`'s offset over any span of words in arithmetic
     /// progression ([`crate::semantics::affine_read`]).
-    #[allow(clippy::too_many_arguments)]
     fn with_address(
         &mut self,
         st: State,

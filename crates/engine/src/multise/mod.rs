@@ -18,7 +18,8 @@
 mod ahead;
 mod summary;
 
-pub use summary::{guarded_update, SummaryBuilder, ValueSummary};
+use summary::SummaryBuilder;
+pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
@@ -1727,18 +1728,18 @@ impl Multise<'_> {
         let mut work = self.restrict(p, phi);
         let mut out = Vec::with_capacity(work.len());
         while let Some((g, a)) = work.pop() {
-            match self.store.node(a).clone() {
-                Node::App(Op::Ite, args) if self.store.addr_parts(a).is_none() => {
-                    let c = self.guards.atom(&mut self.store, args[0]);
-                    let not_c = self.guards.not(c);
-                    for (side, v) in [(c, args[1]), (not_c, args[2])] {
-                        let h = self.guards.and(g, side);
-                        if !h.is_false() {
-                            work.push((h, v));
-                        }
-                    }
+            let Node::App(Op::Ite, args) = self.store.node(a) else {
+                out.push((g, a));
+                continue;
+            };
+            let (c, yes, no) = (args[0], args[1], args[2]);
+            let c = self.guards.atom(&mut self.store, c);
+            let not_c = self.guards.not(c);
+            for (side, v) in [(c, yes), (not_c, no)] {
+                let h = self.guards.and(g, side);
+                if !h.is_false() {
+                    work.push((h, v));
                 }
-                _ => out.push((g, a)),
             }
         }
         out

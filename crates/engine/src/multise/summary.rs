@@ -69,27 +69,21 @@ impl SummaryBuilder {
     }
 
     pub fn push(&mut self, guards: &mut Guards, g: Guard, v: TermId) {
+        if !self.coalesce || self.index.is_none() && self.out.len() < LINEAR {
+            self.out.push(guards, g, v, self.coalesce);
+            return;
+        }
         if g.is_false() {
             return;
         }
-        if !self.coalesce {
-            self.out.0.push((g, v));
-            return;
-        }
         let entries = &mut self.out.0;
-        if self.index.is_none() && entries.len() >= LINEAR {
-            self.index = Some(entries.iter().enumerate().map(|(i, &(_, u))| (u, i)).collect());
-        }
-        let found = match &self.index {
-            Some(ix) => ix.get(&v).copied(),
-            None => entries.iter().position(|&(_, u)| u == v),
-        };
-        match found {
-            Some(i) => entries[i].0 = guards.or(entries[i].0, g),
+        let index = self
+            .index
+            .get_or_insert_with(|| entries.iter().enumerate().map(|(i, &(_, u))| (u, i)).collect());
+        match index.get(&v) {
+            Some(&i) => entries[i].0 = guards.or(entries[i].0, g),
             None => {
-                if let Some(ix) = &mut self.index {
-                    ix.insert(v, entries.len());
-                }
+                index.insert(v, entries.len());
                 entries.push((g, v));
             }
         }
