@@ -561,6 +561,52 @@ impl Guards {
         }
     }
 
+    /// The predicate atoms `g` depends on.
+    pub fn support(&self, g: Guard) -> Vec<TermId> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut vars = rustc_hash::FxHashSet::default();
+        let mut stack = vec![g];
+        while let Some(x) = stack.pop() {
+            if x.0 < 2 || !seen.insert(x) {
+                continue;
+            }
+            let n = self.nodes[x.0 as usize];
+            vars.insert(n.var);
+            stack.push(n.lo);
+            stack.push(n.hi);
+        }
+        let mut vars: Vec<u32> = vars.into_iter().collect();
+        vars.sort_unstable();
+        vars.into_iter().map(|v| self.atoms[v as usize]).collect()
+    }
+
+    /// `∃a. g` for every atom `a` that `drop` picks, as Boolean variables:
+    /// `g` with each such variable's two cofactors or-ed.
+    pub fn exists(&mut self, g: Guard, drop: &dyn Fn(TermId) -> bool) -> Guard {
+        let mut memo = FxHashMap::default();
+        self.timed(|me| me.exists_rec(g, drop, &mut memo))
+    }
+
+    fn exists_rec(&mut self, g: Guard, drop: &dyn Fn(TermId) -> bool, memo: &mut FxHashMap<Guard, Guard>) -> Guard {
+        if g.0 < 2 {
+            return g;
+        }
+        if let Some(&r) = memo.get(&g) {
+            return r;
+        }
+        self.tick();
+        let n = self.nodes[g.0 as usize];
+        let lo = self.exists_rec(n.lo, drop, memo);
+        let hi = self.exists_rec(n.hi, drop, memo);
+        let r = if drop(self.atoms[n.var as usize]) {
+            self.apply(Connective::Or, lo, hi)
+        } else {
+            self.mk(n.var, lo, hi)
+        };
+        memo.insert(g, r);
+        r
+    }
+
     /// Whether `g` has more than `limit` nodes (counted up to the limit).
     pub fn larger_than(&self, g: Guard, limit: usize) -> bool {
         let mut seen = rustc_hash::FxHashSet::default();
@@ -604,6 +650,31 @@ mod tests {
         assert!(g.or(a, b).is_true());
         assert!(g.and(a, b).is_false());
         assert_eq!(g.atom_count(), 1);
+    }
+
+    #[test]
+    fn exists_or_s_the_cofactors_of_the_dropped_atoms() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let atom = |s: &mut TermStore, g: &mut Guards, name: &str| {
+            let x = s.symbol_term(name, Sort::Int);
+            let zero = s.constant(Value::Int(0));
+            let p = s.app(Op::Gt, &[x, zero]).unwrap();
+            (p, g.atom(s, p))
+        };
+        let (pt, p) = atom(&mut s, &mut g, "p");
+        let (_, q) = atom(&mut s, &mut g, "q");
+        let (_, r) = atom(&mut s, &mut g, "r");
+        let pq = g.and(p, q);
+        let np = g.not(p);
+        let npr = g.and(np, r);
+        let f = g.or(pq, npr);
+        assert_eq!(g.support(f).len(), 3);
+        let without_p = g.exists(f, &|a| a == pt);
+        let q_or_r = g.or(q, r);
+        assert_eq!(without_p, q_or_r);
+        assert_eq!(g.exists(f, &|_| false), f);
+        assert!(g.exists(f, &|_| true).is_true());
     }
 
     #[test]

@@ -45,10 +45,10 @@ pub const MAX_ENTRIES: usize = 256;
 
 /// Entries a summary makes without any arrival subsumed before its loop
 /// is unrolled instead.
-const MAX_BARREN_ENTRIES: usize = 16;
+pub(crate) const MAX_BARREN_ENTRIES: usize = 16;
 
 /// Locations of unrolled heads reported.
-const MAX_REPORTED: usize = 16;
+pub(crate) const MAX_REPORTED: usize = 16;
 
 /// Statements the concrete run of a stopped state's test may take (its
 /// inputs may drive the loop for very long); past it, no test.
@@ -64,7 +64,7 @@ pub(crate) const MAX_SPLIT: usize = 32;
 pub(crate) const QUERY_MS: u32 = 200;
 
 /// Entries whose guard needs a solver query, per arrival.
-const MAX_QUERIES: usize = 4;
+pub(crate) const MAX_QUERIES: usize = 4;
 
 /// What loop-head merging did, for `--json` and the human summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -348,16 +348,28 @@ fn key_of(frames: impl Iterator<Item = (FuncId, At)>) -> u64 {
 }
 
 /// A one-way match of pattern terms (an entry's) against terms (a state's):
-/// each pattern symbol stands for one term of its sort.
-struct Matcher<'s> {
+/// each pattern symbol stands for one term of its sort, but the symbols
+/// `fixed` picks, which stand for themselves only.
+pub(crate) struct Matcher<'s> {
     store: &'s TermStore,
-    binding: FxHashMap<SymId, TermId>,
+    pub binding: FxHashMap<SymId, TermId>,
     /// Pairs already matched (terms are DAGs).
     done: FxHashSet<(TermId, TermId)>,
+    fixed: &'s dyn Fn(SymId) -> bool,
 }
 
-impl Matcher<'_> {
-    fn term(&mut self, p: TermId, t: TermId) -> bool {
+impl<'s> Matcher<'s> {
+    pub fn new(store: &'s TermStore, fixed: &'s dyn Fn(SymId) -> bool) -> Matcher<'s> {
+        Matcher {
+            store,
+            binding: FxHashMap::default(),
+            done: FxHashSet::default(),
+            fixed,
+        }
+    }
+
+    /// Whether `p` matches `t`, extending the binding.
+    pub fn term(&mut self, p: TermId, t: TermId) -> bool {
         if p == t {
             // The same term: its symbols stand for themselves.
             let syms = self.store.symbols(p);
@@ -380,6 +392,7 @@ impl Matcher<'_> {
             return true;
         }
         let ok = match (self.store.node(p), self.store.node(t)) {
+            (Node::Sym(s), _) if (self.fixed)(*s) => false,
             (Node::Sym(s), _) => self.store.sort(p) == self.store.sort(t) && *self.binding.entry(*s).or_insert(t) == t,
             (Node::App(op, args), Node::App(op2, args2)) if op == op2 && args.len() == args2.len() => {
                 let pairs: Vec<(TermId, TermId)> = args.iter().copied().zip(args2.iter().copied()).collect();
@@ -415,11 +428,7 @@ fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Op
     if !shape_ok {
         return None;
     }
-    let mut m = Matcher {
-        store,
-        binding: FxHashMap::default(),
-        done: FxHashSet::default(),
-    };
+    let mut m = Matcher::new(store, &|_| false);
     // Constants first: a differing constant rejects at once.
     let differ = |p: TermId, t: TermId| p != t && store.symbols(p).is_empty();
     // (Frames at the same statements have the same live variables.)

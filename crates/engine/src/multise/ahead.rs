@@ -87,6 +87,7 @@ impl Multise<'_> {
             vars: vars.clone(),
             ret_dst: None,
         }];
+        let loops = &self.loops;
         let ahead = self.ahead.as_mut().expect("checked above");
         let handed = run_ahead(
             module,
@@ -95,7 +96,10 @@ impl Multise<'_> {
             memory,
             MAX_STEPS,
             &self.budget,
-            &mut |_| true,
+            &mut |frames| {
+                let &(func, at) = frames.last().expect("a loop head's frame");
+                loops.as_ref().is_none_or(|l| !l.watching(func, at))
+            },
         );
         ahead.pacing.ran(handed.steps);
         if handed.steps == 0 {
@@ -119,6 +123,7 @@ impl Multise<'_> {
         self.seq += 1;
         frame.pc[0].at = bottom.at;
         frame.pc[0].seq = self.seq;
+        frame.pc[0].merged = false;
         if let Some(a) = self.ahead.as_mut() {
             a.pacing.time += start.elapsed();
         }
@@ -161,11 +166,13 @@ impl Multise<'_> {
         };
         self.suspended.push(frame_guards(frame).chain([e.guard]).collect());
         self.depth.push(callee.func);
+        self.hold_caller(frame);
         if callees.len() > 1 {
             let inner_e = inner.pc.swap_remove(0);
             self.resume_calls(&mut inner, inner_e, &callees[1..], summaries, rec);
         }
         self.run_frame(&mut inner, rec);
+        self.release_caller();
         self.depth.pop();
         self.suspended.pop();
         self.returned(frame, &e, e.at, &inner, dst);

@@ -16,6 +16,7 @@
 //! state under its input.
 
 mod ahead;
+mod loops;
 mod summary;
 
 use summary::SummaryBuilder;
@@ -170,9 +171,14 @@ struct PcEntry {
     model: Rc<Model>,
     /// Creation order, for the `dfs` and `bfs` picks.
     seq: u64,
+    /// Merged at the loop head it is at ([`loops`]); it coalesces with no
+    /// other entry there.
+    merged: bool,
 }
 
 struct Frame {
+    /// Distinct per call.
+    id: u64,
     func: FuncId,
     pc: Vec<PcEntry>,
     vars: Vec<ValueSummary>,
@@ -199,6 +205,11 @@ struct Allocation {
     /// all paths) when last converted and none was written since
     /// ([`Allocation::set`] forgets the page).
     bytes: Vec<Option<BytePage>>,
+    /// While loop-head merging watches a loop, each cell's value before its
+    /// first write since the journal was last taken ([`loops`]).
+    watched: bool,
+    journal: Vec<(usize, ValueSummary)>,
+    journaled: rustc_hash::FxHashSet<usize>,
 }
 
 /// A page of cells as bytes, and the guard it holds under (`None`: every
@@ -206,8 +217,24 @@ struct Allocation {
 type BytePage = (Option<Guard>, Rc<[u8]>);
 
 impl Allocation {
+    fn new(watched: bool) -> Allocation {
+        Allocation {
+            size: ValueSummary::default(),
+            cells: Vec::new(),
+            bytes: Vec::new(),
+            watched,
+            journal: Vec::new(),
+            journaled: Default::default(),
+        }
+    }
+
     fn set(&mut self, c: usize, s: ValueSummary) {
-        self.cells[c] = s;
+        if self.watched && self.journaled.insert(c) {
+            let before = std::mem::replace(&mut self.cells[c], s);
+            self.journal.push((c, before));
+        } else {
+            self.cells[c] = s;
+        }
         if let Some(p) = self.bytes.get_mut(c / ahead::PAGE) {
             *p = None;
         }
@@ -300,6 +327,12 @@ pub struct Multise<'m> {
     qce: Option<Qce<'m>>,
     /// Running the frame's one entry ahead in the concrete interpreter, when on.
     ahead: Option<ahead::Ahead>,
+    /// Loop-head merging, when on.
+    loops: Option<loops::LoopHeads>,
+    /// With it, the variables of the active calls below the current frame.
+    callers: Vec<Vec<ValueSummary>>,
+    /// Frames made so far (their ids).
+    frames_made: u64,
 }
 
 const ALLOCS: &str = "allocations";
@@ -324,6 +357,7 @@ impl<'m> Multise<'m> {
             "multise --no-coalesce"
         };
         let gc_threshold = opts.gc_min_nodes;
+        let config_loop_merge = config.loop_merge;
         let ahead = match config.run_ahead {
             crate::config::RunAhead::Off => None,
             crate::config::RunAhead::On => Some(ahead::Ahead::new(module, entry, false)),
@@ -360,6 +394,9 @@ impl<'m> Multise<'m> {
             gc_threshold,
             qce: None,
             ahead,
+            loops: config_loop_merge.then(Default::default),
+            frames_made: 0,
+            callers: Vec::new(),
         }
     }
 
@@ -428,6 +465,12 @@ impl<'m> Multise<'m> {
                     .flat_map(summaries),
             )
             .chain(self.counters.values().flat_map(summaries))
+            .chain(self.loops.iter().flat_map(|l| l.guards()))
+            .chain(
+                self.memory
+                    .iter()
+                    .flat_map(|a| a.journal.iter().flat_map(|(_, s)| summaries(s))),
+            )
             .chain(self.events.iter().flat_map(|e| {
                 let mut gs = vec![e.guard];
                 if let EventKind::End { vars, returned, .. } = &e.kind {
@@ -481,11 +524,14 @@ impl<'m> Multise<'m> {
             visits,
             model,
             seq: self.seq,
+            merged: false,
         }
     }
 
     fn new_frame(&mut self, func: FuncId, vars: Vec<ValueSummary>, first: PcEntry) -> Frame {
+        self.frames_made += 1;
         Frame {
+            id: self.frames_made,
             func,
             pc: vec![first],
             vars,
@@ -506,6 +552,11 @@ impl<'m> Multise<'m> {
                 return;
             }
             self.maybe_collect(frame);
+            if let Some(i) = self.head_due(frame) {
+                self.merge_at_head(frame, i, rec);
+                self.flush(rec);
+                continue;
+            }
             if self.run_ahead(frame, rec) {
                 self.flush(rec);
                 continue;
@@ -523,6 +574,7 @@ impl<'m> Multise<'m> {
             self.flush(rec);
             rec.progress(self.result.paths, frame.pc.len());
         }
+        self.forget_loops(frame);
     }
 
     fn pick(&self, frame: &Frame) -> usize {
@@ -543,7 +595,7 @@ impl<'m> Multise<'m> {
         }
         if self.opts.coalesce {
             let candidates: Vec<usize> = (0..frame.pc.len())
-                .filter(|&i| frame.pc[i].at == e.at && frame.pc[i].visits == e.visits)
+                .filter(|&i| frame.pc[i].at == e.at && frame.pc[i].visits == e.visits && !frame.pc[i].merged)
                 .collect();
             let mut kept_apart = false;
             for i in candidates {
@@ -1032,6 +1084,7 @@ impl<'m> Multise<'m> {
         let e = &mut frame.pc[0];
         e.at = to;
         e.seq = self.seq;
+        e.merged = false;
         Some(())
     }
 
@@ -1363,7 +1416,9 @@ impl<'m> Multise<'m> {
                 .collect();
             self.suspended.push(held);
             self.depth.push(g_id);
+            self.hold_caller(frame);
             self.run_frame(&mut inner, rec);
+            self.release_caller();
             self.depth.pop();
             self.suspended.pop();
             self.returned(frame, e, ctx.at, &inner, dst);
@@ -1475,11 +1530,8 @@ impl Multise<'_> {
                 };
                 let k = k as usize;
                 if k == self.memory.len() {
-                    self.memory.push(Allocation {
-                        size: ValueSummary::default(),
-                        cells: Vec::new(),
-                        bytes: Vec::new(),
-                    });
+                    let watched = self.loops.as_ref().is_some_and(|l| l.active());
+                    self.memory.push(Allocation::new(watched));
                 }
                 self.resize(k, gc, 0, cells, &fill);
                 let addr = self.store.constant(Value::Addr {
@@ -2058,6 +2110,7 @@ impl Multise<'_> {
         st.bdd_collections = self.guards.collections;
         st.bdd_ms = self.guards.time.as_millis() as u64;
         st.operations = self.entries_processed;
+        st.loops = self.loops.as_ref().map(|l| l.stats.clone());
         if let Some(a) = &self.ahead {
             st.run_ahead = a.pacing.runs;
             st.statements_ahead = a.pacing.steps;

@@ -1,0 +1,793 @@
+//! Loop-head merging in `multise` (seed 003): the counterpart, over value
+//! summaries, of the forking engines' [`crate::dse::loops`].
+//!
+//! `multise` runs a loop's iterations one after another: the paths of one
+//! iteration meet at the head as one `pc` entry `(φ, head)` (they coalesce
+//! there, the head being first in topological order), the body runs for
+//! all of them, and those that stay in the loop come back as the next
+//! iteration's entry. Without more, a loop whose trip count depends on
+//! inputs never ends.
+//!
+//! At each arrival, the state on the paths of `φ` — the head's live
+//! variables and the memory cells written since the loop was first
+//! reached — is split into *parts*: guards `ψ ⊆ φ` under which each of
+//! them has one value. The parts of earlier arrivals are kept, with their
+//! times (the arrival they were made at), as a nondeterministic value
+//! summary: their guards overlap (the paths of the third visit went through
+//! the second), and it stands for the union of their concrete states. An
+//! arriving part that an earlier part stands for — its values are the
+//! earlier part's with the earlier part's inputs read later renamed
+//! (subsumption modulo fresh inputs), and its guard implies the earlier
+//! guard so renamed — is cut out of the entry: every path from its
+//! concrete states is one from the earlier part's, which went on. When
+//! every arriving part is cut, the loop is explored for every trip count
+//! (a fixed point) and exploration goes past it with the exits.
+//!
+//! What is not compared is equal by construction: symbols that existed
+//! when the loop was first reached in this call stand for themselves in a
+//! match (the cells not written since, the callers' variables and the
+//! guards over them hold only those), and the allocations' sizes must be
+//! the same. Memory writes are journaled while a loop is watched, so the
+//! value a cell had at an earlier arrival is known when it is first
+//! written later.
+//!
+//! The paths cut out are real paths: the models pending among them (one
+//! per branch their iterations first took) are run concretely to the end
+//! as tests, so their coverage is kept. A loop whose arrivals are never
+//! cut (a counter, a parser's loop over its input) stops being watched
+//! after [`MAX_BARREN_ENTRIES`] arrivals, as in `dse`, and is unrolled.
+
+use super::{Frame, Multise, PcEntry, ValueSummary};
+use crate::dse::loops::{
+    computed, LoopStats, Matcher, COMPLETION_STEPS, MAX_BARREN_ENTRIES, MAX_ENTRIES, MAX_QUERIES, MAX_REPORTED,
+    MAX_SPLIT, MAX_SPLIT_CELLS, QUERY_MS,
+};
+use crate::record::Recorder;
+use braid_guard::Guard;
+use braid_ir::{FuncId, StmtIdx};
+use braid_solver::{QueryKind, SatResult};
+use braid_term::{Model, SymId, TermId, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
+
+/// Parts an arrival is split into at most; past it, the arrival is not
+/// merged.
+const MAX_PARTS: usize = 64;
+
+/// Cells written within a loop that are compared at most; past it, the
+/// loop is unrolled.
+const MAX_CELLS: usize = 4096;
+
+/// Solver queries that splitting computed values may ask per arrival.
+const MAX_SPLIT_QUERIES: usize = 64;
+
+/// A live variable or a written cell.
+#[derive(Clone, Copy)]
+enum Item {
+    Var(usize),
+    Cell(usize, usize),
+}
+
+/// Every loop head's merging state.
+#[derive(Default)]
+pub(super) struct LoopHeads {
+    heads: FxHashMap<(FuncId, StmtIdx), Head>,
+    /// Per call (a frame's id) and loop head in it, its summary.
+    summaries: FxHashMap<(u64, FuncId, StmtIdx), Summary>,
+    pub stats: LoopStats,
+    live: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+}
+
+/// What a loop head did over every call of its function.
+#[derive(Default)]
+struct Head {
+    location: String,
+    /// Unrolled from now on.
+    full: bool,
+    entries: usize,
+    subsumed: u64,
+    /// Arrivals whose computed values had too many values to split (tried
+    /// no more after two).
+    split_failures: u32,
+}
+
+struct Summary {
+    /// Symbols numbered below existed when the loop was first reached.
+    first_sym: u32,
+    /// Of those, the ones that stand for themselves in matches: those the
+    /// callers' variables and the cells not written since hold; found anew
+    /// once more cells are written (there are fewer then), with how many
+    /// were.
+    pinned: Option<(usize, Rc<FxHashSet<SymId>>)>,
+    /// Cells (allocation, offset) written since the first arrival, in the
+    /// order first written, and the values they had before.
+    written: Vec<(usize, usize)>,
+    originals: FxHashMap<(usize, usize), ValueSummary>,
+    snaps: Vec<Snap>,
+    arrivals: u32,
+}
+
+/// The parts of one arrival that no earlier part stood for.
+struct Snap {
+    time: u32,
+    /// The allocations' sizes then.
+    shape: Rc<Vec<ValueSummary>>,
+    /// How many cells of [`Summary::written`] its parts' values cover
+    /// (after the live variables).
+    cells: usize,
+    parts: Vec<Part>,
+    model: Rc<Model>,
+}
+
+#[derive(Clone)]
+struct Part {
+    guard: Guard,
+    values: Vec<TermId>,
+    /// Whether the guard is satisfiable, once asked.
+    feasible: Option<bool>,
+}
+
+impl LoopHeads {
+    /// Whether loop-head merging still watches `head` of `func`.
+    pub fn watching(&self, func: FuncId, head: StmtIdx) -> bool {
+        self.heads.get(&(func, head)).is_none_or(|h| !h.full)
+    }
+
+    /// Every guard the summaries hold (roots of the garbage collection).
+    pub fn guards(&self) -> impl Iterator<Item = Guard> + '_ {
+        self.summaries.values().flat_map(|s| {
+            let originals = s.originals.values().flat_map(|v| v.iter().map(|e| e.0));
+            let snaps = s.snaps.iter().flat_map(|n| {
+                n.parts
+                    .iter()
+                    .map(|p| p.guard)
+                    .chain(n.shape.iter().flat_map(|v| v.iter().map(|e| e.0)))
+            });
+            originals.chain(snaps)
+        })
+    }
+
+    /// Whether any summary exists (memory writes are journaled then).
+    pub fn active(&self) -> bool {
+        !self.summaries.is_empty()
+    }
+
+    /// A cell's value before its first write since the journal was last
+    /// taken: every summary that had not seen it written keeps it.
+    fn written(&mut self, cell: (usize, usize), before: &ValueSummary) {
+        for s in self.summaries.values_mut() {
+            if let std::collections::hash_map::Entry::Vacant(v) = s.originals.entry(cell) {
+                v.insert(before.clone());
+                s.written.push(cell);
+            }
+        }
+    }
+
+    /// A call ended: its summaries go.
+    pub fn forget(&mut self, frame: u64) {
+        self.summaries.retain(|k, _| k.0 != frame);
+    }
+
+    /// `head` of `func` is unrolled from now on.
+    fn unroll(&mut self, func: FuncId, head: StmtIdx) {
+        let h = self.heads.entry((func, head)).or_default();
+        if h.full {
+            return;
+        }
+        h.full = true;
+        self.stats.unrolled += 1;
+        if h.subsumed > 0 {
+            self.stats.fixpoints -= 1;
+        }
+        if self.stats.unrolled_at.len() < MAX_REPORTED && !self.stats.unrolled_at.contains(&h.location) {
+            self.stats.unrolled_at.push(h.location.clone());
+        }
+        self.summaries.retain(|k, _| (k.1, k.2) != (func, head));
+    }
+}
+
+/// An arriving part, and whether it is cut (an earlier part stands for
+/// it, or it is infeasible).
+struct Arriving {
+    part: Part,
+    cut: bool,
+}
+
+impl Multise<'_> {
+    /// The index of `frame`'s next entry if it is at a loop head that
+    /// merging watches and has not been merged there yet.
+    pub(super) fn head_due(&self, frame: &Frame) -> Option<usize> {
+        let loops = self.loops.as_ref()?;
+        let i = if frame.pc.len() == 1 { 0 } else { self.pick(frame) };
+        let e = frame.pc.get(i)?;
+        let head = self.loop_heads[frame.func.0 as usize].get(e.at as usize) == Some(&true);
+        (head && !e.merged && loops.watching(frame.func, e.at)).then_some(i)
+    }
+
+    /// A call from `frame` starts: its variables hold symbols a loop in the
+    /// callee must keep.
+    pub(super) fn hold_caller(&mut self, frame: &Frame) {
+        if self.loops.is_some() {
+            self.callers.push(frame.vars.clone());
+        }
+    }
+
+    pub(super) fn release_caller(&mut self) {
+        if self.loops.is_some() {
+            self.callers.pop();
+        }
+    }
+
+    /// Takes the journal of cell writes into the summaries.
+    fn take_journal(&mut self) {
+        let Some(loops) = self.loops.as_mut() else { return };
+        for (k, a) in self.memory.iter_mut().enumerate() {
+            for (c, before) in a.journal.drain(..) {
+                loops.written((k, c), &before);
+            }
+            a.journaled.clear();
+        }
+    }
+
+    /// Journals memory writes while a summary exists.
+    fn watch_memory(&mut self) {
+        let on = self.loops.as_ref().is_some_and(|l| l.active());
+        for a in &mut self.memory {
+            a.watched = on;
+            if !on {
+                a.journal.clear();
+                a.journaled.clear();
+            }
+        }
+    }
+
+    /// A call ended: its loops' summaries go.
+    pub(super) fn forget_loops(&mut self, frame: &Frame) {
+        if self.loops.as_ref().is_some_and(|l| l.active()) {
+            // The callers' summaries take what the call wrote.
+            self.take_journal();
+            self.loops.as_mut().expect("checked").forget(frame.id);
+            self.watch_memory();
+        }
+    }
+
+    /// Loop-head merging of `frame`'s entry `i`, at a watched loop head (see
+    /// the module doc): the parts an earlier part stands for are cut out of
+    /// it (their pending models become tests), the rest joins the head's
+    /// summary and goes on.
+    pub(super) fn merge_at_head(&mut self, frame: &mut Frame, i: usize, rec: &mut Recorder) {
+        let mut e = frame.pc.swap_remove(i);
+        e.merged = true;
+        self.take_journal();
+        let mut loops = self.loops.take().expect("loop-head merging is on");
+        let (func, at) = (frame.func, e.at);
+        let head = loops.heads.entry((func, at)).or_default();
+        if head.location.is_empty() {
+            head.location = self.module.location(func, at);
+            loops.stats.heads += 1;
+        }
+        let key = (frame.id, func, at);
+        let mut summary = loops.summaries.remove(&key).unwrap_or_else(|| Summary {
+            first_sym: self.store.symbol_count() as u32,
+            pinned: None,
+            written: Vec::new(),
+            originals: FxHashMap::default(),
+            snaps: Vec::new(),
+            arrivals: 0,
+        });
+        summary.arrivals += 1;
+        let live = loops
+            .live
+            .entry(func)
+            .or_insert_with(|| Rc::new(braid_ir::live_variables(self.module.func(func))))
+            .clone();
+        let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
+        let timeout = self.config.limits.solver_timeout_ms;
+        self.solver.set_timeout(Some(timeout.unwrap_or(u32::MAX).min(QUERY_MS)));
+        let outcome = if summary.written.len() > MAX_CELLS {
+            None
+        } else {
+            let may_split = loops.heads[&(func, at)].split_failures < 2;
+            self.arrive(frame, &e, &live[at as usize], &mut summary, may_split)
+        };
+        self.solver.kind = kind;
+        self.solver.set_timeout(timeout);
+        let head = loops.heads.get_mut(&(func, at)).expect("made above");
+        match outcome {
+            Some((arriving, snap, split_failed)) => {
+                head.split_failures += split_failed as u32;
+                let mut cut = Guard::FALSE;
+                let (mut kept, mut subsumed) = (Vec::new(), 0);
+                for a in arriving {
+                    if a.cut {
+                        cut = self.guards.or(cut, a.part.guard);
+                        subsumed += 1;
+                    } else {
+                        kept.push(a.part);
+                    }
+                }
+                if subsumed > 0 {
+                    if head.subsumed == 0 {
+                        loops.stats.fixpoints += 1;
+                    }
+                    head.subsumed += subsumed;
+                    loops.stats.subsumed += subsumed;
+                    loops.stats.max_time = loops.stats.max_time.max(snap.0);
+                    let not_cut = self.guards.not(cut);
+                    e.guard = self.guards.and(e.guard, not_cut);
+                    self.cut_paths(cut, rec);
+                }
+                if !kept.is_empty() {
+                    head.entries += 1;
+                    loops.stats.entries += kept.len() as u64;
+                    summary.snaps.push(Snap {
+                        time: summary.arrivals,
+                        shape: snap.1,
+                        cells: summary.written.len(),
+                        parts: kept,
+                        model: e.model.clone(),
+                    });
+                }
+            }
+            None => head.entries += 1,
+        }
+        let head = &loops.heads[&(func, at)];
+        let barren = head.subsumed == 0 && head.entries >= MAX_BARREN_ENTRIES;
+        if barren || summary.snaps.len() >= MAX_ENTRIES || summary.written.len() > MAX_CELLS {
+            loops.unroll(func, at);
+        } else {
+            loops.summaries.insert(key, summary);
+        }
+        self.loops = Some(loops);
+        self.watch_memory();
+        if !e.guard.is_false() {
+            frame.pc.push(e);
+        }
+    }
+
+    /// The parts of `e`'s state, each marked cut or not, and the time of
+    /// the latest part that stood for one and the allocations' sizes; `None`
+    /// if the state splits into too many parts.
+    #[allow(clippy::type_complexity)]
+    fn arrive(
+        &mut self,
+        frame: &mut Frame,
+        e: &PcEntry,
+        live: &[bool],
+        summary: &mut Summary,
+        may_split: bool,
+    ) -> Option<(Vec<Arriving>, (u32, Rc<Vec<ValueSummary>>), bool)> {
+        let shape: Vec<ValueSummary> = self.memory.iter().map(|a| a.size.clone()).collect();
+        let mut refs: Vec<Item> = (0..frame.vars.len())
+            .filter(|v| live.get(*v) == Some(&true))
+            .map(Item::Var)
+            .collect();
+        refs.extend(summary.written.iter().map(|&(k, c)| Item::Cell(k, c)));
+        let items: Vec<ValueSummary> = refs.iter().map(|r| self.item(frame, *r).clone()).collect();
+        let parts = self.split(&items, vec![Part::new(e.guard)])?;
+        let (parts, split_failed) = if may_split {
+            self.concretize(frame, &refs, parts)
+        } else {
+            (parts, false)
+        };
+        let fixed = Fixed {
+            first_sym: summary.first_sym,
+            pinned: if summary.snaps.is_empty() {
+                Rc::default()
+            } else {
+                self.pinned(summary)
+            },
+        };
+        let mut queries = 0;
+        let mut time = 0;
+        let mut arriving = Vec::with_capacity(parts.len());
+        for part in parts {
+            let mut cut = false;
+            for j in (0..summary.snaps.len()).rev() {
+                if *summary.snaps[j].shape != shape || !self.extend(summary, j) {
+                    continue;
+                }
+                let snap = &summary.snaps[j];
+                let candidates: Vec<usize> = (0..snap.parts.len())
+                    .filter(|&p| self.matches(&fixed, &snap.parts[p].values, &part.values).is_some())
+                    .collect();
+                for p in candidates {
+                    if self.stands_for(&fixed, summary, j, p, &part, &mut queries) {
+                        cut = true;
+                        time = time.max(summary.snaps[j].time);
+                        break;
+                    }
+                }
+                if cut || queries >= MAX_QUERIES {
+                    break;
+                }
+            }
+            if !cut && self.guards.eval(&self.store, part.guard, &e.model) != Some(true) && queries < MAX_QUERIES {
+                // A part no path takes needs no entry.
+                queries += 1;
+                cut = self.satisfiable(part.guard) == Some(false);
+            }
+            arriving.push(Arriving { part, cut });
+        }
+        let shape = match summary.snaps.last() {
+            Some(s) if *s.shape == shape => s.shape.clone(),
+            _ => Rc::new(shape),
+        };
+        Some((arriving, (time, shape), split_failed))
+    }
+
+    fn item<'f>(&'f self, frame: &'f Frame, r: Item) -> &'f ValueSummary {
+        match r {
+            Item::Var(v) => &frame.vars[v],
+            Item::Cell(k, c) => &self.memory[k].cells[c],
+        }
+    }
+
+    /// Each part whose values include some computed from inputs (not an
+    /// input or its bytes, [`computed`]) split into parts where they are
+    /// constants, one per feasible combination of their values, if there
+    /// are at most [`MAX_SPLIT`]: the summaries of those items are
+    /// rewritten so (an entry `(ψ, t)` becomes `(ψ ∧ t = v_i, v_i)` for
+    /// every value `v_i` that `t` takes on `ψ`: the same function). A loop
+    /// whose state is a few flags computed from inputs reaches its fixed
+    /// point this way, as in `dse`. Whether some part had too many.
+    fn concretize(&mut self, frame: &mut Frame, refs: &[Item], parts: Vec<Part>) -> (Vec<Part>, bool) {
+        let mut out = Vec::with_capacity(parts.len());
+        let mut failed = false;
+        let mut queries = 0;
+        for part in parts {
+            let comp: Vec<usize> = (0..part.values.len())
+                .filter(|&j| computed(&self.store, part.values[j]))
+                .collect();
+            if comp.is_empty() || comp.len() > MAX_SPLIT_CELLS || queries > MAX_SPLIT_QUERIES {
+                out.push(part);
+                continue;
+            }
+            let terms: Vec<TermId> = comp.iter().map(|&j| part.values[j]).collect();
+            let Some(combos) = self.enumerate(part.guard, &terms, &mut queries) else {
+                failed = true;
+                out.push(part);
+                continue;
+            };
+            let mut pieces = Vec::with_capacity(combos.len());
+            for combo in &combos {
+                let guard = if combos.len() == 1 {
+                    part.guard
+                } else {
+                    let mut same = self.store.bool(true);
+                    for (t, v) in terms.iter().zip(combo) {
+                        let eq = self.store.eq(*t, *v);
+                        same = self.store.and(same, eq);
+                    }
+                    let a = self.guards.atom(&mut self.store, same);
+                    self.guards.and(part.guard, a)
+                };
+                if guard.is_false() {
+                    continue;
+                }
+                let mut values = part.values.clone();
+                for (&j, v) in comp.iter().zip(combo) {
+                    values[j] = *v;
+                }
+                pieces.push(Part {
+                    guard,
+                    values,
+                    feasible: Some(true),
+                });
+            }
+            for (n, &j) in comp.iter().enumerate() {
+                let mut s = self.item(frame, refs[j]).clone();
+                for (piece, combo) in pieces.iter().zip(&combos) {
+                    let v = ValueSummary::single(Guard::TRUE, combo[n]);
+                    s = super::guarded_update(&mut self.guards, &s, piece.guard, &v, self.opts.coalesce);
+                }
+                match refs[j] {
+                    Item::Var(v) => frame.vars[v] = s,
+                    Item::Cell(k, c) => self.memory[k].set(c, s),
+                }
+            }
+            out.extend(pieces);
+        }
+        (out, failed)
+    }
+
+    /// Every combination of values `terms` take on the paths of `g`, as
+    /// constants; `None` past [`MAX_SPLIT`] or if the solver cannot say.
+    fn enumerate(&mut self, g: Guard, terms: &[TermId], queries: &mut usize) -> Option<Vec<Vec<TermId>>> {
+        if self.guards.larger_than(g, super::MAX_SOLVED_GUARD) {
+            return None;
+        }
+        let mut query = self.guards.conjuncts(&mut self.store, g);
+        let mut combos = Vec::new();
+        loop {
+            *queries += 1;
+            let mut model = match self.solver.model(&self.store, &query) {
+                SatResult::Sat(m) => m,
+                // Every combination is found.
+                SatResult::Unsat => return Some(combos),
+                SatResult::Unknown(_) => return None,
+            };
+            // Symbols the query leaves free take any value: 0 (their default).
+            for &t in terms {
+                for &s in self.store.symbols(t) {
+                    model
+                        .entry(s)
+                        .or_insert_with(|| Value::default_of(self.store.symbol(s).sort));
+                }
+            }
+            let values: Option<Vec<Value>> = terms.iter().map(|t| self.store.eval(*t, &model).ok()).collect();
+            let combo: Vec<TermId> = values?.into_iter().map(|v| self.store.constant(v)).collect();
+            let mut same = self.store.bool(true);
+            for (t, v) in terms.iter().zip(&combo) {
+                let eq = self.store.eq(*t, *v);
+                same = self.store.and(same, eq);
+            }
+            combos.push(combo);
+            if combos.len() > MAX_SPLIT {
+                return None;
+            }
+            let other = self.store.not(same);
+            query.push(other);
+        }
+    }
+
+    /// `parts` split further by the values `items` have on their paths, one
+    /// value of each per part; `None` past [`MAX_PARTS`].
+    fn split(&mut self, items: &[ValueSummary], mut parts: Vec<Part>) -> Option<Vec<Part>> {
+        let undef = self.store.constant(Value::Undef);
+        for s in items {
+            let mut next = Vec::with_capacity(parts.len());
+            for p in parts {
+                let values = self.restrict(s, p.guard);
+                match values.as_slice() {
+                    [(g, v)] if *g == p.guard => {
+                        let mut p = p;
+                        p.values.push(*v);
+                        next.push(p);
+                    }
+                    _ => {
+                        // Paths the summary has no value for hold `undef`.
+                        let mut rest = p.guard;
+                        for (g, v) in values {
+                            let not_g = self.guards.not(g);
+                            rest = self.guards.and(rest, not_g);
+                            let mut q = Part::new(g);
+                            q.values = p.values.clone();
+                            q.values.push(v);
+                            next.push(q);
+                        }
+                        if !rest.is_false() {
+                            let mut q = Part::new(rest);
+                            q.values = p.values.clone();
+                            q.values.push(undef);
+                            next.push(q);
+                        }
+                    }
+                }
+                if next.len() > MAX_PARTS {
+                    return None;
+                }
+            }
+            parts = next;
+        }
+        Some(parts)
+    }
+
+    /// Gives snapshot `j`'s parts the values of the cells first written
+    /// after it (the values they had before); whether it could.
+    fn extend(&mut self, summary: &mut Summary, j: usize) -> bool {
+        let n = summary.written.len();
+        let from = summary.snaps[j].cells;
+        if from == n {
+            return !summary.snaps[j].parts.is_empty();
+        }
+        let items: Vec<ValueSummary> = summary.written[from..]
+            .iter()
+            .map(|c| summary.originals[c].clone())
+            .collect();
+        let parts = std::mem::take(&mut summary.snaps[j].parts);
+        let known: FxHashMap<Guard, bool> = parts.iter().filter_map(|p| p.feasible.map(|f| (p.guard, f))).collect();
+        let snap = &mut summary.snaps[j];
+        snap.cells = n;
+        match self.split(&items, parts) {
+            Some(mut parts) => {
+                for p in &mut parts {
+                    p.feasible = known.get(&p.guard).copied();
+                }
+                summary.snaps[j].parts = parts;
+                true
+            }
+            // Too many parts: the snapshot is of no more use.
+            None => false,
+        }
+    }
+
+    /// The symbols that stand for themselves in `summary`'s matches: those,
+    /// among the ones older than the loop, that the cells not written since
+    /// and the callers' variables hold (in values or in guards).
+    fn pinned(&mut self, summary: &mut Summary) -> Rc<FxHashSet<SymId>> {
+        match &summary.pinned {
+            Some((n, p)) if *n == summary.written.len() => return p.clone(),
+            _ => {}
+        }
+        let mut pinned = FxHashSet::default();
+        let mut seen: FxHashSet<Guard> = FxHashSet::default();
+        let mut add = |me: &Self, s: &ValueSummary| {
+            for &(g, v) in s.iter() {
+                pinned.extend(me.store.symbols(v).iter().copied());
+                if !g.is_true() && seen.insert(g) {
+                    for atom in me.guards.support(g) {
+                        pinned.extend(me.store.symbols(atom).iter().copied());
+                    }
+                }
+            }
+        };
+        for (k, a) in self.memory.iter().enumerate() {
+            for (c, cell) in a.cells.iter().enumerate() {
+                if !summary.originals.contains_key(&(k, c)) {
+                    add(self, cell);
+                }
+            }
+            add(self, &a.size);
+        }
+        for s in self.callers.iter().flatten() {
+            add(self, s);
+        }
+        let pinned = Rc::new(pinned);
+        summary.pinned = Some((summary.written.len(), pinned.clone()));
+        pinned
+    }
+
+    /// The binding under which `pattern` (an earlier part's values) is
+    /// `values`, the symbols `fixed` picks standing for themselves.
+    fn matches(&self, fixed: &Fixed, pattern: &[TermId], values: &[TermId]) -> Option<FxHashMap<SymId, TermId>> {
+        let differ = |p: TermId, t: TermId| p != t && self.store.symbols(p).is_empty();
+        if pattern.len() != values.len() || pattern.iter().zip(values).any(|(p, t)| differ(*p, *t)) {
+            return None;
+        }
+        let is_fixed = |s: SymId| fixed.fixed(s);
+        let mut m = Matcher::new(&self.store, &is_fixed);
+        pattern
+            .iter()
+            .zip(values)
+            .all(|(p, t)| m.term(*p, *t))
+            .then_some(m.binding)
+    }
+
+    /// Whether part `p` of snapshot `j` stands for `arriving` (whose values
+    /// it matches): with `ρ` the match, its guard `ψ` splits into `A ∧ B`,
+    /// `B` over symbols `ρ` leaves free only, and `arriving`'s guard implies
+    /// `A` renamed by `ρ`; when `B` is not `true`, `ψ` must be satisfiable.
+    fn stands_for(
+        &mut self,
+        fixed: &Fixed,
+        summary: &mut Summary,
+        j: usize,
+        p: usize,
+        arriving: &Part,
+        queries: &mut usize,
+    ) -> bool {
+        let part = &summary.snaps[j].parts[p];
+        let Some(binding) = self.matches(fixed, &part.values, &arriving.values) else {
+            return false;
+        };
+        let psi = part.guard;
+        let bound = |s: &SymId| fixed.fixed(*s) || binding.contains_key(s);
+        let mut free: FxHashSet<TermId> = FxHashSet::default();
+        for a in self.guards.support(psi) {
+            let syms = self.store.symbols(a);
+            let n = syms.iter().filter(|s| bound(s)).count();
+            if n == 0 {
+                free.insert(a);
+            } else if n < syms.len() {
+                return false;
+            }
+        }
+        let a = if free.is_empty() {
+            psi
+        } else {
+            let a = self.guards.exists(psi, &|t| free.contains(&t));
+            let b = self.guards.exists(psi, &|t| !free.contains(&t));
+            if self.guards.and(a, b) != psi {
+                return false;
+            }
+            let feasible = match summary.snaps[j].parts[p].feasible {
+                Some(f) => f,
+                None => {
+                    let model = summary.snaps[j].model.clone();
+                    let f = if self.guards.eval(&self.store, psi, &model) == Some(true) {
+                        Some(true)
+                    } else if *queries < MAX_QUERIES {
+                        *queries += 1;
+                        self.satisfiable(psi)
+                    } else {
+                        None
+                    };
+                    if let Some(f) = f {
+                        summary.snaps[j].parts[p].feasible = Some(f);
+                    }
+                    f == Some(true)
+                }
+            };
+            if !feasible {
+                return false;
+            }
+            a
+        };
+        let renames = binding.iter().any(|(s, t)| *t != self.store.symbol_term_of(*s));
+        if !renames {
+            let not_a = self.guards.not(a);
+            if self.guards.and(arriving.guard, not_a).is_false() {
+                return true;
+            }
+        }
+        if *queries >= MAX_QUERIES {
+            return false;
+        }
+        *queries += 1;
+        let t = self.guards.to_term(&mut self.store, a);
+        let Some(t) = (if renames {
+            self.store.substitute(t, &binding)
+        } else {
+            Some(t)
+        }) else {
+            return false;
+        };
+        let not_t = self.store.not(t);
+        let mut query = self.guards.conjuncts(&mut self.store, arriving.guard);
+        query.push(not_t);
+        matches!(self.solver.model(&self.store, &query), SatResult::Unsat)
+    }
+
+    /// Whether some path takes `g` (`None`: undecided).
+    fn satisfiable(&mut self, g: Guard) -> Option<bool> {
+        if self.guards.larger_than(g, super::MAX_SOLVED_GUARD) {
+            return None;
+        }
+        let query = self.guards.conjuncts(&mut self.store, g);
+        match self.solver.model(&self.store, &query) {
+            SatResult::Sat(_) => Some(true),
+            SatResult::Unsat => Some(false),
+            SatResult::Unknown(_) => None,
+        }
+    }
+
+    /// The paths in `cut` stop at a loop head: the pending models among
+    /// them are run concretely to the end as tests (they reach code their
+    /// SMT checks explored).
+    fn cut_paths(&mut self, cut: Guard, rec: &mut Recorder) {
+        let pending = std::mem::take(&mut self.pending);
+        for m in pending {
+            if self.guards.eval(&self.store, cut, &m) == Some(true) {
+                if !self.budget.poll_exhausted() {
+                    rec.complete_within(self.inputs_of(&m), Some(COMPLETION_STEPS));
+                }
+            } else {
+                self.pending.push(m);
+            }
+        }
+    }
+}
+
+/// Which symbols stand for themselves in a summary's matches: those older
+/// than the loop that `pinned` holds.
+struct Fixed {
+    first_sym: u32,
+    pinned: Rc<FxHashSet<SymId>>,
+}
+
+impl Fixed {
+    fn fixed(&self, s: SymId) -> bool {
+        s.0 < self.first_sym && self.pinned.contains(&s)
+    }
+}
+
+impl Part {
+    fn new(guard: Guard) -> Part {
+        Part {
+            guard,
+            values: Vec::new(),
+            feasible: None,
+        }
+    }
+}
