@@ -412,8 +412,9 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 0, ..ProptestConfig::default() })]
 
-    /// seed 003: with loop-head merging on, dse under every searcher, ssm
-    /// and dsm find the bugs dse finds without it and their tests cover the
+    /// seed 003: with loop-head merging on, dse under every searcher, ssm,
+    /// dsm and multise (with garbage collection at nearly every step too)
+    /// find the bugs dse finds without it and their tests cover the
     /// same branches (states an earlier one stands for stop at loop heads;
     /// the ones that covered a branch first get a test of their own), and
     /// every test replays.
@@ -424,6 +425,8 @@ proptest! {
         let mut engines: Vec<Engine> = SearchKind::ALL.into_iter().map(Engine::Dse).collect();
         engines.push(Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, false));
         engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, Similarity::Qce, SearchKind::CovNew, false));
+        engines.push(Engine::Multise { coalesce: true, pick: Pick::Topo, collect: false });
+        engines.push(Engine::Multise { coalesce: true, pick: Pick::Topo, collect: true });
         for engine in engines {
             let engine = Engine::LoopMerge(Box::new(engine));
             let (m, mbugs, mcovered) = explore(&src, &engine);
@@ -439,16 +442,22 @@ proptest! {
     /// seed 003: a finite-state loop driven by fresh inputs has unboundedly
     /// many paths; with loop-head merging dse (dfs, bfs, covnew) explores it
     /// completely (`explore` checks that the run is complete: the loop
-    /// reached a fixed point, or never repeats), so it finds every bug and
-    /// cover every branch that dse without merging finds within 4
-    /// iterations, and every test replays. (`ssm` does not split merged
+    /// reached a fixed point, or never repeats), and so does multise, so
+    /// they find every bug and cover every branch that dse without merging
+    /// finds within 4 iterations, and every test replays. (`ssm` does not split merged
     /// values at loop heads, so its `ite` values over each iteration's
     /// inputs may never repeat; `loop_merging_loses_nothing` covers it.)
     #[test]
     fn loop_merging_reaches_fixed_points(seed in any::<u64>()) {
         let src = random_loop_program(seed);
         let (_, bugs, covered) = explore_bounded(&src, &Engine::Dse(SearchKind::Dfs), Some(4));
-        for engine in [Engine::Dse(SearchKind::Dfs), Engine::Dse(SearchKind::Bfs), Engine::Dse(SearchKind::CovNew)] {
+        let engines = [
+            Engine::Dse(SearchKind::Dfs),
+            Engine::Dse(SearchKind::Bfs),
+            Engine::Dse(SearchKind::CovNew),
+            Engine::Multise { coalesce: true, pick: Pick::Topo, collect: false },
+        ];
+        for engine in engines {
             let engine = Engine::LoopMerge(Box::new(engine));
             let (_, mbugs, mcovered) = explore(&src, &engine);
             let label = engine_label(&engine);
