@@ -623,13 +623,39 @@ fn multise_proves_finite_state_c_loops_by_loop_head_merging_and_finds_their_bugs
         let dir = tempfile::tempdir().expect("temp dir");
         let p = example(program);
         let out = dir.path().display().to_string();
-        let o = braid(&["verify", &p, "--engine", "multise", "--max-time", "30", "--out", &out, "--json"]);
+        let o = braid(&[
+            "verify",
+            &p,
+            "--engine",
+            "multise",
+            "--max-time",
+            "30",
+            "--out",
+            &out,
+            "--json",
+        ]);
         let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-        assert_eq!((code(&o), json["verdict"].as_str()), (exit, Some(verdict)), "{program}: {json}");
-        assert!(json["stats"]["loops"]["subsumed"].as_u64() > Some(0), "{program}: {json}");
+        assert_eq!(
+            (code(&o), json["verdict"].as_str()),
+            (exit, Some(verdict)),
+            "{program}: {json}"
+        );
+        assert!(
+            json["stats"]["loops"]["subsumed"].as_u64() > Some(0),
+            "{program}: {json}"
+        );
         replay_all(&p, dir.path());
     }
     let p = example("bench/loops/locks_4.c");
-    let o = braid(&["verify", &p, "--engine", "multise", "--max-time", "2", "--loop-merge", "off"]);
+    let o = braid(&[
+        "verify",
+        &p,
+        "--engine",
+        "multise",
+        "--max-time",
+        "2",
+        "--loop-merge",
+        "off",
+    ]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().next(), Some("UNKNOWN"));
 }

@@ -35,18 +35,20 @@
 //! per branch their iterations first took) are run concretely to the end
 //! as tests, so their coverage is kept. A loop whose arrivals are never
 //! cut (a counter, a parser's loop over its input) stops being watched
-//! after [`MAX_BARREN_ENTRIES`] arrivals, as in `dse`, and is unrolled.
+//! after [`MAX_BARREN_ARRIVALS`] arrivals and is unrolled (an arrival
+//! here is a whole iteration of every path, more than `dse`'s state, so
+//! fewer than `dse`'s [`crate::dse::loops::MAX_BARREN_ENTRIES`]).
 
 use super::{Frame, Multise, PcEntry, ValueSummary};
 use crate::dse::loops::{
-    computed, LoopStats, Matcher, COMPLETION_STEPS, MAX_BARREN_ENTRIES, MAX_ENTRIES, MAX_QUERIES, MAX_REPORTED,
-    MAX_SPLIT, MAX_SPLIT_CELLS, QUERY_MS,
+    computed, LoopStats, Matcher, COMPLETION_STEPS, MAX_ENTRIES, MAX_QUERIES, MAX_REPORTED, MAX_SPLIT, MAX_SPLIT_CELLS,
+    QUERY_MS,
 };
 use crate::record::Recorder;
 use braid_guard::Guard;
 use braid_ir::{FuncId, StmtIdx};
 use braid_solver::{QueryKind, SatResult};
-use braid_term::{Model, SymId, TermId, Value};
+use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
@@ -57,6 +59,9 @@ const MAX_PARTS: usize = 64;
 /// Cells written within a loop that are compared at most; past it, the
 /// loop is unrolled.
 const MAX_CELLS: usize = 4096;
+
+/// Arrivals at a loop head, none of them cut, before it is unrolled.
+const MAX_BARREN_ARRIVALS: usize = 8;
 
 /// Solver queries that splitting computed values may ask per arrival.
 const MAX_SPLIT_QUERIES: usize = 64;
@@ -125,6 +130,9 @@ struct Part {
     values: Vec<TermId>,
     /// Whether the guard is satisfiable, once asked.
     feasible: Option<bool>,
+    /// For a piece of a part whose computed values were split
+    /// ([`Multise::concretize`]), that part's number.
+    piece_of: Option<usize>,
 }
 
 impl LoopHeads {
@@ -288,7 +296,7 @@ impl Multise<'_> {
             None
         } else {
             let may_split = loops.heads[&(func, at)].split_failures < 2;
-            self.arrive(frame, &e, &live[at as usize], &mut summary, may_split)
+            self.arrive(frame, &e, &live[at as usize], &mut summary, may_split, &mut loops.stats)
         };
         self.solver.kind = kind;
         self.solver.set_timeout(timeout);
@@ -332,7 +340,7 @@ impl Multise<'_> {
             None => head.entries += 1,
         }
         let head = &loops.heads[&(func, at)];
-        let barren = head.subsumed == 0 && head.entries >= MAX_BARREN_ENTRIES;
+        let barren = head.subsumed == 0 && head.entries >= MAX_BARREN_ARRIVALS;
         if barren || summary.snaps.len() >= MAX_ENTRIES || summary.written.len() > MAX_CELLS {
             loops.unroll(func, at);
         } else {
@@ -356,6 +364,7 @@ impl Multise<'_> {
         live: &[bool],
         summary: &mut Summary,
         may_split: bool,
+        stats: &mut LoopStats,
     ) -> Option<(Vec<Arriving>, (u32, Rc<Vec<ValueSummary>>), bool)> {
         let shape: Vec<ValueSummary> = self.memory.iter().map(|a| a.size.clone()).collect();
         let mut refs: Vec<Item> = (0..frame.vars.len())
@@ -366,7 +375,7 @@ impl Multise<'_> {
         let items: Vec<ValueSummary> = refs.iter().map(|r| self.item(frame, *r).clone()).collect();
         let parts = self.split(&items, vec![Part::new(e.guard)])?;
         let (parts, split_failed) = if may_split {
-            self.concretize(frame, &refs, parts)
+            self.concretize(parts, stats)
         } else {
             (parts, false)
         };
@@ -402,12 +411,19 @@ impl Multise<'_> {
                     break;
                 }
             }
-            if !cut && self.guards.eval(&self.store, part.guard, &e.model) != Some(true) && queries < MAX_QUERIES {
-                // A part no path takes needs no entry.
-                queries += 1;
-                cut = self.satisfiable(part.guard) == Some(false);
-            }
             arriving.push(Arriving { part, cut });
+        }
+        // A piece of a split part is cut only with all the others: cutting
+        // some would put their atoms (`t = v`) into the entry's guard.
+        let uncut: FxHashSet<usize> = arriving
+            .iter()
+            .filter(|a| !a.cut)
+            .filter_map(|a| a.part.piece_of)
+            .collect();
+        for a in &mut arriving {
+            if a.part.piece_of.is_some_and(|p| uncut.contains(&p)) {
+                a.cut = false;
+            }
         }
         let shape = match summary.snaps.last() {
             Some(s) if *s.shape == shape => s.shape.clone(),
@@ -426,12 +442,15 @@ impl Multise<'_> {
     /// Each part whose values include some computed from inputs (not an
     /// input or its bytes, [`computed`]) split into parts where they are
     /// constants, one per feasible combination of their values, if there
-    /// are at most [`MAX_SPLIT`]: the summaries of those items are
-    /// rewritten so (an entry `(ψ, t)` becomes `(ψ ∧ t = v_i, v_i)` for
-    /// every value `v_i` that `t` takes on `ψ`: the same function). A loop
-    /// whose state is a few flags computed from inputs reaches its fixed
-    /// point this way, as in `dse`. Whether some part had too many.
-    fn concretize(&mut self, frame: &mut Frame, refs: &[Item], parts: Vec<Part>) -> (Vec<Part>, bool) {
+    /// are at most [`MAX_SPLIT`]: a part `(ψ, t)` becomes the parts
+    /// `(ψ ∧ t = v_i, v_i)` for every value `v_i` that `t` takes on `ψ`. A
+    /// loop whose state is a few flags computed from inputs reaches its
+    /// fixed point this way, as in `dse`. The state itself keeps its
+    /// summaries: the new atoms reach a guard only where a part is cut
+    /// (rewriting the summaries put them into every later guard over those
+    /// values, and made multise 4x slower on Table 1's BDD program). Whether
+    /// some part had too many values.
+    fn concretize(&mut self, parts: Vec<Part>, stats: &mut LoopStats) -> (Vec<Part>, bool) {
         let mut out = Vec::with_capacity(parts.len());
         let mut failed = false;
         let mut queries = 0;
@@ -444,6 +463,10 @@ impl Multise<'_> {
                 continue;
             }
             let terms: Vec<TermId> = comp.iter().map(|&j| part.values[j]).collect();
+            if !few_values(&self.store, &terms, MAX_SPLIT as u128) {
+                out.push(part);
+                continue;
+            }
             let Some(combos) = self.enumerate(part.guard, &terms, &mut queries) else {
                 failed = true;
                 out.push(part);
@@ -473,19 +496,11 @@ impl Multise<'_> {
                     guard,
                     values,
                     feasible: Some(true),
+                    piece_of: (combos.len() > 1).then_some(stats.splits as usize),
                 });
             }
-            for (n, &j) in comp.iter().enumerate() {
-                let mut s = self.item(frame, refs[j]).clone();
-                for (piece, combo) in pieces.iter().zip(&combos) {
-                    let v = ValueSummary::single(Guard::TRUE, combo[n]);
-                    s = super::guarded_update(&mut self.guards, &s, piece.guard, &v, self.opts.coalesce);
-                }
-                match refs[j] {
-                    Item::Var(v) => frame.vars[v] = s,
-                    Item::Cell(k, c) => self.memory[k].set(c, s),
-                }
-            }
+            stats.splits += 1;
+            stats.split_parts += pieces.len() as u64;
             out.extend(pieces);
         }
         (out, failed)
@@ -788,6 +803,157 @@ impl Part {
             guard,
             values: Vec::new(),
             feasible: None,
+            piece_of: None,
         }
+    }
+}
+
+/// Whether `terms` together take at most `limit` combinations of values,
+/// by their shape alone (no solver): an over-approximation of each one's
+/// number of values and of the bits it may set. The bytes of one word
+/// count once.
+fn few_values(store: &TermStore, terms: &[TermId], limit: u128) -> bool {
+    let mut memo = FxHashMap::default();
+    let mut roots = FxHashSet::default();
+    for &t in terms {
+        let mut t = t;
+        while let Node::App(Op::Trunc(_) | Op::LShr, args) = store.node(t) {
+            if matches!(store.node(t), Node::App(Op::LShr, _)) && store.as_const(args[1]).is_none() {
+                break;
+            }
+            t = args[0];
+        }
+        roots.insert(t);
+    }
+    let mut n: u128 = 1;
+    for t in roots {
+        n = n.saturating_mul(values_bound(store, t, &mut memo).0);
+        if n > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// At most how many values `t` takes, and a mask of the bits it may set
+/// (bit-vectors of at most 64 bits; Booleans as one bit).
+fn values_bound(store: &TermStore, t: TermId, memo: &mut FxHashMap<TermId, (u128, u64)>) -> (u128, u64) {
+    if let Some(&b) = memo.get(&t) {
+        return b;
+    }
+    let width = match store.sort(t) {
+        Sort::Bv(w) if w <= 64 => w,
+        Sort::Bool => 1,
+        _ => return (u128::MAX, u64::MAX),
+    };
+    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let konst = |u: TermId| match store.as_const(u) {
+        Some(Value::Bv { bits, .. }) => Some(bits),
+        _ => None,
+    };
+    let (count, ones) = match store.node(t) {
+        Node::Const(Value::Bv { bits, .. }) => (1, *bits),
+        Node::Const(Value::Bool(b)) => (1, *b as u64),
+        Node::App(op, args) => {
+            let args = args.clone();
+            let mut arg = |i: usize| values_bound(store, args[i], memo);
+            match op {
+                Op::Trunc(_) => {
+                    let (c, o) = arg(0);
+                    (c, o & all)
+                }
+                Op::ZExt(_) => arg(0),
+                Op::And => {
+                    let ((a, x), (b, y)) = (arg(0), arg(1));
+                    (a.saturating_mul(b), x & y)
+                }
+                Op::Or | Op::Xor => {
+                    let ((a, x), (b, y)) = (arg(0), arg(1));
+                    (a.saturating_mul(b), x | y)
+                }
+                Op::Shl | Op::LShr => match konst(args[1]) {
+                    Some(k) if k < 64 => {
+                        let (c, o) = arg(0);
+                        (c, if *op == Op::Shl { (o << k) & all } else { o >> k })
+                    }
+                    // A shift by one of a few amounts (up to the largest
+                    // its bits allow) sets the bits of any of them.
+                    _ => {
+                        let ((a, x), (b, y)) = (arg(0), arg(1));
+                        let mut ones = 0;
+                        for k in 0..=y.min(63) {
+                            ones |= if *op == Op::Shl { x << k } else { x >> k };
+                        }
+                        (a.saturating_mul(b), ones & all)
+                    }
+                },
+                Op::URem => match konst(args[1]) {
+                    Some(k) if k > 0 => {
+                        let (c, _) = arg(0);
+                        let bits = 64 - (k - 1).leading_zeros();
+                        let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                        (c.min(k as u128), mask)
+                    }
+                    _ => (u128::MAX, all),
+                },
+                Op::Ite => {
+                    let ((a, x), (b, y)) = (arg(1), arg(2));
+                    (a.saturating_add(b), x | y)
+                }
+                Op::ToBv(_) => (2, 1),
+                _ if width == 1 && store.sort(t) == Sort::Bool => (2, 1),
+                _ => {
+                    let mut c: u128 = 1;
+                    for i in 0..args.len() {
+                        c = c.saturating_mul(arg(i).0);
+                    }
+                    (c, all)
+                }
+            }
+        }
+        _ => (u128::MAX, all),
+    };
+    let by_bits = 1u128 << ones.count_ones();
+    let b = (count.min(by_bits), ones);
+    memo.insert(t, b);
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_bounded_by_their_shape_and_their_bits() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let c = |s: &mut TermStore, n: u64| s.constant(Value::bv(32, n));
+        // (x & 1) % 5 + ... % 5: five values at most.
+        let one = c(&mut s, 1);
+        let five = c(&mut s, 5);
+        let bit = s.app(Op::And, &[x, one]).unwrap();
+        let sum = s.app(Op::Add, &[y, bit]).unwrap();
+        let modulo = s.app(Op::URem, &[sum, five]).unwrap();
+        assert!(few_values(&s, &[modulo], 5));
+        assert!(!few_values(&s, &[modulo], 4));
+        // A set of four bits: 1 << (x & 3) or-ed in, sixteen values.
+        let three = c(&mut s, 3);
+        let amount = s.app(Op::And, &[x, three]).unwrap();
+        let flag = s.app(Op::Shl, &[one, amount]).unwrap();
+        let set = s.app(Op::Or, &[modulo, flag]).unwrap();
+        let again = s.app(Op::Or, &[set, flag]).unwrap();
+        assert!(few_values(&s, &[flag], 4));
+        assert!(few_values(&s, &[again], 16));
+        // The bytes of one word count once; a sum of inputs has many values.
+        let eight = c(&mut s, 8);
+        let high = s.app(Op::LShr, &[modulo, eight]).unwrap();
+        let bytes = [
+            s.app(Op::Trunc(8), &[modulo]).unwrap(),
+            s.app(Op::Trunc(8), &[high]).unwrap(),
+        ];
+        assert!(few_values(&s, &bytes, 5));
+        let wide = s.app(Op::Add, &[x, y]).unwrap();
+        assert!(!few_values(&s, &[wide], 1 << 20));
     }
 }
