@@ -113,6 +113,34 @@ impl SolverStats {
     fn kind(&mut self, k: QueryKind) -> &mut KindStats {
         &mut self.by_kind[k as usize]
     }
+
+    /// Adds another solver's statistics to these (an engine that keeps a
+    /// second solver for one kind of query reports one total).
+    pub fn absorb(&mut self, other: &SolverStats) {
+        self.queries += other.queries;
+        self.solver_calls += other.solver_calls;
+        self.cache_hits += other.cache_hits;
+        self.cex_hits += other.cex_hits;
+        self.unknowns += other.unknowns;
+        self.solver_time += other.solver_time;
+        self.sliced_away += other.sliced_away;
+        for (a, b) in self.by_kind.iter_mut().zip(&other.by_kind) {
+            a.queries += b.queries;
+            a.trivial += b.trivial;
+            a.cache_hits += b.cache_hits;
+            a.cex_hits += b.cex_hits;
+            a.subset_hits += b.subset_hits;
+            a.solver_calls += b.solver_calls;
+            a.solver_unsat += b.solver_unsat;
+            a.solver_time += b.solver_time;
+        }
+        for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
+            *a += b;
+        }
+        self.slowest.extend(other.slowest.iter().cloned());
+        self.slowest.sort_by(|a, b| b.time.cmp(&a.time));
+        self.slowest.truncate(SLOWEST);
+    }
 }
 
 pub struct QuerySolver {

@@ -289,17 +289,24 @@ impl Multise<'_> {
             .entry(func)
             .or_insert_with(|| Rc::new(braid_ir::live_variables(self.module.func(func))))
             .clone();
-        let kind = std::mem::replace(&mut self.solver.kind, QueryKind::LoopMerge);
-        let timeout = self.config.limits.solver_timeout_ms;
-        self.solver.set_timeout(Some(timeout.unwrap_or(u32::MAX).min(QUERY_MS)));
+        // Its queries go to a solver of their own.
+        let mut solver = self.loop_solver.take().unwrap_or_else(|| {
+            let mut s = self.config.query_solver();
+            s.set_budget(&self.budget);
+            s.kind = QueryKind::LoopMerge;
+            let timeout = self.config.limits.solver_timeout_ms;
+            s.set_timeout(Some(timeout.unwrap_or(u32::MAX).min(QUERY_MS)));
+            s
+        });
+        std::mem::swap(&mut self.solver, &mut solver);
         let outcome = if summary.written.len() > MAX_CELLS {
             None
         } else {
             let may_split = loops.heads[&(func, at)].split_failures < 2;
             self.arrive(frame, &e, &live[at as usize], &mut summary, may_split, &mut loops.stats)
         };
-        self.solver.kind = kind;
-        self.solver.set_timeout(timeout);
+        std::mem::swap(&mut self.solver, &mut solver);
+        self.loop_solver = Some(solver);
         let head = loops.heads.get_mut(&(func, at)).expect("made above");
         match outcome {
             Some((arriving, snap, split_failed)) => {

@@ -329,6 +329,9 @@ pub struct Multise<'m> {
     ahead: Option<ahead::Ahead>,
     /// Loop-head merging, when on.
     loops: Option<loops::LoopHeads>,
+    /// Its solver, apart from the branch queries' (whose incremental
+    /// stack and caches its queries would disturb), made when first needed.
+    loop_solver: Option<QuerySolver>,
     /// With it, the variables of the active calls below the current frame.
     callers: Vec<Vec<ValueSummary>>,
     /// Frames made so far (their ids).
@@ -397,6 +400,7 @@ impl<'m> Multise<'m> {
             loops: config_loop_merge.then(Default::default),
             frames_made: 0,
             callers: Vec::new(),
+            loop_solver: None,
         }
     }
 
@@ -2103,6 +2107,9 @@ impl Multise<'_> {
     }
 
     fn finish_stats(&mut self, frame: Option<&Frame>) {
+        if let Some(s) = &self.loop_solver {
+            self.solver.stats.absorb(&s.stats);
+        }
         let st = &mut self.result.stats;
         st.record_solver(&self.solver.stats);
         st.terms = self.store.len() as u64;
