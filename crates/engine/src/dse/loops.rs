@@ -34,7 +34,7 @@
 
 use super::state::{Cells, State};
 use braid_ir::{FuncId, StmtIdx as At, VarId};
-use braid_term::{Node, Op, Sort, SymId, TermId, TermStore};
+use braid_term::{Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
@@ -331,6 +331,117 @@ pub(crate) fn computed(store: &TermStore, t: TermId) -> bool {
             _ => return true,
         }
     }
+}
+
+/// Whether `terms` together take at most `limit` combinations of values,
+/// by their shape alone (no solver): an over-approximation of each one's
+/// number of values and of the bits it may set. The bytes of one word
+/// count once.
+pub(crate) fn few_values(store: &TermStore, terms: &[TermId], limit: u128) -> bool {
+    let mut memo = FxHashMap::default();
+    let mut roots = FxHashSet::default();
+    for &t in terms {
+        let mut t = t;
+        while let Node::App(Op::Trunc(_) | Op::LShr, args) = store.node(t) {
+            if matches!(store.node(t), Node::App(Op::LShr, _)) && store.as_const(args[1]).is_none() {
+                break;
+            }
+            t = args[0];
+        }
+        roots.insert(t);
+    }
+    let mut n: u128 = 1;
+    for t in roots {
+        n = n.saturating_mul(values_bound(store, t, &mut memo).0);
+        if n > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// At most how many values `t` takes, and a mask of the bits it may set
+/// (bit-vectors of at most 64 bits; Booleans as one bit).
+fn values_bound(store: &TermStore, t: TermId, memo: &mut FxHashMap<TermId, (u128, u64)>) -> (u128, u64) {
+    if let Some(&b) = memo.get(&t) {
+        return b;
+    }
+    let width = match store.sort(t) {
+        Sort::Bv(w) if w <= 64 => w,
+        Sort::Bool => 1,
+        _ => return (u128::MAX, u64::MAX),
+    };
+    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let konst = |u: TermId| match store.as_const(u) {
+        Some(Value::Bv { bits, .. }) => Some(bits),
+        _ => None,
+    };
+    let (count, ones) = match store.node(t) {
+        Node::Const(Value::Bv { bits, .. }) => (1, *bits),
+        Node::Const(Value::Bool(b)) => (1, *b as u64),
+        Node::App(op, args) => {
+            let args = args.clone();
+            let mut arg = |i: usize| values_bound(store, args[i], memo);
+            match op {
+                Op::Trunc(_) => {
+                    let (c, o) = arg(0);
+                    (c, o & all)
+                }
+                Op::ZExt(_) => arg(0),
+                Op::And => {
+                    let ((a, x), (b, y)) = (arg(0), arg(1));
+                    (a.saturating_mul(b), x & y)
+                }
+                Op::Or | Op::Xor => {
+                    let ((a, x), (b, y)) = (arg(0), arg(1));
+                    (a.saturating_mul(b), x | y)
+                }
+                Op::Shl | Op::LShr => match konst(args[1]) {
+                    Some(k) if k < 64 => {
+                        let (c, o) = arg(0);
+                        (c, if *op == Op::Shl { (o << k) & all } else { o >> k })
+                    }
+                    // A shift by one of a few amounts (up to the largest
+                    // its bits allow) sets the bits of any of them.
+                    _ => {
+                        let ((a, x), (b, y)) = (arg(0), arg(1));
+                        let mut ones = 0;
+                        for k in 0..=y.min(63) {
+                            ones |= if *op == Op::Shl { x << k } else { x >> k };
+                        }
+                        (a.saturating_mul(b), ones & all)
+                    }
+                },
+                Op::URem => match konst(args[1]) {
+                    Some(k) if k > 0 => {
+                        let (c, _) = arg(0);
+                        let bits = 64 - (k - 1).leading_zeros();
+                        let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                        (c.min(k as u128), mask)
+                    }
+                    _ => (u128::MAX, all),
+                },
+                Op::Ite => {
+                    let ((a, x), (b, y)) = (arg(1), arg(2));
+                    (a.saturating_add(b), x | y)
+                }
+                Op::ToBv(_) => (2, 1),
+                _ if width == 1 && store.sort(t) == Sort::Bool => (2, 1),
+                _ => {
+                    let mut c: u128 = 1;
+                    for i in 0..args.len() {
+                        c = c.saturating_mul(arg(i).0);
+                    }
+                    (c, all)
+                }
+            }
+        }
+        _ => (u128::MAX, all),
+    };
+    let by_bits = 1u128 << ones.count_ones();
+    let b = (count.min(by_bits), ones);
+    memo.insert(t, b);
+    b
 }
 
 /// The call context of a state at a loop head: where each frame is.
@@ -630,5 +741,39 @@ mod tests {
         // The other way round it is.
         let (_, subsumed) = merge(&mut store, &wider, &after, sym);
         assert!(subsumed);
+    }
+
+    #[test]
+    fn values_are_bounded_by_their_shape_and_their_bits() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let c = |s: &mut TermStore, n: u64| s.constant(Value::bv(32, n));
+        // (x & 1) % 5 + ... % 5: five values at most.
+        let one = c(&mut s, 1);
+        let five = c(&mut s, 5);
+        let bit = s.app(Op::And, &[x, one]).unwrap();
+        let sum = s.app(Op::Add, &[y, bit]).unwrap();
+        let modulo = s.app(Op::URem, &[sum, five]).unwrap();
+        assert!(few_values(&s, &[modulo], 5));
+        assert!(!few_values(&s, &[modulo], 4));
+        // A set of four bits: 1 << (x & 3) or-ed in, sixteen values.
+        let three = c(&mut s, 3);
+        let amount = s.app(Op::And, &[x, three]).unwrap();
+        let flag = s.app(Op::Shl, &[one, amount]).unwrap();
+        let set = s.app(Op::Or, &[modulo, flag]).unwrap();
+        let again = s.app(Op::Or, &[set, flag]).unwrap();
+        assert!(few_values(&s, &[flag], 4));
+        assert!(few_values(&s, &[again], 16));
+        // The bytes of one word count once; a sum of inputs has many values.
+        let eight = c(&mut s, 8);
+        let high = s.app(Op::LShr, &[modulo, eight]).unwrap();
+        let bytes = [
+            s.app(Op::Trunc(8), &[modulo]).unwrap(),
+            s.app(Op::Trunc(8), &[high]).unwrap(),
+        ];
+        assert!(few_values(&s, &bytes, 5));
+        let wide = s.app(Op::Add, &[x, y]).unwrap();
+        assert!(!few_values(&s, &[wide], 1 << 20));
     }
 }

@@ -595,12 +595,13 @@ impl<'m> Dse<'m> {
     /// from inputs reaches its fixed point this way. `None` if nothing is
     /// computed, or too much.
     fn split_values(&mut self, st: &State, live: &[&[bool]]) -> Option<Vec<State>> {
-        // Not when states merge (`ssm`, `dsm`): splitting undoes merges,
-        // which are then made again (on `echo` with two symbolic arguments
-        // splitting merged states took `ssm` from 8 s to 190 s, and even
-        // one split of an unmerged state changed later merges and cost
-        // 1.5x); matching generalises over `ite` values instead.
-        if self.merger.is_some() || !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
+        // When states merge (`ssm`, `dsm`), splitting undoes merges, which
+        // are then made again (splitting every merged state took `ssm` on
+        // `echo` with two symbolic arguments from 8 s to 190 s): there only
+        // values whose shape bounds them to a few ([`loops::few_values`]:
+        // flags, counters modulo k, bit sets) are split, and matching
+        // generalises over the others' `ite` values.
+        if !self.loops.as_ref().is_some_and(|l| l.may_split(st)) {
             return None;
         }
         // (frame variable or memory cell (allocation, offset), its term)
@@ -629,6 +630,10 @@ impl<'m> Dse<'m> {
             }
         }
         if cells.is_empty() || cells.len() > loops::MAX_SPLIT_CELLS {
+            return None;
+        }
+        let terms: Vec<TermId> = cells.iter().map(|(_, t)| *t).collect();
+        if self.merger.is_some() && !loops::few_values(&self.store, &terms, loops::MAX_SPLIT as u128) {
             return None;
         }
         // Enumerate the feasible combinations of their values, each with a
