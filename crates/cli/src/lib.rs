@@ -163,10 +163,11 @@ struct RunArgs {
     /// is asserted afresh.
     #[arg(long, default_value = "on", value_name = "on|off")]
     incremental: String,
-    /// dse, ssm, dsm: on: the states reaching a loop head are merged across
-    /// iterations (seed 003) and a state that an earlier one stands for
-    /// stops, so loops whose states repeat are explored for every trip
-    /// count; off: loops are unrolled.
+    /// dse, ssm, dsm, multise: on: the states reaching a loop head are
+    /// merged across iterations (seed 003) and a state (multise: the part
+    /// of a state) that an earlier one stands for stops, so loops whose
+    /// states repeat are explored for every trip count; off: loops are
+    /// unrolled.
     #[arg(long, default_value = "on", value_name = "on|off")]
     loop_merge: String,
     /// on: statements that compute on machine values alone run in the

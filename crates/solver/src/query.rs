@@ -138,7 +138,7 @@ impl SolverStats {
             *a += b;
         }
         self.slowest.extend(other.slowest.iter().cloned());
-        self.slowest.sort_by(|a, b| b.time.cmp(&a.time));
+        self.slowest.sort_by_key(|q| std::cmp::Reverse(q.time));
         self.slowest.truncate(SLOWEST);
     }
 }

@@ -23,11 +23,11 @@
 //! every arriving part is cut, the loop is explored for every trip count
 //! (a fixed point) and exploration goes past it with the exits.
 //!
-//! What is not compared is equal by construction: symbols that existed
-//! when the loop was first reached in this call stand for themselves in a
-//! match (the cells not written since, the callers' variables and the
-//! guards over them hold only those), and the allocations' sizes must be
-//! the same. Memory writes are journaled while a loop is watched, so the
+//! What is not compared is equal by construction: symbols older than the
+//! loop (its first arrival in this call) stand for themselves in a match
+//! where the cells not written since or the callers' variables hold them
+//! (in values or guards; those hold no newer symbol), and the allocations'
+//! sizes must be the same. Memory writes are journaled while a loop is watched, so the
 //! value a cell had at an earlier arrival is known when it is first
 //! written later.
 //!
@@ -45,6 +45,7 @@ use crate::dse::loops::{
     MAX_SPLIT_CELLS, QUERY_MS,
 };
 use crate::record::Recorder;
+use braid_budget::catch_stop;
 use braid_guard::Guard;
 use braid_ir::{FuncId, StmtIdx};
 use braid_solver::{QueryKind, SatResult};
@@ -65,13 +66,6 @@ const MAX_BARREN_ARRIVALS: usize = 8;
 
 /// Solver queries that splitting computed values may ask per arrival.
 const MAX_SPLIT_QUERIES: usize = 64;
-
-/// A live variable or a written cell.
-#[derive(Clone, Copy)]
-enum Item {
-    Var(usize),
-    Cell(usize, usize),
-}
 
 /// Every loop head's merging state.
 #[derive(Default)]
@@ -299,45 +293,56 @@ impl Multise<'_> {
             s
         });
         std::mem::swap(&mut self.solver, &mut solver);
-        let outcome = if summary.written.len() > MAX_CELLS {
-            None
-        } else {
-            let may_split = loops.heads[&(func, at)].split_failures < 2;
-            self.arrive(frame, &e, &live[at as usize], &mut summary, may_split, &mut loops.stats)
-        };
+        let may_split = loops.heads[&(func, at)].split_failures < 2;
+        let stats = &mut loops.stats;
+        // A BDD operation past the budget unwinds: the loops' state and the
+        // solvers are put back first.
+        let arrived = catch_stop(|| {
+            if summary.written.len() > MAX_CELLS {
+                return None;
+            }
+            let (arriving, snap, split_failed) =
+                self.arrive(frame, &e, &live[at as usize], &mut summary, may_split, stats)?;
+            let mut cut = Guard::FALSE;
+            let (mut kept, mut subsumed) = (Vec::new(), 0);
+            for a in arriving {
+                if a.cut {
+                    cut = self.guards.or(cut, a.part.guard);
+                    subsumed += 1;
+                } else {
+                    kept.push(a.part);
+                }
+            }
+            Some((cut, subsumed, kept, snap, split_failed))
+        });
         std::mem::swap(&mut self.solver, &mut solver);
         self.loop_solver = Some(solver);
+        let Ok(arrived) = arrived else {
+            self.loops = Some(loops);
+            frame.pc.push(e);
+            self.budget.check_unwind();
+            unreachable!("the budget stopped");
+        };
         let head = loops.heads.get_mut(&(func, at)).expect("made above");
-        match outcome {
-            Some((arriving, snap, split_failed)) => {
+        let mut cut = Guard::FALSE;
+        match arrived {
+            Some((c, subsumed, kept, (time, shape), split_failed)) => {
                 head.split_failures += split_failed as u32;
-                let mut cut = Guard::FALSE;
-                let (mut kept, mut subsumed) = (Vec::new(), 0);
-                for a in arriving {
-                    if a.cut {
-                        cut = self.guards.or(cut, a.part.guard);
-                        subsumed += 1;
-                    } else {
-                        kept.push(a.part);
-                    }
-                }
                 if subsumed > 0 {
                     if head.subsumed == 0 {
                         loops.stats.fixpoints += 1;
                     }
                     head.subsumed += subsumed;
                     loops.stats.subsumed += subsumed;
-                    loops.stats.max_time = loops.stats.max_time.max(snap.0);
-                    let not_cut = self.guards.not(cut);
-                    e.guard = self.guards.and(e.guard, not_cut);
-                    self.cut_paths(cut, rec);
+                    loops.stats.max_time = loops.stats.max_time.max(time);
+                    cut = c;
                 }
                 if !kept.is_empty() {
                     head.entries += 1;
                     loops.stats.entries += kept.len() as u64;
                     summary.snaps.push(Snap {
                         time: summary.arrivals,
-                        shape: snap.1,
+                        shape,
                         cells: summary.written.len(),
                         parts: kept,
                         model: e.model.clone(),
@@ -355,6 +360,11 @@ impl Multise<'_> {
         }
         self.loops = Some(loops);
         self.watch_memory();
+        if !cut.is_false() {
+            let not_cut = self.guards.not(cut);
+            e.guard = self.guards.and(e.guard, not_cut);
+            self.cut_paths(cut, rec);
+        }
         if !e.guard.is_false() {
             frame.pc.push(e);
         }
@@ -366,7 +376,7 @@ impl Multise<'_> {
     #[allow(clippy::type_complexity)]
     fn arrive(
         &mut self,
-        frame: &mut Frame,
+        frame: &Frame,
         e: &PcEntry,
         live: &[bool],
         summary: &mut Summary,
@@ -374,12 +384,11 @@ impl Multise<'_> {
         stats: &mut LoopStats,
     ) -> Option<(Vec<Arriving>, (u32, Rc<Vec<ValueSummary>>), bool)> {
         let shape: Vec<ValueSummary> = self.memory.iter().map(|a| a.size.clone()).collect();
-        let mut refs: Vec<Item> = (0..frame.vars.len())
+        let mut items: Vec<ValueSummary> = (0..frame.vars.len())
             .filter(|v| live.get(*v) == Some(&true))
-            .map(Item::Var)
+            .map(|v| frame.vars[v].clone())
             .collect();
-        refs.extend(summary.written.iter().map(|&(k, c)| Item::Cell(k, c)));
-        let items: Vec<ValueSummary> = refs.iter().map(|r| self.item(frame, *r).clone()).collect();
+        items.extend(summary.written.iter().map(|&(k, c)| self.memory[k].cells[c].clone()));
         let parts = self.split(&items, vec![Part::new(e.guard)])?;
         let (parts, split_failed) = if may_split {
             self.concretize(parts, stats)
@@ -437,13 +446,6 @@ impl Multise<'_> {
             _ => Rc::new(shape),
         };
         Some((arriving, (time, shape), split_failed))
-    }
-
-    fn item<'f>(&'f self, frame: &'f Frame, r: Item) -> &'f ValueSummary {
-        match r {
-            Item::Var(v) => &frame.vars[v],
-            Item::Cell(k, c) => &self.memory[k].cells[c],
-        }
     }
 
     /// Each part whose values include some computed from inputs (not an
