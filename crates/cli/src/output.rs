@@ -311,11 +311,7 @@ impl Report {
                 l.heads, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts
             );
             for at in &l.unrolled_at {
-                let _ = writeln!(
-                    s,
-                    "  did not converge in {} entries, unrolled: {at}",
-                    braid_engine::dse::loops::MAX_ENTRIES
-                );
+                let _ = writeln!(s, "  did not converge (no arrival subsumed, or too many entries), unrolled: {at}");
             }
         }
         s
