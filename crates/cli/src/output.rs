@@ -311,7 +311,10 @@ impl Report {
                 l.heads, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts
             );
             for at in &l.unrolled_at {
-                let _ = writeln!(s, "  did not converge (no arrival subsumed, or too many entries), unrolled: {at}");
+                let _ = writeln!(
+                    s,
+                    "  did not converge (no arrival subsumed, or too many entries), unrolled: {at}"
+                );
             }
         }
         s
