@@ -125,8 +125,8 @@ struct Part {
     /// Whether the guard is satisfiable, once asked.
     feasible: Option<bool>,
     /// For a piece of a part whose computed values were split
-    /// ([`Multise::concretize`]), that part's number.
-    piece_of: Option<usize>,
+    /// ([`Multise::concretize`]), that part's number and guard.
+    piece_of: Option<(usize, Guard)>,
 }
 
 impl LoopHeads {
@@ -189,7 +189,7 @@ impl LoopHeads {
 }
 
 /// An arriving part, and whether it is cut (an earlier part stands for
-/// it, or it is infeasible).
+/// it).
 struct Arriving {
     part: Part,
     cut: bool,
@@ -307,7 +307,10 @@ impl Multise<'_> {
             let (mut kept, mut subsumed) = (Vec::new(), 0);
             for a in arriving {
                 if a.cut {
-                    cut = self.guards.or(cut, a.part.guard);
+                    // Pieces are cut all together: as the part they were
+                    // split from, whose guard has no `t = v` atom.
+                    let g = a.part.piece_of.map_or(a.part.guard, |p| p.1);
+                    cut = self.guards.or(cut, g);
                     subsumed += 1;
                 } else {
                     kept.push(a.part);
@@ -434,10 +437,10 @@ impl Multise<'_> {
         let uncut: FxHashSet<usize> = arriving
             .iter()
             .filter(|a| !a.cut)
-            .filter_map(|a| a.part.piece_of)
+            .filter_map(|a| a.part.piece_of.map(|p| p.0))
             .collect();
         for a in &mut arriving {
-            if a.part.piece_of.is_some_and(|p| uncut.contains(&p)) {
+            if a.part.piece_of.is_some_and(|p| uncut.contains(&p.0)) {
                 a.cut = false;
             }
         }
@@ -455,10 +458,11 @@ impl Multise<'_> {
     /// `(ψ ∧ t = v_i, v_i)` for every value `v_i` that `t` takes on `ψ`. A
     /// loop whose state is a few flags computed from inputs reaches its
     /// fixed point this way, as in `dse`. The state itself keeps its
-    /// summaries: the new atoms reach a guard only where a part is cut
-    /// (rewriting the summaries put them into every later guard over those
-    /// values, and made multise 4x slower on Table 1's BDD program). Whether
-    /// some part had too many values.
+    /// summaries, and pieces are cut only all together, as the part they
+    /// came from: the new atoms stay in the summary's parts and reach no
+    /// guard of the state (rewriting the summaries put them into every later
+    /// guard over those values, and made multise 4x slower on Table 1's BDD
+    /// program). Whether some part had too many values.
     fn concretize(&mut self, parts: Vec<Part>, stats: &mut LoopStats) -> (Vec<Part>, bool) {
         let mut out = Vec::with_capacity(parts.len());
         let mut failed = false;
@@ -505,7 +509,7 @@ impl Multise<'_> {
                     guard,
                     values,
                     feasible: Some(true),
-                    piece_of: (combos.len() > 1).then_some(stats.splits as usize),
+                    piece_of: (combos.len() > 1).then_some((stats.splits as usize, part.guard)),
                 });
             }
             stats.splits += 1;
