@@ -196,14 +196,14 @@ struct Arriving {
 }
 
 impl Multise<'_> {
-    /// The index of `frame`'s next entry if it is at a loop head that
-    /// merging watches and has not been merged there yet.
-    pub(super) fn head_due(&self, frame: &Frame) -> Option<usize> {
-        let loops = self.loops.as_ref()?;
-        let i = if frame.pc.len() == 1 { 0 } else { self.pick(frame) };
-        let e = frame.pc.get(i)?;
+    /// Whether `frame`'s entry `i` is at a loop head that merging watches
+    /// and has not been merged there yet.
+    pub(super) fn head_due(&self, frame: &Frame, i: usize) -> bool {
+        let (Some(loops), Some(e)) = (self.loops.as_ref(), frame.pc.get(i)) else {
+            return false;
+        };
         let head = self.loop_heads[frame.func.0 as usize].get(e.at as usize) == Some(&true);
-        (head && !e.merged && loops.watching(frame.func, e.at)).then_some(i)
+        head && !e.merged && loops.watching(frame.func, e.at)
     }
 
     /// A call from `frame` starts: its variables hold symbols a loop in the

@@ -556,7 +556,10 @@ impl<'m> Multise<'m> {
                 return;
             }
             self.maybe_collect(frame);
-            if let Some(i) = self.head_due(frame) {
+            // The entry that runs next (running ahead and the fast path
+            // take a lone entry only, and leave it be when they do not).
+            let i = self.pick(frame);
+            if self.head_due(frame, i) {
                 self.merge_at_head(frame, i, rec);
                 self.flush(rec);
                 continue;
@@ -572,7 +575,6 @@ impl<'m> Multise<'m> {
                 }
                 continue;
             }
-            let i = self.pick(frame);
             let e = frame.pc.swap_remove(i);
             self.step(frame, e, rec);
             self.flush(rec);
