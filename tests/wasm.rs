@@ -216,7 +216,7 @@ fn verify_answers_true_false_or_unknown_and_never_turns_a_trap_into_a_verdict() 
     let (c, v, out) = verdict(&example("bench/sv/big_stack.c"), &small_stack);
     assert_eq!((c, v.as_str()), (3, "UNKNOWN"), "{out}");
     assert!(out.contains("out-of-bounds"), "{out}");
-    // With braid's 512 KiB stack it runs; its index over 400 000 cells
+    // With braid's 8 MiB stack it runs; its index over 400 000 cells
     // reads words in progression (`a[i] = i`), a term of the index.
     let (c, v, out) = verdict(&example("bench/sv/big_stack.c"), &["--max-time", "20"]);
     assert_eq!((c, v.as_str()), (0, "TRUE"), "{out}");

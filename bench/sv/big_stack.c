@@ -1,6 +1,6 @@
 // expect: TRUE
 // An array of 100 000 ints on the stack overflows wasm-ld's default 64 KiB
-// stack (braid links C with 512 KiB): such a trap would exist only in the
+// stack (braid links C with 8 MiB): such a trap would exist only in the
 // compiled module, and may not become a verdict (FALSE, or TRUE over a
 // path that ended early). A symbolic index over its 400 000 cells is past
 // array terms over cells; the words are a progression (a[i] = i).

@@ -19,7 +19,7 @@ const INSTALL: &str =
 /// freestanding, every function exported.
 /// Either way the harness functions stay imports (`--allow-undefined`),
 /// `braid.h` is on the include path, debug information is kept (`-g`) and
-/// the stack is 512 KiB.
+/// the stack is 8 MiB, as a native one.
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
 pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
@@ -42,9 +42,10 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
         } else {
             cmd.args(["--target=wasm32", "-nostdlib", "-Wl,--no-entry", "-Wl,--export-all"]);
         }
-        // A 512 KiB stack (wasm-ld's default is 64 KiB): C programs with
-        // big local arrays fit, within the engines' 1 MiB memory.
-        cmd.args(["-O0", "-g", "-Wl,--allow-undefined", "-Wl,-z,stack-size=524288"])
+        // An 8 MiB stack as a native program has (wasm-ld's default is
+        // 64 KiB): C programs with big local arrays and deep recursion fit.
+        // The engines' memories cost the pages a run writes, not their size.
+        cmd.args(["-O0", "-g", "-Wl,--allow-undefined", "-Wl,-z,stack-size=8388608"])
             .arg("-I")
             .arg(&dir)
             .arg(source)

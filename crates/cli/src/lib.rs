@@ -248,6 +248,12 @@ pub fn main() -> i32 {
     // starts has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        // Memories of megabytes (an 8 MiB C stack) are allocated zeroed for
+        // every concrete run: from fresh pages, whose zeroing the kernel does
+        // for those a run touches, not from freed heap memory that calloc
+        // clears whole (glibc raises the threshold once such a block is
+        // freed, unless it is set).
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -3,8 +3,10 @@
 
 use braid_term::{EvalError, Node, Op, Sort, TermId, TermStore, Value};
 
-/// Allocations larger than this many cells are rejected as bad allocations.
-pub const MAX_ALLOC: u64 = 1 << 20;
+/// Allocations larger than this many cells (16 MiB of WebAssembly memory)
+/// are rejected as bad allocations. The engines' memories cost the pages
+/// written, not their size (see `dse`'s and `multise`'s cells).
+pub const MAX_ALLOC: u64 = 1 << 24;
 /// Call depth at which a run reports stack exhaustion.
 pub const MAX_CALL_DEPTH: usize = 10_000;
 /// Allocations up to this size are written into test outcomes.

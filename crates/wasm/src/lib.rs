@@ -102,8 +102,8 @@ pub fn sort_of(t: ValType) -> Sort {
 }
 
 /// The largest linear memory braid allocates, in pages: its engines
-/// allocate at most 2^20 cells (`braid_engine::semantics::MAX_ALLOC`).
-pub const MAX_PAGES: u64 = (1 << 20) / 65536;
+/// allocate at most 2^24 cells (`braid_engine::semantics::MAX_ALLOC`).
+pub const MAX_PAGES: u64 = (1 << 24) / 65536;
 
 /// Whose harness semantics a program follows. They disagree on `abort()`:
 /// in SV-COMP and Test-Comp only `reach_error()` is the property and

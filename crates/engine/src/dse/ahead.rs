@@ -96,7 +96,7 @@ impl Ahead {
         let originals: Vec<Vec<Rc<Page>>> = st
             .memory
             .iter()
-            .map(|cells| cells.pages().iter().map(|p| self.page(store, p)).collect())
+            .map(|cells| cells.pages().map(|p| self.page(store, p)).collect())
             .collect();
         let memory = originals
             .iter()
@@ -164,7 +164,7 @@ impl Ahead {
                     let end = (start + PAGE).min(cells.len());
                     let same = old_pages.get(k).is_some_and(|p| page_equals(p, cells, start, end));
                     match old_cells {
-                        Some(c) if same => pages.push(c.pages()[k].clone()),
+                        Some(c) if same => pages.push(c.page(k).clone()),
                         _ => {
                             let page: Vec<TermId> = (start..end)
                                 .map(|i| term(store, &cells.get(i).unwrap_or(Value::Undef)))

@@ -267,13 +267,7 @@ impl LoopMerge {
         let symbolic_pages = st
             .memory
             .iter()
-            .map(|cells| {
-                cells
-                    .pages()
-                    .iter()
-                    .map(|p| self.page_info(store, p).symbolic)
-                    .collect()
-            })
+            .map(|cells| cells.pages().map(|p| self.page_info(store, p).symbolic).collect())
             .collect();
         Entry {
             time,
@@ -552,8 +546,8 @@ fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Op
         if Rc::ptr_eq(a, b) {
             continue;
         }
-        for (p, q) in a.pages().iter().zip(b.pages()) {
-            if !Rc::ptr_eq(p, q) && p.iter().zip(q.iter()).any(|(x, y)| differ(*x, *y)) {
+        for (_, p, q) in a.unshared(b) {
+            if p.iter().zip(q.iter()).any(|(x, y)| differ(*x, *y)) {
                 return None;
             }
         }
@@ -564,7 +558,7 @@ fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Op
         }
     }
     for (k, (a, b)) in e.memory.iter().zip(&st.memory).enumerate() {
-        for (i, (p, q)) in a.pages().iter().zip(b.pages()).enumerate() {
+        for (i, (p, q)) in a.pages().zip(b.pages()).enumerate() {
             // A shared page of constants matches whatever the binding.
             if Rc::ptr_eq(p, q) && !e.symbolic_pages[k][i] {
                 continue;

@@ -615,7 +615,7 @@ impl<'m> Dse<'m> {
         }
         let loops = self.loops.as_mut().expect("loop-head merging is on");
         for (a, alloc) in st.memory.iter().enumerate() {
-            for (k, page) in alloc.pages().iter().enumerate() {
+            for (k, page) in alloc.pages().enumerate() {
                 if !loops.page_info(&self.store, page).computed {
                     continue;
                 }

@@ -214,30 +214,36 @@ impl PartialEq for Inputs {
 
 /// Cells per page of [`Cells`].
 pub(crate) const PAGE: usize = 1024;
+/// Pages per directory of [`Cells`].
+const DIR: usize = 64;
+
+type Page = Rc<Vec<TermId>>;
+type Dir = Rc<Vec<Page>>;
 
 /// Pages already mapped by [`Cells::map`], by address: the page (which keeps
 /// the address from being reused) and its image.
 pub(crate) type PageMemo = FxHashMap<*const Vec<TermId>, (Rc<Vec<TermId>>, Rc<Vec<TermId>>)>;
 
 /// An allocation's cells in pages that states share until one writes: a
-/// fork that writes one cell of a WebAssembly memory copies one page of it,
-/// not all of it. Pages of an allocation made with one value start as one
-/// shared page.
+/// fork that writes one cell of a WebAssembly memory copies one page of it
+/// and one directory of page pointers (`DIR` pages), not all of it. Pages
+/// of an allocation made with one value start as one shared page, so an
+/// 8 MiB stack costs its directories and the pages written.
 #[derive(Clone, Debug)]
 pub(crate) struct Cells {
-    pages: Vec<Rc<Vec<TermId>>>,
+    dirs: Vec<Dir>,
     len: usize,
 }
 
 impl PartialEq for Cells {
-    /// Same cells; shared pages compare at once.
+    /// Same cells; shared directories and pages compare at once.
     fn eq(&self, other: &Cells) -> bool {
         self.len == other.len
             && self
-                .pages
+                .dirs
                 .iter()
-                .zip(&other.pages)
-                .all(|(a, b)| Rc::ptr_eq(a, b) || a == b)
+                .zip(&other.dirs)
+                .all(|(a, b)| Rc::ptr_eq(a, b) || a.iter().zip(b.iter()).all(|(p, q)| Rc::ptr_eq(p, q) || p == q))
     }
 }
 
@@ -246,7 +252,7 @@ impl std::ops::Index<usize> for Cells {
 
     fn index(&self, i: usize) -> &TermId {
         assert!(i < self.len, "cell {i} of {}", self.len);
-        &self.pages[i / PAGE][i % PAGE]
+        &self.dirs[i / (PAGE * DIR)][i / PAGE % DIR][i % PAGE]
     }
 }
 
@@ -257,77 +263,127 @@ impl Cells {
         if !len.is_multiple_of(PAGE) {
             pages.push(Rc::new(vec![fill; len % PAGE]));
         }
-        Cells { pages, len }
+        Cells::from_pages(pages, len)
     }
 
     /// Cells from their pages (every page full but the last).
     pub fn from_pages(pages: Vec<Rc<Vec<TermId>>>, len: usize) -> Cells {
         debug_assert_eq!(pages.iter().map(|p| p.len()).sum::<usize>(), len);
-        Cells { pages, len }
-    }
-
-    pub fn from_vec(cells: Vec<TermId>) -> Cells {
-        Cells {
-            len: cells.len(),
-            pages: cells.chunks(PAGE).map(|c| Rc::new(c.to_vec())).collect(),
+        // Directories of one page repeated (an allocation's fill) are one.
+        let mut dirs: Vec<Dir> = Vec::with_capacity(pages.len().div_ceil(DIR));
+        for chunk in pages.chunks(DIR) {
+            match dirs.last() {
+                Some(d) if d.len() == chunk.len() && d.iter().zip(chunk).all(|(p, q)| Rc::ptr_eq(p, q)) => {
+                    let d = d.clone();
+                    dirs.push(d)
+                }
+                _ => dirs.push(Rc::new(chunk.to_vec())),
+            }
         }
+        Cells { dirs, len }
     }
 
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// The pages (states that share a page hold the same `Rc`).
-    pub fn pages(&self) -> &[Rc<Vec<TermId>>] {
-        &self.pages
+    /// The pages in order (states that share a page hold the same `Rc`).
+    pub fn pages(&self) -> impl Iterator<Item = &Rc<Vec<TermId>>> + '_ {
+        self.dirs.iter().flat_map(|d| d.iter())
+    }
+
+    /// Page `k`.
+    pub fn page(&self, k: usize) -> &Rc<Vec<TermId>> {
+        &self.dirs[k / DIR][k % DIR]
     }
 
     pub fn get(&self, i: usize) -> Option<TermId> {
-        (i < self.len).then(|| self.pages[i / PAGE][i % PAGE])
+        (i < self.len).then(|| self[i])
     }
 
     pub fn set(&mut self, i: usize, v: TermId) {
-        let page = &mut self.pages[i / PAGE];
-        if page[i % PAGE] != v {
-            Rc::make_mut(page)[i % PAGE] = v;
+        if self[i] != v {
+            let dir = Rc::make_mut(&mut self.dirs[i / (PAGE * DIR)]);
+            Rc::make_mut(&mut dir[i / PAGE % DIR])[i % PAGE] = v;
         }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = TermId> + '_ {
-        self.pages.iter().flat_map(|p| p.iter().copied())
+        self.pages().flat_map(|p| p.iter().copied())
     }
 
     /// The cells with `n` more holding `fill`.
     pub fn grow(&mut self, n: usize, fill: TermId) {
+        let mut pages: Vec<Page> = self.pages().cloned().collect();
         let mut cells: Vec<TermId> = Vec::new();
         if !self.len.is_multiple_of(PAGE) {
-            let last = self.pages.pop().expect("a partial last page");
+            let last = pages.pop().expect("a partial last page");
             cells.extend(last.iter().copied());
         }
-        cells.resize(cells.len() + n, fill);
-        let rest = Cells::from_vec(cells);
-        self.pages.extend(rest.pages);
-        self.len += n;
+        let full = Rc::new(vec![fill; PAGE]);
+        let mut left = n;
+        while !cells.is_empty() && cells.len() < PAGE && left > 0 {
+            cells.push(fill);
+            left -= 1;
+        }
+        if !cells.is_empty() {
+            pages.push(Rc::new(cells));
+        }
+        pages.extend(std::iter::repeat_n(full, left / PAGE));
+        if !left.is_multiple_of(PAGE) {
+            pages.push(Rc::new(vec![fill; left % PAGE]));
+        }
+        *self = Cells::from_pages(pages, self.len + n);
     }
 
     /// Whether `self` and `other` share every page (no cell can differ).
     pub fn shares_all(&self, other: &Cells) -> bool {
-        self.len == other.len && self.pages.iter().zip(&other.pages).all(|(a, b)| Rc::ptr_eq(a, b))
+        self.len == other.len
+            && self
+                .dirs
+                .iter()
+                .zip(&other.dirs)
+                .all(|(a, b)| Rc::ptr_eq(a, b) || a.iter().zip(b.iter()).all(|(p, q)| Rc::ptr_eq(p, q)))
+    }
+
+    /// The pairs of pages of `self` and `other` (of one length) that are
+    /// not shared, with their numbers.
+    pub fn unshared<'a>(&'a self, other: &'a Cells) -> impl Iterator<Item = (usize, &'a Page, &'a Page)> + 'a {
+        self.dirs
+            .iter()
+            .zip(&other.dirs)
+            .enumerate()
+            .filter(|(_, (a, b))| !Rc::ptr_eq(a, b))
+            .flat_map(|(d, (a, b))| {
+                a.iter()
+                    .zip(b.iter())
+                    .enumerate()
+                    .filter(|(_, (p, q))| !Rc::ptr_eq(p, q))
+                    .map(move |(k, (p, q))| (d * DIR + k, p, q))
+            })
     }
 
     /// `f` of the cells of `self` and `other` (of one length), page by
     /// page; pages the two share stay shared.
     pub fn zip_with(&self, other: &Cells, mut f: impl FnMut(TermId, TermId) -> Option<TermId>) -> Option<Cells> {
-        let mut pages = Vec::with_capacity(self.pages.len());
-        for (p, q) in self.pages.iter().zip(&other.pages) {
-            if Rc::ptr_eq(p, q) {
-                pages.push(p.clone());
+        let mut dirs = Vec::with_capacity(self.dirs.len());
+        for (a, b) in self.dirs.iter().zip(&other.dirs) {
+            if Rc::ptr_eq(a, b) {
+                dirs.push(a.clone());
                 continue;
             }
-            let cells: Option<Vec<TermId>> = p.iter().zip(q.iter()).map(|(a, b)| f(*a, *b)).collect();
-            pages.push(Rc::new(cells?));
+            let mut pages = Vec::with_capacity(a.len());
+            for (p, q) in a.iter().zip(b.iter()) {
+                if Rc::ptr_eq(p, q) {
+                    pages.push(p.clone());
+                    continue;
+                }
+                let cells: Option<Vec<TermId>> = p.iter().zip(q.iter()).map(|(a, b)| f(*a, *b)).collect();
+                pages.push(Rc::new(cells?));
+            }
+            dirs.push(Rc::new(pages));
         }
-        Some(Cells { pages, len: self.len })
+        Some(Cells { dirs, len: self.len })
     }
 
     /// The cells page by page, with `f` applied; pages `f` leaves as they
@@ -336,23 +392,28 @@ impl Cells {
     /// shared throughout) is mapped once; `f` must give the same for the
     /// same cell.
     pub fn map(&self, done: &mut PageMemo, mut f: impl FnMut(TermId) -> Option<TermId>) -> Option<Cells> {
-        let mut pages = Vec::with_capacity(self.pages.len());
-        for p in &self.pages {
-            if let Some((_, q)) = done.get(&Rc::as_ptr(p)) {
-                pages.push(q.clone());
-                continue;
-            }
-            let mut new: Option<Vec<TermId>> = None;
-            for (i, c) in p.iter().enumerate() {
-                let d = f(*c)?;
-                if d != *c {
-                    new.get_or_insert_with(|| p.to_vec())[i] = d;
+        let mut dirs = Vec::with_capacity(self.dirs.len());
+        for d in &self.dirs {
+            let mut pages = Vec::with_capacity(d.len());
+            for p in d.iter() {
+                if let Some((_, q)) = done.get(&Rc::as_ptr(p)) {
+                    pages.push(q.clone());
+                    continue;
                 }
+                let mut new: Option<Vec<TermId>> = None;
+                for (i, c) in p.iter().enumerate() {
+                    let d = f(*c)?;
+                    if d != *c {
+                        new.get_or_insert_with(|| p.to_vec())[i] = d;
+                    }
+                }
+                let q = new.map_or_else(|| p.clone(), Rc::new);
+                done.insert(Rc::as_ptr(p), (p.clone(), q.clone()));
+                pages.push(q);
             }
-            let q = new.map_or_else(|| p.clone(), Rc::new);
-            done.insert(Rc::as_ptr(p), (p.clone(), q.clone()));
-            pages.push(q);
+            let same = pages.iter().zip(d.iter()).all(|(p, q)| Rc::ptr_eq(p, q));
+            dirs.push(if same { d.clone() } else { Rc::new(pages) });
         }
-        Some(Cells { pages, len: self.len })
+        Some(Cells { dirs, len: self.len })
     }
 }

@@ -9,6 +9,7 @@
 //! handed back inside a callee becomes the nested frames `multise`'s own
 //! calls would have made (function-bounded, §4), each run to its exits.
 
+use super::cells::PageView;
 use super::{frame_guards, guarded_update, sole_in, Frame, Multise, PcEntry, ValueSummary};
 use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Pacing, MAX_STEPS};
 use crate::concrete::{Cells, CellsBuilder, Code};
@@ -18,8 +19,9 @@ use braid_ir::{FuncId, Module, Stmt};
 use braid_term::{TermId, Value};
 use std::rc::Rc;
 
-/// Cells per page of [`super::Allocation::bytes`].
-pub(super) const PAGE: usize = 4096;
+/// Cells per page of [`super::Allocation::bytes`]: the pages of
+/// [`super::cells::Cells`].
+pub(super) use super::cells::PAGE;
 
 /// Placeholder labels at or past this bit stand for a summary (an index
 /// into the hand-over's list), below it for a term.
@@ -217,19 +219,24 @@ impl Multise<'_> {
         };
         let cells = std::mem::take(&mut self.memory[k].cells);
         let mut pages = std::mem::take(&mut self.memory[k].bytes);
-        pages.resize(cells.len().div_ceil(PAGE), None);
+        pages.resize(cells.pages(), None);
         let mut out = CellsBuilder::new(n);
         for (p, page) in pages.iter_mut().enumerate().take(n.div_ceil(PAGE)) {
-            let (start, end) = (p * PAGE, ((p + 1) * PAGE).min(cells.len()));
             if page.as_ref().is_some_and(|(g, _)| g.is_some_and(|g| g != phi)) {
                 *page = None;
             }
+            let view = cells.page(p);
+            // One summary for the page: its cells' one value.
+            let (len, each): (usize, &[ValueSummary]) = match &view {
+                PageView::Same(c, n) => (*n, std::slice::from_ref(*c)),
+                PageView::Cells(cs) => (cs.len(), cs),
+            };
             if page.is_none() {
                 // Bytes under `true` serve every hand-over; bytes under
                 // `phi` serve those with the same guard.
                 let mut under = None;
-                let mut plain = Vec::with_capacity(end - start);
-                for c in &cells[start..end] {
+                let mut plain = Vec::with_capacity(each.len());
+                for c in each {
                     let t = match c.0.as_slice() {
                         [(g, t)] if *g == Guard::TRUE => Some(*t),
                         _ => {
@@ -242,16 +249,19 @@ impl Multise<'_> {
                         _ => break,
                     }
                 }
-                if plain.len() == end - start {
+                if plain.len() == each.len() {
+                    if each.len() < len {
+                        plain.resize(len, plain[0]);
+                    }
                     *page = Some((under, Rc::from(plain)));
                 }
             }
             match page {
                 Some((_, b)) => out.extend_bytes(b),
                 None => {
-                    for c in &cells[start..end] {
-                        let v = self.machine_value(c, phi, summaries);
-                        out.push(v);
+                    let values: Vec<Value> = each.iter().map(|c| self.machine_value(c, phi, summaries)).collect();
+                    for i in 0..len {
+                        out.push(values[i % values.len()]);
                     }
                 }
             }

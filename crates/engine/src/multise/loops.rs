@@ -651,8 +651,10 @@ impl Multise<'_> {
             }
         };
         for (k, a) in self.memory.iter().enumerate() {
-            for (c, cell) in a.cells.iter().enumerate() {
-                if !summary.originals.contains_key(&(k, c)) {
+            // A run of several cells is a page nothing wrote: none of its
+            // cells is an original.
+            for (c, n, cell) in a.cells.runs() {
+                if n > 1 || !summary.originals.contains_key(&(k, c)) {
                     add(self, cell);
                 }
             }

@@ -16,6 +16,7 @@
 //! state under its input.
 
 mod ahead;
+mod cells;
 mod loops;
 mod summary;
 
@@ -199,7 +200,7 @@ struct Exit {
 
 struct Allocation {
     size: ValueSummary,
-    cells: Vec<ValueSummary>,
+    cells: cells::Cells,
     /// Pages of cells as bytes for running ahead, where every cell of the
     /// page had one byte as its value on the paths of the guard (`None`:
     /// all paths) when last converted and none was written since
@@ -220,7 +221,7 @@ impl Allocation {
     fn new(watched: bool) -> Allocation {
         Allocation {
             size: ValueSummary::default(),
-            cells: Vec::new(),
+            cells: cells::Cells::default(),
             bytes: Vec::new(),
             watched,
             journal: Vec::new(),
@@ -229,11 +230,9 @@ impl Allocation {
     }
 
     fn set(&mut self, c: usize, s: ValueSummary) {
+        let before = self.cells.set(c, s);
         if self.watched && self.journaled.insert(c) {
-            let before = std::mem::replace(&mut self.cells[c], s);
             self.journal.push((c, before));
-        } else {
-            self.cells[c] = s;
         }
         if let Some(p) = self.bytes.get_mut(c / ahead::PAGE) {
             *p = None;
@@ -465,7 +464,7 @@ impl<'m> Multise<'m> {
             .chain(
                 self.memory
                     .iter()
-                    .flat_map(|a| a.cells.iter().chain([&a.size]))
+                    .flat_map(|a| a.cells.summaries().chain([&a.size]))
                     .flat_map(summaries),
             )
             .chain(self.counters.values().flat_map(summaries))
@@ -1566,14 +1565,11 @@ impl Multise<'_> {
             &ValueSummary::single(Guard::TRUE, size_t),
             self.opts.coalesce,
         );
-        if a.cells.len() < size {
-            a.cells.resize(size, ValueSummary::default());
-        }
+        a.cells.grow_to(size);
         a.bytes.clear();
-        for c in from..size {
-            let a = &mut self.memory[k];
-            a.cells[c] = guarded_update(&mut self.guards, &a.cells[c], g, fill, self.opts.coalesce);
-        }
+        let (guards, coalesce) = (&mut self.guards, self.opts.coalesce);
+        a.cells
+            .update(from, size, |c| guarded_update(guards, c, g, fill, coalesce));
     }
 
     /// `grow p, n, v`: on each path, `p`'s allocation gets `n` more cells
@@ -2036,10 +2032,10 @@ impl Multise<'_> {
                         Some((_, Value::Int(n))) => n as usize,
                         _ => 0,
                     };
-                    &a.cells[..size.min(a.cells.len())]
+                    (size.min(a.cells.len()), &a.cells)
                 });
-                let cells: Vec<&[ValueSummary]> = cells.collect();
-                let memory = render_memory(self.module, cells.iter().map(|c| (c.len(), c.iter())), |c| {
+                let cells: Vec<(usize, &cells::Cells)> = cells.collect();
+                let memory = render_memory(self.module, cells.iter().map(|(n, c)| (*n, c.iter().take(*n))), |c| {
                     self.value_under(c, m, memo).map_or(Value::Undef, |x| x.1)
                 });
                 let returned = returned
@@ -2133,8 +2129,12 @@ impl Multise<'_> {
         let finals: Vec<usize> = frame
             .into_iter()
             .flat_map(|f| f.vars.iter())
-            .chain(self.memory.iter().flat_map(|a| a.cells.iter()))
             .map(|s| s.len())
+            .chain(
+                self.memory
+                    .iter()
+                    .flat_map(|a| a.cells.runs().flat_map(|(_, n, s)| std::iter::repeat_n(s.len(), n))),
+            )
             .filter(|n| *n > 0)
             .collect();
         st.summary_entries = finals.iter().sum::<usize>() as u64;
@@ -2171,9 +2171,11 @@ impl Multise<'_> {
             .zip(frame.vars.iter().cloned())
             .chain(self.memory.iter().enumerate().flat_map(|(k, a)| {
                 a.cells
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, c)| (format!("a{k}[{i}]"), c.clone()))
+                    .runs()
+                    .map(move |(i, n, c)| match n {
+                        1 => (format!("a{k}[{i}]"), c.clone()),
+                        _ => (format!("a{k}[{i}..{}]", i + n), c.clone()),
+                    })
                     .collect::<Vec<_>>()
             }))
             .collect();
