@@ -202,12 +202,16 @@ pub(super) enum Kind {
         cond: u32,
         to: u32,
     },
-    /// `t = a op b; if t goto to`.
+    /// `t = a op b; if t goto to`, the branch taken when `t` is not
+    /// `negate`; the `if` is `branch` statements after the instruction's
+    /// (1, or more for a fused truth-value chain, see [`fuse_branches`]).
     IfBinary {
         op: Op,
         a: u32,
         b: u32,
         to: u32,
+        negate: bool,
+        branch: u8,
     },
     Goto {
         to: u32,
@@ -361,6 +365,7 @@ impl FuncCode {
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
             propagate_copies(&mut decoder, &mut drafts);
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
+            fuse_branches(f, &decoder.slots, &mut drafts);
         }
         let Decoder { slots, .. } = decoder;
         link(f, drafts, slots)
@@ -563,6 +568,8 @@ impl<'f> Decoder<'f> {
                     a: self.slot(a),
                     b: self.slot(b),
                     to,
+                    negate: false,
+                    branch: 1,
                 }
             }
             Stmt::Assign {
@@ -830,6 +837,97 @@ fn fold(kind: &Kind, nvars: u32, slots: &[Value]) -> Option<(u32, Value)> {
 /// statements that run from the IR. Skipped for functions so large that
 /// the bit sets would cost more than the copies.
 fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
+    debug_assert!(nslots >= f.vars.len());
+    let Some(Liveness { starts, live_out }) = liveness(f, drafts) else {
+        return;
+    };
+    let total = drafts.len();
+    let end_of = |k: usize| starts.get(k + 1).copied().unwrap_or(total);
+    let var = |s: u32| (s as usize) < f.vars.len();
+    let mut buf = Vec::new();
+    let nblocks = starts.len();
+    let mut dead = vec![false; drafts.len()];
+    for k in 0..nblocks {
+        let mut live = live_out[k].clone();
+        for i in (starts[k]..end_of(k)).rev() {
+            if let Kind::Copy { dst, a } = drafts[i].kind {
+                if dst == a || (var(dst) && !get(&live, dst)) {
+                    dead[i] = true;
+                    continue;
+                }
+                // `s = …; d = s` with `s` dead afterwards: the first writes `d`.
+                let before = i.checked_sub(1).filter(|&j| j >= starts[k]);
+                if let Some(j) = before.filter(|&j| var(a) && !get(&live, a) && drafts[j].kind.def() == Some(a)) {
+                    drafts[j].kind.set_def(dst);
+                    dead[i] = true;
+                    // `a` no longer holds the copy's value: `dst` does.
+                    for d in &mut drafts[i + 1..end_of(k)] {
+                        d.repair.retain(|&c| c != (dst, a));
+                    }
+                    continue;
+                }
+            }
+            let d = &drafts[i];
+            if let Some(w) = write(f, d) {
+                set(&mut live, w, false);
+            }
+            reads(f, d, &mut buf);
+            for &r in &buf {
+                set(&mut live, r, true);
+            }
+        }
+    }
+    // A dropped copy's statements count with the next instruction kept.
+    let mut pending: Option<(StmtIdx, u32)> = None;
+    let mut kept = Vec::with_capacity(drafts.len());
+    for (d, dead) in drafts.drain(..).zip(dead) {
+        let (first, len) = match pending.take() {
+            Some((first, n)) => (first, d.len + n),
+            None => (d.first, d.len),
+        };
+        if dead {
+            pending = Some((first, len));
+        } else {
+            kept.push(Draft { first, len, ..d });
+        }
+    }
+    *drafts = kept;
+}
+
+/// The blocks of `drafts` (their first instructions) and the variables
+/// live at each block's end; `None` for functions so large that the bit
+/// sets would cost more than the rewrites they serve.
+struct Liveness {
+    starts: Vec<usize>,
+    live_out: Vec<Vec<u64>>,
+}
+
+/// The variables instruction `d` reads (the IR's operands for one that runs
+/// from the IR) into `out`.
+fn reads(f: &Function, d: &Draft, out: &mut Vec<u32>) {
+    out.clear();
+    if d.kind == Kind::Other {
+        out.extend(f.stmts[d.stmt as usize].operands().into_iter().filter_map(|o| match o {
+            Operand::Var(v) => Some(v.0),
+            Operand::Const(_) => None,
+        }));
+    } else {
+        let mut k = d.kind;
+        k.reads_mut(|s| out.push(*s));
+    }
+    out.retain(|s| (*s as usize) < f.vars.len());
+}
+
+/// The variable instruction `d` writes, if any.
+fn write(f: &Function, d: &Draft) -> Option<u32> {
+    match d.kind {
+        Kind::Other => defined(&f.stmts[d.stmt as usize]).map(|v| v.0),
+        k => k.def(),
+    }
+    .filter(|w| (*w as usize) < f.vars.len())
+}
+
+fn liveness(f: &Function, drafts: &[Draft]) -> Option<Liveness> {
     let nvars = f.vars.len();
     let words = nvars.div_ceil(64);
     // Blocks: leaders are the first instruction, those a label names and
@@ -845,7 +943,7 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
     }
     let starts: Vec<usize> = (0..drafts.len()).filter(|&i| leader[i]).collect();
     if starts.len().saturating_mul(words) > 4 << 20 {
-        return;
+        return None;
     }
     let block_of = {
         let mut b = vec![0usize; drafts.len()];
@@ -857,26 +955,6 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
     };
     let total = drafts.len();
     let end_of = |k: usize| starts.get(k + 1).copied().unwrap_or(total);
-    let var = |s: u32| (s as usize) < nvars;
-    debug_assert!(nslots >= nvars);
-    // Per instruction: the variables it reads and the one it writes.
-    let reads = |d: &Draft, out: &mut Vec<u32>| {
-        out.clear();
-        if d.kind == Kind::Other {
-            out.extend(f.stmts[d.stmt as usize].operands().into_iter().filter_map(|o| match o {
-                Operand::Var(v) => Some(v.0),
-                Operand::Const(_) => None,
-            }));
-        } else {
-            let mut k = d.kind;
-            k.reads_mut(|s| out.push(*s));
-        }
-        out.retain(|s| var(*s));
-    };
-    let write = |d: &Draft| match d.kind {
-        Kind::Other => defined(&f.stmts[d.stmt as usize]).map(|v| v.0),
-        k => k.def(),
-    };
     let succs = |k: usize| -> Vec<usize> {
         let last = &drafts[end_of(k) - 1];
         let mut out = Vec::with_capacity(2);
@@ -895,11 +973,11 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
     let mut buf = Vec::new();
     for k in 0..nblocks {
         for d in drafts[starts[k]..end_of(k)].iter().rev() {
-            if let Some(w) = write(d).filter(|w| var(*w)) {
+            if let Some(w) = write(f, d) {
                 set(&mut kill[k], w, true);
                 set(&mut gen[k], w, false);
             }
-            reads(d, &mut buf);
+            reads(f, d, &mut buf);
             for &r in &buf {
                 set(&mut gen[k], r, true);
             }
@@ -924,52 +1002,124 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
             live_out[k] = out;
         }
     }
-    let mut dead = vec![false; drafts.len()];
-    for k in 0..nblocks {
-        let mut live = live_out[k].clone();
-        for i in (starts[k]..end_of(k)).rev() {
-            if let Kind::Copy { dst, a } = drafts[i].kind {
-                if dst == a || (var(dst) && !get(&live, dst)) {
-                    dead[i] = true;
-                    continue;
-                }
-                // `s = …; d = s` with `s` dead afterwards: the first writes `d`.
-                let before = i.checked_sub(1).filter(|&j| j >= starts[k]);
-                if let Some(j) = before.filter(|&j| var(a) && !get(&live, a) && drafts[j].kind.def() == Some(a)) {
-                    drafts[j].kind.set_def(dst);
-                    dead[i] = true;
-                    // `a` no longer holds the copy's value: `dst` does.
-                    for d in &mut drafts[i + 1..end_of(k)] {
-                        d.repair.retain(|&c| c != (dst, a));
-                    }
-                    continue;
-                }
-            }
-            let d = &drafts[i];
-            if let Some(w) = write(d).filter(|w| var(*w)) {
-                set(&mut live, w, false);
-            }
-            reads(d, &mut buf);
-            for &r in &buf {
-                set(&mut live, r, true);
-            }
-        }
-    }
-    // A dropped copy's statements count with the next instruction kept.
-    let mut pending: Option<(StmtIdx, u32)> = None;
-    let mut kept = Vec::with_capacity(drafts.len());
-    for (d, dead) in drafts.drain(..).zip(dead) {
-        let (first, len) = match pending.take() {
-            Some((first, n)) => (first, d.len + n),
-            None => (d.first, d.len),
+    Some(Liveness { starts, live_out })
+}
+
+/// Fuses the truth-value chains clang -O0 puts before a branch: a
+/// comparison made a 0/1 word (`tobv`), masked with 1 and tested against
+/// 0 (`x = tobv(a < b); y = x & 1; z = tobv(y == 0); if z != 0 goto L`),
+/// into one [`Kind::IfBinary`] on `a < b`, negated as the chain is. Each
+/// link's temporary must be dead after the branch (the chain ends its
+/// block), and every constant of the width the chain computes in, so that
+/// no link could have failed.
+fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
+    let Some(Liveness { starts, live_out }) = liveness(f, drafts) else {
+        return;
+    };
+    let nvars = f.vars.len() as u32;
+    let constant = |s: u32, width: u8, bits: u64| s >= nvars && slots[s as usize] == Value::Bv { width, bits };
+    let mut fused: Vec<(usize, usize, Kind)> = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let j = starts.get(k + 1).copied().unwrap_or(drafts.len()) - 1;
+        let Kind::IfBinary {
+            op: bop @ (Op::Eq | Op::Ne),
+            a: z,
+            b: c,
+            to,
+            negate: false,
+            branch: 1,
+        } = drafts[j].kind
+        else {
+            continue;
         };
-        if dead {
-            pending = Some((first, len));
-        } else {
-            kept.push(Draft { first, len, ..d });
+        let dead = |s: u32| s < nvars && !get(&live_out[k], s);
+        let Value::Bv { width, bits: 0 } = slots[c as usize] else {
+            continue;
+        };
+        if c < nvars {
+            continue;
+        }
+        // The branch is taken when `s` is not 0, negated if `neg`; `s` is
+        // a word of `width` bits; `bit`: it must be 0 or 1 (it was masked).
+        let (mut s, mut width, mut neg, mut bit) = (z, width, bop == Op::Eq, false);
+        let mut best = None;
+        let mut i = j;
+        while i > start && dead(s) {
+            i -= 1;
+            match drafts[i].kind {
+                Kind::CompareToBv {
+                    op,
+                    width: w,
+                    dst,
+                    a,
+                    b,
+                } if dst == s && w == width => {
+                    best = Some((i, op, a, b, neg));
+                    // `a op 0` on a word of its own width: a link further back.
+                    match (op, slots.get(b as usize)) {
+                        (Op::Eq | Op::Ne, Some(&Value::Bv { width: cw, bits: 0 })) if b >= nvars => {
+                            neg ^= op == Op::Eq;
+                            (s, width, bit) = (a, cw, false);
+                        }
+                        _ => break,
+                    }
+                }
+                Kind::Binary { op: Op::And, dst, a, b } if dst == s && !bit && constant(b, width, 1) => {
+                    // `x & 1` is `x` when `x` is 0 or 1: only a comparison may come next.
+                    (s, bit) = (a, true);
+                }
+                _ => break,
+            }
+            if bit
+                && !matches!(
+                    drafts.get(i.wrapping_sub(1)).map(|d| d.kind),
+                    Some(Kind::CompareToBv { .. })
+                )
+            {
+                break;
+            }
+        }
+        let Some((i, op, a, b, negate)) = best else {
+            continue;
+        };
+        let Ok(branch) = u8::try_from(drafts[j].stmt + 1 - drafts[i].stmt) else {
+            continue;
+        };
+        if i < j {
+            fused.push((
+                i,
+                j,
+                Kind::IfBinary {
+                    op,
+                    a,
+                    b,
+                    to,
+                    negate,
+                    branch,
+                },
+            ));
         }
     }
-    *drafts = kept;
+    if fused.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(drafts.len());
+    let mut next = fused.into_iter().peekable();
+    let mut it = std::mem::take(drafts).into_iter().enumerate().peekable();
+    while let Some((n, d)) = it.next() {
+        match next.peek() {
+            Some(&(i, j, kind)) if i == n => {
+                next.next();
+                let mut len = d.len;
+                for _ in i..j {
+                    len += it.next().expect("the chain's instructions").1.len;
+                }
+                out.push(Draft { kind, len, ..d });
+            }
+            _ => out.push(d),
+        }
+    }
+    *drafts = out;
 }
 
 fn set(bits: &mut [u64], i: u32, on: bool) {
@@ -1058,12 +1208,27 @@ mod tests {
     /// The wasm lowering's shapes in `.bir`: a stack slot copied around, an
     /// address chain before a load and before a store, a comparison into
     /// a branch and into `tobv`, and (`pick`) a `local.tee` of an `if`'s
-    /// value at a join, whose dead copy sits on the label.
+    /// value at a join, whose dead copy sits on the label; and (`chain`)
+    /// clang -O0's truth-value chain before a branch.
     const LOWERED: &str = r#"
 fn main(i: bv32) {
     r = call @get(i)
     q = call @pick(i)
+    c = call @chain(i)
     ret r
+}
+fn chain(i) {
+    s0 = i
+    t1 = s0 < 5:bv32
+    x = tobv bv32 t1
+    y = x & 1:bv32
+    t2 = y == 0:bv32
+    z = tobv bv32 t2
+    t3 = z != 0:bv32
+    if t3 goto Big
+    ret 1:bv32
+Big:
+    ret 0:bv32
 }
 fn pick(c) {
     s0 = c
@@ -1126,6 +1291,21 @@ Seven:
         assert!(
             !kinds.iter().any(|k| matches!(k, Kind::Copy { .. })),
             "every copy is gone: {kinds:?}"
+        );
+        // The chain is one negated comparison, branching at the `if`.
+        let chain = module.func_index("chain").expect("chain");
+        let kinds: Vec<Kind> = code.func(&module, chain).insts.iter().map(|i| i.kind).collect();
+        assert!(
+            kinds.iter().any(|k| matches!(
+                k,
+                Kind::IfBinary {
+                    op: Op::Lt,
+                    negate: true,
+                    branch: 6,
+                    ..
+                }
+            )),
+            "{kinds:?}"
         );
         // The entry, whose final variables an outcome shows, is not rewritten.
         assert_eq!(code.func(&module, main).insts.len(), module.func(main).stmts.len());

@@ -712,7 +712,14 @@ impl Machine<'_> {
                     pc = next;
                     continue;
                 }
-                Kind::IfBinary { op, a, b, to } => {
+                Kind::IfBinary {
+                    op,
+                    a,
+                    b,
+                    to,
+                    negate,
+                    branch,
+                } => {
                     let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
                         Some(c) => c,
                         None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => {
@@ -723,10 +730,11 @@ impl Machine<'_> {
                             Err(e) => break bug(bug_kind(&e), s),
                         },
                     };
-                    let Value::Bool(taken) = c else {
+                    let Value::Bool(holds) = c else {
                         break bug(BugKind::TypeError, s + 1);
                     };
-                    cover(covered, trace, func, s + 1, taken);
+                    let taken = holds != negate;
+                    cover(covered, trace, func, s + branch as StmtIdx, taken);
                     let (from, next) = if taken { (pc, to as usize) } else { (usize::MAX, pc + 1) };
                     if AHEAD && !passes(fc.arrival(f, from, next)) {
                         at_head = Some(fc.arrival(f, from, next));
