@@ -134,6 +134,10 @@ pub(crate) struct AheadFrame {
 pub(crate) struct Handed {
     pub frames: Vec<AheadFrame>,
     pub memory: Vec<Cells>,
+    /// Per allocation handed over, a bit per [`super::WRITTEN_PAGE`] cells
+    /// the run may have written ([`super::marked`]); pages without one
+    /// hold what they held.
+    pub written: Vec<Vec<u64>>,
     /// Statements run ahead.
     pub steps: u64,
     /// The fewest frames the run had: frames below it are the ones handed
@@ -158,6 +162,12 @@ pub(crate) fn run_ahead(
 ) -> Handed {
     const CHECK_EVERY: u64 = 4096;
     let mut m = Machine::new(module, code, FxHashMap::default());
+    m.written = Some(
+        memory
+            .iter()
+            .map(|c| vec![0; c.len().div_ceil(super::WRITTEN_PAGE * 64)])
+            .collect(),
+    );
     m.memory = memory;
     for fr in frames {
         let mut vars = code.func(module, fr.func).slots.clone();
@@ -239,6 +249,7 @@ pub(crate) fn run_ahead(
         .collect();
     Handed {
         frames,
+        written: m.written.unwrap_or_default(),
         memory: m.memory,
         steps,
         min_depth,

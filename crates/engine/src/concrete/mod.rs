@@ -48,6 +48,29 @@ struct Machine<'m> {
     stderr: Vec<u8>,
     /// The value the run ended with (returned by the entry, or `halt`'s).
     ended_with: Option<Value>,
+    /// While running ahead: per allocation handed over, a bit per
+    /// [`WRITTEN_PAGE`] cells that a store may have changed.
+    written: Option<Vec<Vec<u64>>>,
+}
+
+/// Cells per bit of [`Machine::written`].
+pub(crate) const WRITTEN_PAGE: usize = 1024;
+
+/// Marks cells `o..o + n` of allocation `a` written.
+#[inline]
+fn mark(written: &mut Option<Vec<Vec<u64>>>, a: usize, o: usize, n: usize) {
+    if let Some(bits) = written.as_mut().and_then(|w| w.get_mut(a)) {
+        for p in o / WRITTEN_PAGE..=(o + n.max(1) - 1) / WRITTEN_PAGE {
+            if let Some(word) = bits.get_mut(p / 64) {
+                *word |= 1 << (p % 64);
+            }
+        }
+    }
+}
+
+/// Whether page `p` ([`WRITTEN_PAGE`] cells) is marked in `bits`.
+pub(crate) fn marked(bits: &[u64], p: usize) -> bool {
+    bits.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1)
 }
 
 pub(crate) mod ahead;
@@ -75,33 +98,47 @@ pub(crate) enum Cells {
 }
 
 /// Builds [`Cells`] cell by cell: bytes while they are, bytes with a few
-/// held values, or values.
+/// held values, or values. The bytes start zeroed (fresh pages from the
+/// allocator), so runs of zero bytes are skipped, not written: handing an
+/// 8 MiB stack over costs the pages that hold something.
 pub(crate) struct CellsBuilder {
     bytes: Vec<u8>,
+    at: usize,
     held: Vec<(usize, Value)>,
 }
 
 impl CellsBuilder {
     pub(crate) fn new(n: usize) -> CellsBuilder {
         CellsBuilder {
-            bytes: Vec::with_capacity(n),
+            bytes: vec![0; n],
+            at: 0,
             held: Vec::new(),
         }
     }
 
+    /// The next cell; cells past the builder's length are dropped.
     #[inline]
     pub(crate) fn push(&mut self, v: Value) {
-        match v {
-            Value::Bv { width: 8, bits } => self.bytes.push(bits as u8),
-            _ => {
-                self.held.push((self.bytes.len(), v));
-                self.bytes.push(0);
+        if self.at < self.bytes.len() {
+            match v {
+                Value::Bv { width: 8, bits } => self.bytes[self.at] = bits as u8,
+                _ => self.held.push((self.at, v)),
             }
         }
+        self.at += 1;
     }
 
     pub(crate) fn extend_bytes(&mut self, b: &[u8]) {
-        self.bytes.extend_from_slice(b);
+        let end = (self.at + b.len()).min(self.bytes.len());
+        if self.at < end {
+            self.bytes[self.at..end].copy_from_slice(&b[..end - self.at]);
+        }
+        self.at += b.len();
+    }
+
+    /// `n` zero bytes.
+    pub(crate) fn zeros(&mut self, n: usize) {
+        self.at += n;
     }
 
     pub(crate) fn finish(mut self, n: usize) -> Cells {
@@ -446,6 +483,7 @@ impl Machine<'_> {
                 match self.cell(self.value(addr), n) {
                     Err(k) => self.bug(k),
                     Ok((a, o)) => {
+                        mark(&mut self.written, a, o, n as usize);
                         match (width, v) {
                             (None, _) => self.memory[a].set(o, v),
                             (Some(w), Value::Bv { width, bits }) if width == *w => {
@@ -555,6 +593,7 @@ impl Machine<'_> {
             memory,
             covered,
             trace,
+            written,
             ..
         } = self;
         let mut context: Vec<(FuncId, StmtIdx)> = match AHEAD {
@@ -648,8 +687,10 @@ impl Machine<'_> {
                     Err(k) => break bug(k, s),
                 },
                 Kind::Store { addr, value, bytes } => {
-                    if let Err(k) = store(memory, slots[addr as usize], slots[value as usize], bytes) {
-                        break bug(k, s);
+                    match store(memory, slots[addr as usize], slots[value as usize], bytes) {
+                        Ok((a, o)) if AHEAD => mark(written, a, o, bytes as usize),
+                        Ok(_) => {}
+                        Err(k) => break bug(k, s),
                     }
                 }
                 Kind::Address { dst, at } => match address(slots, at) {
@@ -683,17 +724,21 @@ impl Machine<'_> {
                 Kind::StoreAt { at, value, bytes } => {
                     let stored = match (fast_address(slots, at), &slots[value as usize]) {
                         (Some((a, o)), &Value::Bv { width, bits }) if width == 8 * bytes => {
-                            store_bytes(memory, a, o, bytes, bits)
+                            let stored = store_bytes(memory, a, o, bytes, bits);
+                            if AHEAD && stored {
+                                mark(written, a as usize, o as usize, bytes as usize);
+                            }
+                            stored
                         }
                         _ => false,
                     };
                     if !stored {
                         match address(slots, at) {
-                            Ok(p) => {
-                                if let Err(k) = store(memory, p, slots[value as usize], bytes) {
-                                    break bug(k, s + at.len());
-                                }
-                            }
+                            Ok(p) => match store(memory, p, slots[value as usize], bytes) {
+                                Ok((a, o)) if AHEAD => mark(written, a, o, bytes as usize),
+                                Ok(_) => {}
+                                Err(k) => break bug(k, s + at.len()),
+                            },
                             Err((e, part)) => break bug(bug_kind(&e), s + part),
                         }
                     }
@@ -893,16 +938,16 @@ fn load(memory: &[Cells], p: Value, bytes: u8) -> Result<Value, BugKind> {
 }
 
 /// A store of `v` at `p`: `bytes` little-endian bytes of a bit-vector of
-/// that width, or (0) one cell of any value.
+/// that width, or (0) one cell of any value. The allocation and offset.
 #[inline]
-fn store(memory: &mut [Cells], p: Value, v: Value, bytes: u8) -> Result<(), BugKind> {
+fn store(memory: &mut [Cells], p: Value, v: Value, bytes: u8) -> Result<(usize, usize), BugKind> {
     let (a, o) = cell_in(memory, p, bytes.max(1) as i128)?;
     match v {
         _ if bytes == 0 => memory[a].set(o, v),
         Value::Bv { width, bits } if width == 8 * bytes => memory[a].store(o, bytes as usize, bits),
         _ => return Err(BugKind::TypeError),
     }
-    Ok(())
+    Ok((a, o))
 }
 
 /// The allocation and in-bounds offset `p` points to, for `len` cells.
@@ -1037,6 +1082,7 @@ impl<'m> Machine<'m> {
             stdout: Vec::new(),
             stderr: Vec::new(),
             ended_with: None,
+            written: None,
         }
     }
 

@@ -7,7 +7,7 @@
 
 use super::state::{Cells, State, PAGE};
 use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead, MAX_STEPS};
-use crate::concrete::{Cells as Machine, CellsBuilder, Code};
+use crate::concrete::{marked, Cells as Machine, CellsBuilder, Code};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
 use braid_term::{TermId, TermStore, Value};
@@ -17,11 +17,16 @@ use std::rc::Rc;
 /// Pages whose conversion is kept.
 const PAGE_CACHE: usize = 1 << 15;
 
-/// A page as machine values: bytes while every cell holds one.
+/// A page as machine values: bytes while every cell holds one (`Zero`:
+/// that many zero bytes, which the interpreter's fresh memory holds).
 enum Page {
+    Zero(usize),
     Bytes(Vec<u8>),
     Values(Vec<Value>),
 }
+
+// A page the interpreter marks written is one page of the state's.
+const _: () = assert!(PAGE == crate::concrete::WRITTEN_PAGE);
 
 pub(crate) struct Ahead {
     code: Code,
@@ -62,6 +67,7 @@ impl Ahead {
             })
             .collect();
         let conv = Rc::new(match bytes {
+            Some(b) if b.iter().all(|x| *x == 0) => Page::Zero(b.len()),
             Some(b) => Page::Bytes(b),
             None => Page::Values(page.iter().map(|t| value_of(store, *t)).collect()),
         });
@@ -155,27 +161,34 @@ impl Ahead {
             .iter()
             .enumerate()
             .map(|(a, cells)| {
-                let (old_cells, old_pages) = match (old_memory.get(a), originals.get(a)) {
-                    (Some(c), Some(p)) if c.len() == cells.len() => (Some(c), p.as_slice()),
-                    _ => (None, &[][..]),
+                let page = |me: &mut Self, store: &mut TermStore, k: usize| {
+                    let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
+                    let page: Vec<TermId> = (start..end)
+                        .map(|i| term(store, &cells.get(i).unwrap_or(Value::Undef)))
+                        .collect();
+                    let page = Rc::new(page);
+                    me.page(store, &page);
+                    page
                 };
-                let mut pages = Vec::with_capacity(cells.len().div_ceil(PAGE));
-                for (k, start) in (0..cells.len()).step_by(PAGE).enumerate() {
-                    let end = (start + PAGE).min(cells.len());
-                    let same = old_pages.get(k).is_some_and(|p| page_equals(p, cells, start, end));
-                    match old_cells {
-                        Some(c) if same => pages.push(c.page(k).clone()),
-                        _ => {
-                            let page: Vec<TermId> = (start..end)
-                                .map(|i| term(store, &cells.get(i).unwrap_or(Value::Undef)))
-                                .collect();
-                            let page = Rc::new(page);
-                            self.page(store, &page);
-                            pages.push(page);
+                match (old_memory.get(a), originals.get(a), handed.written.get(a)) {
+                    // Only pages the run wrote, and changed, are new.
+                    (Some(c), Some(old_pages), Some(written)) if c.len() == cells.len() => {
+                        let mut out = c.clone();
+                        for k in 0..cells.len().div_ceil(PAGE) {
+                            let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
+                            if !marked(written, k) || page_equals(&old_pages[k], cells, start, end) {
+                                continue;
+                            }
+                            let p = page(self, store, k);
+                            Rc::make_mut(&mut out).set_page(k, p);
                         }
+                        out
+                    }
+                    _ => {
+                        let pages = (0..cells.len().div_ceil(PAGE)).map(|k| page(self, store, k)).collect();
+                        Rc::new(Cells::from_pages(pages, cells.len()))
                     }
                 }
-                Rc::new(Cells::from_pages(pages, cells.len()))
             })
             .collect();
     }
@@ -190,6 +203,7 @@ fn machine_cells(pages: &[Rc<Page>], len: usize) -> Machine {
     let mut out = CellsBuilder::new(len);
     for p in pages {
         match &**p {
+            Page::Zero(n) => out.zeros(*n),
             Page::Bytes(b) => out.extend_bytes(b),
             Page::Values(v) => v.iter().for_each(|x| out.push(*x)),
         }
@@ -200,6 +214,10 @@ fn machine_cells(pages: &[Rc<Page>], len: usize) -> Machine {
 /// Whether cells `start..end` of `cells` hold what `page` does.
 fn page_equals(page: &Page, cells: &Machine, start: usize, end: usize) -> bool {
     match (page, cells) {
+        (Page::Zero(_), _) => match cells.plain(start, end - start) {
+            Some(b) => b.iter().all(|x| *x == 0),
+            None => (start..end).all(|i| cells.get(i) == Some(Value::bv(8, 0))),
+        },
         (Page::Bytes(p), _) => match cells.plain(start, end - start) {
             Some(b) => b == &p[..],
             None => (start..end).all(|i| cells.get(i) == Some(Value::bv(8, p[i - start] as u64))),

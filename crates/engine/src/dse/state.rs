@@ -301,6 +301,12 @@ impl Cells {
         (i < self.len).then(|| self[i])
     }
 
+    /// Makes page `k` `page` (of the length it had).
+    pub fn set_page(&mut self, k: usize, page: Rc<Vec<TermId>>) {
+        debug_assert_eq!(self.page(k).len(), page.len());
+        Rc::make_mut(&mut self.dirs[k / DIR])[k % DIR] = page;
+    }
+
     pub fn set(&mut self, i: usize, v: TermId) {
         if self[i] != v {
             let dir = Rc::make_mut(&mut self.dirs[i / (PAGE * DIR)]);

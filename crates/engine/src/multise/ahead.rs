@@ -46,7 +46,26 @@ impl Ahead {
 /// one number the cells hold).
 struct Sent {
     summaries: Vec<ValueSummary>,
-    memory: Vec<Option<Cells>>,
+    /// Per allocation handed over (`None`: not, its size not one number),
+    /// what each page went as.
+    memory: Vec<Option<Vec<SentPage>>>,
+}
+
+/// A page of an allocation as it went to the interpreter.
+enum SentPage {
+    Bytes(Rc<[u8]>),
+    /// Its cells' machine values (one for all, if the page is one summary).
+    Values(Vec<Value>),
+}
+
+impl SentPage {
+    /// The value cell `i` of the page went as.
+    fn get(&self, i: usize) -> Value {
+        match self {
+            SentPage::Bytes(b) => Value::bv(8, b[i] as u64),
+            SentPage::Values(v) => v[i % v.len()],
+        }
+    }
 }
 
 impl Multise<'_> {
@@ -76,9 +95,16 @@ impl Multise<'_> {
             .collect();
         let mut memory = Vec::with_capacity(self.memory.len());
         for k in 0..self.memory.len() {
-            let cells = self.machine_cells(k, phi, &mut sent.summaries);
-            memory.push(cells.clone().unwrap_or(Cells::Bytes(Vec::new())));
-            sent.memory.push(cells);
+            match self.machine_cells(k, phi, &mut sent.summaries) {
+                Some((cells, pages)) => {
+                    memory.push(cells);
+                    sent.memory.push(Some(pages));
+                }
+                None => {
+                    memory.push(Cells::Bytes(Vec::new()));
+                    sent.memory.push(None);
+                }
+            }
         }
         if sent.summaries.len() >= SUMMARY as usize || self.store.len() >= SUMMARY as usize {
             return false;
@@ -110,8 +136,8 @@ impl Multise<'_> {
         }
         self.result.stats.statements += handed.steps;
         for (k, (cells, before)) in handed.memory.iter().zip(&sent.memory).enumerate() {
-            if let Some(before) = before {
-                self.take_cells(k, phi, cells, before, &sent.summaries);
+            if let (Some(before), Some(written)) = (before, handed.written.get(k)) {
+                self.take_cells(k, phi, cells, before, written, &sent.summaries);
             }
         }
         let mut stack = handed.frames.into_iter();
@@ -211,7 +237,12 @@ impl Multise<'_> {
     /// Allocation `k`'s cells on the paths of `phi`, if its size there is
     /// one number its cells hold. Pages whose cells all hold one byte under
     /// `true` are kept as bytes for the next hand-over.
-    fn machine_cells(&mut self, k: usize, phi: Guard, summaries: &mut Vec<ValueSummary>) -> Option<Cells> {
+    fn machine_cells(
+        &mut self,
+        k: usize,
+        phi: Guard,
+        summaries: &mut Vec<ValueSummary>,
+    ) -> Option<(Cells, Vec<SentPage>)> {
         let size = sole_in(&mut self.guards, &self.memory[k].size, phi)?;
         let n = match self.store.as_const(size) {
             Some(Value::Int(n)) if n >= 0 && n as usize <= self.memory[k].cells.len() => n as usize,
@@ -221,6 +252,7 @@ impl Multise<'_> {
         let mut pages = std::mem::take(&mut self.memory[k].bytes);
         pages.resize(cells.pages(), None);
         let mut out = CellsBuilder::new(n);
+        let mut sent = Vec::with_capacity(n.div_ceil(PAGE));
         for (p, page) in pages.iter_mut().enumerate().take(n.div_ceil(PAGE)) {
             if page.as_ref().is_some_and(|(g, _)| g.is_some_and(|g| g != phi)) {
                 *page = None;
@@ -257,43 +289,63 @@ impl Multise<'_> {
                 }
             }
             match page {
-                Some((_, b)) => out.extend_bytes(b),
+                // The interpreter's memory starts zeroed.
+                Some((_, b)) if matches!(view, PageView::Same(..)) && b[0] == 0 => {
+                    out.zeros(len);
+                    sent.push(SentPage::Bytes(b.clone()));
+                }
+                Some((_, b)) => {
+                    out.extend_bytes(b);
+                    sent.push(SentPage::Bytes(b.clone()));
+                }
                 None => {
                     let values: Vec<Value> = each.iter().map(|c| self.machine_value(c, phi, summaries)).collect();
                     for i in 0..len {
                         out.push(values[i % values.len()]);
                     }
+                    sent.push(SentPage::Values(values));
                 }
             }
         }
         self.memory[k].cells = cells;
         self.memory[k].bytes = pages;
-        Some(out.finish(n))
+        Some((out.finish(n), sent))
     }
 
-    /// Writes back the cells of allocation `k` that the run changed.
-    fn take_cells(&mut self, k: usize, phi: Guard, after: &Cells, before: &Cells, summaries: &[ValueSummary]) {
-        const CHUNK: usize = 64;
-        let n = before.len();
-        let mut i = 0;
-        while i < n {
-            let end = (i + CHUNK).min(n);
-            if let (Some(a), Some(b)) = (after.plain(i, end - i), before.plain(i, end - i)) {
-                if a == b {
-                    i = end;
+    /// Writes back the cells of allocation `k` that the run changed: on
+    /// the pages it wrote, those whose value is not the one sent.
+    fn take_cells(
+        &mut self,
+        k: usize,
+        phi: Guard,
+        after: &Cells,
+        before: &[SentPage],
+        written: &[u64],
+        summaries: &[ValueSummary],
+    ) {
+        use crate::concrete::{marked, WRITTEN_PAGE};
+        let n = after.len().min(before.len() * PAGE);
+        for w in 0..n.div_ceil(WRITTEN_PAGE) {
+            if !marked(written, w) {
+                continue;
+            }
+            let (start, end) = (w * WRITTEN_PAGE, ((w + 1) * WRITTEN_PAGE).min(n));
+            let page = &before[start / PAGE];
+            if let (Some(a), SentPage::Bytes(b)) = (after.plain(start, end - start), page) {
+                let from = start % PAGE;
+                if a == &b[from..from + (end - start)] {
                     continue;
                 }
             }
-            for c in i..end {
+            for c in start..end {
                 let v = after.get(c).expect("the machine keeps an allocation's length");
-                if Some(v) != before.get(c) {
+                if v != page.get(c % PAGE) {
                     let new = self.summary_of(&v, phi, summaries);
                     let cell = &self.memory[k].cells[c];
                     let s = guarded_update(&mut self.guards, cell, phi, &new, self.opts.coalesce);
                     self.memory[k].set(c, s);
                 }
             }
-            i = end;
         }
     }
 }
