@@ -174,9 +174,9 @@ impl Ahead {
                     // Only pages the run wrote, and changed, are new.
                     (Some(c), Some(old_pages), Some(written)) if c.len() == cells.len() => {
                         let mut out = c.clone();
-                        for k in 0..cells.len().div_ceil(PAGE) {
+                        for (k, old) in old_pages.iter().enumerate().take(cells.len().div_ceil(PAGE)) {
                             let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
-                            if !marked(written, k) || page_equals(&old_pages[k], cells, start, end) {
+                            if !marked(written, k) || page_equals(old, cells, start, end) {
                                 continue;
                             }
                             let p = page(self, store, k);
