@@ -546,7 +546,7 @@ fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Op
         if Rc::ptr_eq(a, b) {
             continue;
         }
-        for (_, p, q) in a.unshared(b) {
+        for (p, q) in a.unshared(b) {
             if p.iter().zip(q.iter()).any(|(x, y)| differ(*x, *y)) {
                 return None;
             }

@@ -333,7 +333,7 @@ impl<'m> Merger<'m> {
 /// choice that every later use of it branches on again.
 fn concrete_cells_differ(store: &TermStore, a: &State, b: &State) -> bool {
     a.memory.iter().zip(&b.memory).any(|(x, y)| {
-        x.unshared(y).any(|(_, p, q)| {
+        x.unshared(y).any(|(p, q)| {
             p.iter()
                 .zip(q.iter())
                 .any(|(s, t)| s != t && store.as_const(*s).is_some() && store.as_const(*t).is_some())

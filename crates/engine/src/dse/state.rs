@@ -353,20 +353,13 @@ impl Cells {
     }
 
     /// The pairs of pages of `self` and `other` (of one length) that are
-    /// not shared, with their numbers.
-    pub fn unshared<'a>(&'a self, other: &'a Cells) -> impl Iterator<Item = (usize, &'a Page, &'a Page)> + 'a {
+    /// not shared.
+    pub fn unshared<'a>(&'a self, other: &'a Cells) -> impl Iterator<Item = (&'a Page, &'a Page)> + 'a {
         self.dirs
             .iter()
             .zip(&other.dirs)
-            .enumerate()
-            .filter(|(_, (a, b))| !Rc::ptr_eq(a, b))
-            .flat_map(|(d, (a, b))| {
-                a.iter()
-                    .zip(b.iter())
-                    .enumerate()
-                    .filter(|(_, (p, q))| !Rc::ptr_eq(p, q))
-                    .map(move |(k, (p, q))| (d * DIR + k, p, q))
-            })
+            .filter(|(a, b)| !Rc::ptr_eq(a, b))
+            .flat_map(|(a, b)| a.iter().zip(b.iter()).filter(|(p, q)| !Rc::ptr_eq(p, q)))
     }
 
     /// `f` of the cells of `self` and `other` (of one length), page by
@@ -421,5 +414,43 @@ impl Cells {
             dirs.push(if same { d.clone() } else { Rc::new(pages) });
         }
         Some(Cells { dirs, len: self.len })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells in directories of pages against a plain vector, under growth
+    /// from a partial last page, writes, page replacement and sharing.
+    #[test]
+    fn paged_cells_are_the_cells_a_vector_holds() {
+        let (zero, one, two) = (TermId(0), TermId(1), TermId(2));
+        let n = 3 * PAGE * DIR + 17;
+        let mut cells = Cells::new(zero, n);
+        let mut plain = vec![zero; n];
+        // One page of one value: every full directory is the same one.
+        assert!(Rc::ptr_eq(&cells.dirs[0], &cells.dirs[1]));
+        let before = cells.clone();
+        for i in [0, PAGE - 1, PAGE * DIR, n - 1] {
+            cells.set(i, one);
+            plain[i] = one;
+        }
+        assert!(
+            Rc::ptr_eq(&before.dirs[2], &cells.dirs[2]),
+            "an untouched directory stays shared"
+        );
+        assert_eq!(cells.unshared(&before).count(), 3);
+        assert!(!cells.shares_all(&before) && cells != before);
+        cells.grow(PAGE + 5, two);
+        plain.resize(n + PAGE + 5, two);
+        cells.set_page(1, Rc::new(vec![one; PAGE]));
+        plain[PAGE..2 * PAGE].iter_mut().for_each(|c| *c = one);
+        assert_eq!(cells.len(), plain.len());
+        assert!(cells.iter().eq(plain.iter().copied()));
+        assert!(plain.iter().enumerate().all(|(i, c)| cells.get(i) == Some(*c)));
+        assert_eq!(cells.get(plain.len()), None);
+        let rebuilt = Cells::from_pages(cells.pages().cloned().collect(), cells.len());
+        assert!(rebuilt == cells && rebuilt.shares_all(&cells));
     }
 }
