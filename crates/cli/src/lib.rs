@@ -263,7 +263,37 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let outcome = match cli.command {
+    // The work runs on a thread with a stack of its own: multise runs each
+    // call of the program as a nested call of its own (function-bounded),
+    // several KiB of Rust stack each, and programs may recurse up to
+    // MAX_CALL_DEPTH calls deep (C has an 8 MiB stack). Only the pages used
+    // are committed.
+    const STACK: usize = 512 << 20;
+    let command = std::sync::Arc::new(std::sync::Mutex::new(Some(cli.command)));
+    let take = |c: &std::sync::Mutex<Option<Command>>| c.lock().ok().and_then(|mut c| c.take());
+    let theirs = command.clone();
+    let outcome = match std::thread::Builder::new()
+        .name("braid".into())
+        .stack_size(STACK)
+        .spawn(move || take(&theirs).map(dispatch))
+    {
+        Ok(worker) => match worker.join() {
+            Ok(outcome) => outcome,
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
+        // No thread (an address-space limit, say): here, on the main stack.
+        Err(_) => take(&command).map(dispatch),
+    };
+    let outcome = outcome.unwrap_or_else(|| Err(anyhow!("the command was lost")));
+    outcome.unwrap_or_else(|e| {
+        eprintln!("braid: {e:#}");
+        2
+    })
+}
+
+/// Runs one command; the exit code, or the error to report.
+fn dispatch(command: Command) -> Result<i32> {
+    match command {
         Command::Run(args) => run(*args),
         Command::Verify(args) => verify(*args),
         Command::Replay { program, tests } => replay_tests(&program, &tests),
@@ -284,11 +314,7 @@ pub fn main() -> i32 {
             max_time,
             search,
         } => bench_command(suite, engines, json, max_time, &search),
-    };
-    outcome.unwrap_or_else(|e| {
-        eprintln!("braid: {e:#}");
-        2
-    })
+    }
 }
 
 /// A program ready to explore: its IR, the entry function, and why runs

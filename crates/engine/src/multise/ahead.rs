@@ -253,6 +253,9 @@ impl Multise<'_> {
         pages.resize(cells.pages(), None);
         let mut out = CellsBuilder::new(n);
         let mut sent = Vec::with_capacity(n.div_ceil(PAGE));
+        // Pages that are one byte throughout share their bytes (an 8 MiB
+        // stack is 2 048 such pages of zeros).
+        let mut filled: rustc_hash::FxHashMap<(u8, usize), Rc<[u8]>> = Default::default();
         for (p, page) in pages.iter_mut().enumerate().take(n.div_ceil(PAGE)) {
             if page.as_ref().is_some_and(|(g, _)| g.is_some_and(|g| g != phi)) {
                 *page = None;
@@ -282,10 +285,15 @@ impl Multise<'_> {
                     }
                 }
                 if plain.len() == each.len() {
-                    if each.len() < len {
-                        plain.resize(len, plain[0]);
-                    }
-                    *page = Some((under, Rc::from(plain)));
+                    let bytes = if each.len() < len {
+                        filled
+                            .entry((plain[0], len))
+                            .or_insert_with(|| Rc::from(vec![plain[0]; len]))
+                            .clone()
+                    } else {
+                        Rc::from(plain)
+                    };
+                    *page = Some((under, bytes));
                 }
             }
             match page {

@@ -2126,22 +2126,23 @@ impl Multise<'_> {
         } else {
             self.entries_processed as f64 / self.summaries_processed as f64
         };
-        let finals: Vec<usize> = frame
+        // (entries, summaries) over the non-empty final summaries; a page
+        // that is one summary counts once per cell.
+        let (entries, summaries) = frame
             .into_iter()
-            .flat_map(|f| f.vars.iter())
-            .map(|s| s.len())
+            .flat_map(|f| f.vars.iter().map(|s| (s.len(), 1)))
             .chain(
                 self.memory
                     .iter()
-                    .flat_map(|a| a.cells.runs().flat_map(|(_, n, s)| std::iter::repeat_n(s.len(), n))),
+                    .flat_map(|a| a.cells.runs().map(|(_, n, s)| (s.len(), n))),
             )
-            .filter(|n| *n > 0)
-            .collect();
-        st.summary_entries = finals.iter().sum::<usize>() as u64;
-        let avg_final = if finals.is_empty() {
+            .filter(|(len, _)| *len > 0)
+            .fold((0u64, 0u64), |(e, k), (len, n)| (e + (len * n) as u64, k + n as u64));
+        st.summary_entries = entries;
+        let avg_final = if summaries == 0 {
             1.0
         } else {
-            st.summary_entries as f64 / finals.len() as f64
+            entries as f64 / summaries as f64
         };
         // Seed 000 §5.2: paths per distinct value in the final summaries.
         st.sharing_factor = self.result.paths as f64 / avg_final;
