@@ -71,6 +71,9 @@ pub struct Merging {
 
 /// The default of [`Merging::split_after_ms`].
 pub const SPLIT_AFTER_MS: u32 = 250;
+/// Frames from the top whose QCE counts decide similarity, and from the
+/// bottom that order states topologically.
+const QCE_FRAMES: usize = 64;
 
 /// A state's place in topological order: per frame, outermost first, for
 /// each loop around its statement (outermost first) the loop head's
@@ -81,6 +84,7 @@ type TopoKey = Vec<Vec<(u32, u32)>>;
 
 /// Something whose values decide similarity: a variable of a frame, or a
 /// memory cell at a constant offset from the address a variable holds.
+/// Frames count from the top (0: the running one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Hot {
     Var(usize, VarId),
@@ -187,8 +191,12 @@ impl<'m> Merger<'m> {
     }
 
     pub fn topo_key(&self, st: &State) -> TopoKey {
+        // The outermost frames only: below them a deep recursion's states
+        // keep the order of their ids (a key of the whole stack at every
+        // step took quadratic time: 27 s for 9 000 nested calls).
         st.frames
             .iter()
+            .take(QCE_FRAMES)
             .map(|f| {
                 let g = f.func.0 as usize;
                 let rank = |s: StmtIdx| self.rank[g].get(s as usize).copied().unwrap_or(u32::MAX);
@@ -224,7 +232,7 @@ impl<'m> Merger<'m> {
     /// `Q_add > α·Q_t`, and those a later address depends on. `None` when
     /// the budget stopped the analysis.
     pub fn hot(&mut self, st: &State) -> Option<Rc<[Hot]>> {
-        let key: Vec<(u32, StmtIdx)> = st.frames.iter().map(|f| (f.func.0, f.at)).collect();
+        let key: Vec<(u32, StmtIdx)> = Self::qce_frames(st).iter().map(|f| (f.func.0, f.at)).collect();
         if let Some(h) = self.hot_at.get(&key) {
             return Some(h.clone());
         }
@@ -233,10 +241,18 @@ impl<'m> Merger<'m> {
         Some(hot)
     }
 
+    /// The frames whose counts QCE sums: the top [`QCE_FRAMES`] (a deep
+    /// recursion's callers far below count for little, and a key of its
+    /// whole stack per block start would cost quadratic time and memory).
+    fn qce_frames(st: &State) -> &[super::state::Frame] {
+        &st.frames[st.frames.len().saturating_sub(QCE_FRAMES)..]
+    }
+
     fn hot_items(&mut self, st: &State) -> Option<Vec<Hot>> {
-        let last = st.frames.len() - 1;
-        let counts: Vec<Rc<Counts>> = st
-            .frames
+        let frames = Self::qce_frames(st);
+        let last = frames.len() - 1;
+        // From the top: frame `i` of `frames` is `last - i` down.
+        let counts: Vec<Rc<Counts>> = frames
             .iter()
             .enumerate()
             .map(|(i, f)| self.qce.counts(f.func, if i == last { f.at } else { f.at + 1 }))
@@ -246,12 +262,12 @@ impl<'m> Merger<'m> {
         for (i, c) in counts.iter().enumerate() {
             for (v, (add, addressed)) in c.vars.iter().enumerate() {
                 if *add > threshold || *addressed {
-                    hot.push(Hot::Var(i, VarId(v as u32)));
+                    hot.push(Hot::Var(last - i, VarId(v as u32)));
                 }
             }
             for (cell, add, addressed) in &c.cells {
                 if *add > threshold || *addressed {
-                    hot.push(Hot::Cell(i, *cell));
+                    hot.push(Hot::Cell(last - i, *cell));
                 }
             }
         }
@@ -262,9 +278,9 @@ impl<'m> Merger<'m> {
     /// hold a concrete address, or lies outside its allocation).
     fn value(store: &TermStore, st: &State, item: Hot) -> Option<TermId> {
         match item {
-            Hot::Var(i, v) => Some(st.frames[i].vars[v.0 as usize]),
-            Hot::Cell(i, (base, k)) => {
-                let p = st.frames[i].vars[base.0 as usize];
+            Hot::Var(d, v) => Some(st.frames[st.frames.len() - 1 - d].vars[v.0 as usize]),
+            Hot::Cell(d, (base, k)) => {
+                let p = st.frames[st.frames.len() - 1 - d].vars[base.0 as usize];
                 let Some(braid_term::Value::Addr { alloc, offset }) = store.as_const(p) else {
                     return None;
                 };
