@@ -95,13 +95,11 @@ fn bad_input_exits_2_with_a_located_message() {
 #[test]
 fn limits_are_reported_as_incomplete() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let looping = dir.path().join("loop.bir");
-    std::fs::write(
-        &looping,
+    let p = written(
+        dir.path(),
+        "loop.bir",
         "fn main() {\n  n = input int \"n\"\n  i = 0\nL: c = i < n\n  if c goto B\n  halt\nB: i = i + 1\n  goto L\n}\n",
-    )
-    .expect("write");
-    let p = looping.display().to_string();
+    );
     let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--loop-bound", "3"]);
     assert_eq!(code, 0);
     assert_eq!(json["complete"], false);

@@ -156,13 +156,11 @@ fn multise_agrees_with_dse_on_every_example_and_its_tests_replay() {
 #[test]
 fn non_linear_arithmetic_is_concretised_under_linear_only() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let src = dir.path().join("nl.bir");
-    std::fs::write(
-        &src,
+    let p = written(
+        dir.path(),
+        "nl.bir",
         "fn main(x: int, y: int) {\n  p = x * y\n  c = p == 12\n  if c goto Hit\n  halt\nHit: error \"hit\"\n}\n",
-    )
-    .expect("write");
-    let p = src.display().to_string();
+    );
     let (_, json, _) = run_json(&p, &dir.path().join("o"), &["--engine", "multise", "--linear-only"]);
     assert_eq!(json["complete"], false);
     assert!(json["incomplete_reasons"].to_string().contains("non-linear"), "{json}");

@@ -148,13 +148,11 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
     assert!(at.ends_with("(svcomp.c:12:34)"), "{at}");
     // braid.h declares the harness; --cflags reach clang (and the tests).
     let dir = tempfile::tempdir().expect("temp dir");
-    let src = dir.path().join("div.c");
-    std::fs::write(
-        &src,
+    let p = written(
+        dir.path(),
+        "div.c",
         "#include \"braid.h\"\nint main(void) {\n  int x = klee_int(\"x\");\n  return 100 / (x - LIMIT);\n}\n",
-    )
-    .expect("write");
-    let p = src.display().to_string();
+    );
     let (bugs, _) = run_with(&p, &["--cflags", "-DLIMIT=7"]);
     assert_eq!(bugs, ["division-by-zero"]);
     // A directory of tests replays whole.
@@ -245,9 +243,9 @@ fn verify_answers_true_false_or_unknown_and_never_turns_a_trap_into_a_verdict() 
 #[test]
 fn deep_recursion_reaches_its_bug() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let c = dir.path().join("deep.c");
-    std::fs::write(
-        &c,
+    let c = written(
+        dir.path(),
+        "deep.c",
         r#"#include "braid.h"
 int depth(int n, int x) {
   if (n == 0) return x;
@@ -260,9 +258,7 @@ int main(void) {
   return 0;
 }
 "#,
-    )
-    .expect("write");
-    let c = c.display().to_string();
+    );
     for engine in ["dse", "multise", "dsm"] {
         let o = braid(&["verify", &c, "--engine", engine, "--max-time", "60"]);
         let out = String::from_utf8_lossy(&o.stdout);
@@ -405,14 +401,8 @@ fn bad_modules_exit_2_with_a_located_message() {
 #[test]
 fn unknown_imports_can_be_made_symbolic_and_the_run_is_incomplete() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("m.wat");
-    std::fs::write(
-        &path,
-        "(module (import \"env\" \"mystery\" (func $m (result i32)))\n\
-         (func (export \"main\") (result i32) (if (result i32) (i32.eq (call $m) (i32.const 7)) (then (unreachable)) (else (i32.const 0)))))",
-    )
-    .expect("write");
-    let p = path.display().to_string();
+    let p = written(dir.path(), "m.wat", "(module (import \"env\" \"mystery\" (func $m (result i32)))\n\
+         (func (export \"main\") (result i32) (if (result i32) (i32.eq (call $m) (i32.const 7)) (then (unreachable)) (else (i32.const 0)))))");
     let (code, json, _) = run_json(&p, &dir.path().join("out"), &["--allow-unknown-imports"]);
     assert_eq!(code, 1, "{json}");
     assert_eq!(json["complete"], false);
@@ -425,18 +415,12 @@ fn unknown_imports_can_be_made_symbolic_and_the_run_is_incomplete() {
 #[test]
 fn functions_with_several_results_return_them_all() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("divmod.wat");
-    std::fs::write(
-        &path,
-        "(module (import \"symbolic\" \"i32_symbol\" (func $sym (result i32)))\n\
+    let p = written(dir.path(), "divmod.wat", "(module (import \"symbolic\" \"i32_symbol\" (func $sym (result i32)))\n\
          (func $divmod (param i32 i32) (result i32 i32) (i32.div_u (local.get 0) (local.get 1)) (i32.rem_u (local.get 0) (local.get 1)))\n\
          (func (export \"main\") (result i32) (local $q i32) (local $r i32)\n\
            (call $divmod (call $sym) (i32.const 7)) (local.set $r) (local.set $q)\n\
            (if (i32.and (i32.eq (local.get $q) (i32.const 5)) (i32.eq (local.get $r) (i32.const 3))) (then unreachable))\n\
-           (block (result i32 i32) (i32.const 1) (i32.const 2)) (i32.add)))",
-    )
-    .expect("write");
-    let p = path.display().to_string();
+           (block (result i32 i32) (i32.const 1) (i32.const 2)) (i32.add)))");
     let out = dir.path().join("out");
     let (code, json, tests) = run_json(&p, &out, &[]);
     assert_eq!(code, 1, "{json}");
@@ -587,17 +571,11 @@ fn bench_runs_sv_comp_tasks_under_verify_and_scores_their_verdicts() {
 #[test]
 fn klee_inputs_keep_the_names_the_program_gives_them_and_replay_in_both_runtimes() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let src = dir.path().join("names.c");
-    std::fs::write(
-        &src,
-        "#include \"braid.h\"\nint main(void) {\n  int key;\n  char tag[2];\n  char dynamic[4] = {'d', 'y', 'n', 0};\n  \
+    let p = written(dir.path(), "names.c", "#include \"braid.h\"\nint main(void) {\n  int key;\n  char tag[2];\n  char dynamic[4] = {'d', 'y', 'n', 0};\n  \
          klee_make_symbolic(&key, sizeof key, \"key\");\n  klee_make_symbolic(tag, sizeof tag, \"tag\");\n  \
          int n = klee_int(\"count\");\n  int r = klee_range(0, 10, \"choice\");\n  int extra;\n  \
          klee_make_symbolic(&extra, sizeof extra, dynamic);\n  \
-         if (key == 0x01020304 && tag[1] == 'z' && n == -5 && r == 7 && extra == 9) klee_assert(0);\n  return 0;\n}\n",
-    )
-    .expect("write");
-    let p = src.display().to_string();
+         if (key == 0x01020304 && tag[1] == 'z' && n == -5 && r == 7 && extra == 9) klee_assert(0);\n  return 0;\n}\n");
     let out = dir.path().join("out");
     let (_, json, tests) = run_json(&p, &out, &[]);
     assert_eq!(json["bugs"][0]["kind"], "assertion", "{json}");

@@ -14,6 +14,13 @@ pub fn example(rel: &str) -> String {
     root().join(rel).display().to_string()
 }
 
+/// Writes `text` to `name` in `dir`; its path.
+pub fn written(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
 pub fn braid(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_braid"))
         .args(args)

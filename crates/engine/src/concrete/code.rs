@@ -1033,12 +1033,9 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
             continue;
         };
         let dead = |s: u32| s < nvars && !get(&live_out[k], s);
-        let Value::Bv { width, bits: 0 } = slots[c as usize] else {
+        let (true, Value::Bv { width, bits: 0 }) = (c >= nvars, slots[c as usize]) else {
             continue;
         };
-        if c < nvars {
-            continue;
-        }
         // The branch is taken when `s` is not 0, negated if `neg`; `s` is
         // a word of `width` bits; `bit`: it must be 0 or 1 (it was masked).
         let (mut s, mut width, mut neg, mut bit) = (z, width, bop == Op::Eq, false);
@@ -1069,14 +1066,6 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
                     (s, bit) = (a, true);
                 }
                 _ => break,
-            }
-            if bit
-                && !matches!(
-                    drafts.get(i.wrapping_sub(1)).map(|d| d.kind),
-                    Some(Kind::CompareToBv { .. })
-                )
-            {
-                break;
             }
         }
         let Some((i, op, a, b, negate)) = best else {

@@ -426,16 +426,18 @@ impl<'m> Dse<'m> {
             // solver nothing, so nothing can ask for a split there: no copy
             // (a copy of a deep recursion's stack at each call and return
             // made ssm quadratic in the depth).
-            let top = st.top();
-            let asks = match self.module.func(top.func).stmts.get(top.at as usize) {
-                Some(Stmt::Call {
-                    callee: Operand::Const(Value::Func(_)),
-                    ..
-                }) => false,
-                Some(Stmt::Ret(_)) => st.frames.len() == 1,
-                _ => true,
+            let asks = |st: &State| {
+                let top = st.top();
+                match self.module.func(top.func).stmts.get(top.at as usize) {
+                    Some(Stmt::Call {
+                        callee: Operand::Const(Value::Func(_)),
+                        ..
+                    }) => false,
+                    Some(Stmt::Ret(_)) => st.frames.len() == 1,
+                    _ => true,
+                }
             };
-            let before = (!st.merges.is_empty() && asks).then(|| st.clone());
+            let before = (!st.merges.is_empty() && asks(&st)).then(|| st.clone());
             self.step_covered.clear();
             self.stepping = true;
             let step = self.step(st);
