@@ -727,16 +727,8 @@ impl<'a> Lowerer<'a> {
                 self.arith(Op::Div)?
             }
             O::I32DivU | O::I64DivU => self.arith(Op::UDiv)?,
-            O::I32RemS | O::I64RemS => {
-                // INT_MIN % -1 is 0 in wasm.
-                let w = width(*self.stack.last().expect("validated"));
-                let d = self.peek(0);
-                let neg1 = self.b.binary(Op::Eq, var(d), bv(w, u64::MAX));
-                let one = self.b.temp();
-                self.b.assign(one, Rhs::Select(var(neg1), bv(w, 1), var(d)));
-                self.b.assign(d, Rhs::Copy(var(one)));
-                self.arith(Op::Rem)?
-            }
+            // INT_MIN % -1 is 0 in wasm, as the IR's `%` (SMT-LIB's bvsrem) has it.
+            O::I32RemS | O::I64RemS => self.arith(Op::Rem)?,
             O::I32RemU | O::I64RemU => self.arith(Op::URem)?,
             O::I32And | O::I64And => self.arith(Op::And)?,
             O::I32Or | O::I64Or => self.arith(Op::Or)?,
