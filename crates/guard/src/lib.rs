@@ -112,6 +112,42 @@ struct Node {
 
 const TERMINAL: u32 = u32::MAX;
 
+/// Literals a guard implies, over the first [`Forced::VARS`] variables:
+/// `pos` has variable `v`'s bit when every assignment satisfying the guard
+/// sets `v`, `neg` when every one clears it. Two guards where one forces a
+/// literal and the other its complement are disjoint: `and` answers
+/// `false` without walking them, which is most of the work when a load
+/// under one path's guard meets a cell written on many other paths.
+#[derive(Clone, Copy)]
+struct Forced {
+    pos: u128,
+    neg: u128,
+}
+
+impl Forced {
+    const VARS: u32 = 128;
+    /// `false` forces everything (no assignment satisfies it).
+    const FALSE: Forced = Forced {
+        pos: u128::MAX,
+        neg: u128::MAX,
+    };
+    const TRUE: Forced = Forced { pos: 0, neg: 0 };
+
+    /// The node `if var then hi else lo`: what both branches force, each
+    /// with its own literal of `var`.
+    fn node(var: u32, lo: Forced, hi: Forced) -> Forced {
+        let bit = if var < Self::VARS { 1u128 << var } else { 0 };
+        Forced {
+            pos: lo.pos & (hi.pos | bit),
+            neg: (lo.neg | bit) & hi.neg,
+        }
+    }
+
+    fn conflicts(self, other: Forced) -> bool {
+        (self.pos & other.neg) | (self.neg & other.pos) != 0
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Connective {
     And,
@@ -120,6 +156,9 @@ enum Connective {
 
 pub struct Guards {
     nodes: Vec<Node>,
+    /// Per node, the literals every one of its paths to `true` sets
+    /// ([`Forced`]).
+    forced: Vec<Forced>,
     unique: FxHashMap<(u32, Guard, Guard), Guard>,
     /// Operation caches, one per connective.
     and_cache: Computed,
@@ -160,6 +199,7 @@ impl Guards {
         };
         Guards {
             nodes: (0..2).map(terminal).collect(),
+            forced: vec![Forced::FALSE, Forced::TRUE],
             unique: FxHashMap::default(),
             and_cache: Computed::new(),
             or_cache: Computed::new(),
@@ -249,13 +289,16 @@ impl Guards {
             return g;
         }
         let node = Node { var, lo, hi };
+        let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
         let g = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = node;
+                self.forced[id as usize] = forced;
                 Guard(id)
             }
             None => {
                 self.nodes.push(node);
+                self.forced.push(forced);
                 Guard(self.nodes.len() as u32 - 1)
             }
         };
@@ -373,6 +416,7 @@ impl Guards {
         }
         let key = (a.min(b), a.max(b));
         match op {
+            Connective::And if self.forced[a.0 as usize].conflicts(self.forced[b.0 as usize]) => Some(Guard::FALSE),
             Connective::And => self.and_cache.get(key),
             Connective::Or => self.or_cache.get(key),
         }
@@ -675,6 +719,72 @@ mod tests {
         assert_eq!(without_p, q_or_r);
         assert_eq!(g.exists(f, &|_| false), f);
         assert!(g.exists(f, &|_| true).is_true());
+    }
+
+    /// Whether `g` holds when variable `v` has bit `v - first` of `bits`.
+    fn holds(g: &Guards, mut x: Guard, first: u32, bits: u32) -> bool {
+        while x.0 > 1 {
+            let n = g.nodes[x.0 as usize];
+            x = if bits >> (n.var - first) & 1 == 1 { n.hi } else { n.lo };
+        }
+        x.is_true()
+    }
+
+    #[test]
+    fn forced_literals_hold_and_and_agrees_with_the_truth_table() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        // Atoms on both sides of the tracked range (`Forced::VARS`).
+        let atoms: Vec<Guard> = (0..134)
+            .map(|i| {
+                let x = s.symbol_term(&format!("x{i}"), Sort::Int);
+                let zero = s.constant(Value::Int(0));
+                let p = s.app(Op::Gt, &[x, zero]).unwrap();
+                g.atom(&mut s, p)
+            })
+            .collect();
+        let first = 124;
+        let used = &atoms[first as usize..];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut pool: Vec<Guard> = used.to_vec();
+        for _ in 0..400 {
+            let (a, b) = (pool[next() as usize % pool.len()], pool[next() as usize % pool.len()]);
+            let r = match next() % 4 {
+                0 => g.or(a, b),
+                1 => g.not(a),
+                _ => g.and(a, b),
+            };
+            pool.push(r);
+        }
+        let mut conflicts = 0;
+        for _ in 0..2000 {
+            let (a, b) = (pool[next() as usize % pool.len()], pool[next() as usize % pool.len()]);
+            let ab = g.and(a, b);
+            let (fa, fb) = (g.forced[a.0 as usize], g.forced[b.0 as usize]);
+            conflicts += fa.conflicts(fb) as u32;
+            for bits in 0..1u32 << used.len() {
+                let (ha, hb) = (holds(&g, a, first, bits), holds(&g, b, first, bits));
+                assert_eq!(holds(&g, ab, first, bits), ha && hb);
+                assert!(!(ha && hb && fa.conflicts(fb)), "a conflict means disjoint");
+                for (x, f) in [(ha, fa), (hb, fb)] {
+                    if !x {
+                        continue;
+                    }
+                    for v in first..Forced::VARS {
+                        let set = bits >> (v - first) & 1 == 1;
+                        assert!(f.pos >> v & 1 == 0 || set, "forced positive literal");
+                        assert!(f.neg >> v & 1 == 0 || !set, "forced negative literal");
+                    }
+                }
+            }
+        }
+        assert!(conflicts > 0, "the shortcut was tried");
     }
 
     #[test]
