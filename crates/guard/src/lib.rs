@@ -381,6 +381,12 @@ impl Guards {
         }
     }
 
+    /// Whether `a ∧ b` is `false` by their forced literals alone (a
+    /// constant-time test: `false` means "not known", not "they meet").
+    pub fn surely_disjoint(&self, a: Guard, b: Guard) -> bool {
+        a.is_false() || b.is_false() || self.forced[a.0 as usize].conflicts(self.forced[b.0 as usize])
+    }
+
     pub fn and(&mut self, a: Guard, b: Guard) -> Guard {
         self.connect(Connective::And, a, b)
     }

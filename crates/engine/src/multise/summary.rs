@@ -110,7 +110,12 @@ pub fn guarded_update(
     let not_phi = guards.not(phi);
     let mut out = SummaryBuilder::new(coalesce);
     for &(g, v) in old.iter() {
-        let kept = guards.and(g, not_phi);
+        // Entries of other paths (disjoint from φ) are kept as they are.
+        let kept = if guards.surely_disjoint(g, phi) {
+            g
+        } else {
+            guards.and(g, not_phi)
+        };
         out.push(guards, kept, v);
     }
     for &(g, v) in new.iter() {
