@@ -33,6 +33,9 @@ pub type Model = FxHashMap<SymId, Value>;
 /// Evaluations of terms under one model, shared by [`TermStore::eval_with`] calls.
 pub type EvalMemo = FxHashMap<TermId, Result<Value, EvalError>>;
 
+/// The most operands [`TermStore::factor`] looks at in a chain.
+const FACTOR_WIDTH: usize = 32;
+
 #[derive(Default)]
 pub struct TermStore {
     nodes: Vec<Node>,
@@ -514,6 +517,69 @@ impl TermStore {
         }
     }
 
+    /// The operands of a chain of `op` (`(a op b) op c`: `[a, b, c]`), or
+    /// `None` past [`FACTOR_WIDTH`] of them.
+    fn chain(&self, op: Op, t: TermId) -> Option<SmallVec<[TermId; 8]>> {
+        let mut out = SmallVec::new();
+        let mut stack: SmallVec<[TermId; 8]> = smallvec::smallvec![t];
+        while let Some(u) = stack.pop() {
+            match self.node(u) {
+                Node::App(o, a) if *o == op => stack.extend(a.iter().rev().copied()),
+                _ => out.push(u),
+            }
+            if out.len() + stack.len() > FACTOR_WIDTH {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// `a ∨ b` (or dually `a ∧ b`) of two chains of the other connective,
+    /// the way merged paths' conditions meet: their common operands come
+    /// out (`(c ∧ x) ∨ (c ∧ y)` is `c ∧ (x ∨ y)`, and `c ∨ (c ∧ y)` is
+    /// `c`), and a lone operand drops its complement from the other side
+    /// (`x ∨ (¬x ∧ y)` is `x ∨ y`). `None`: no rewrite.
+    fn factor(&mut self, op: Op, a: TermId, b: TermId) -> Option<TermId> {
+        let inner = if op == Op::Or { Op::And } else { Op::Or };
+        let (xs, ys) = (self.chain(inner, a)?, self.chain(inner, b)?);
+        if xs.len() == 1 && ys.len() == 1 {
+            return None;
+        }
+        let rebuild = |s: &mut Self, ts: &[TermId]| match ts.split_first() {
+            Some((first, rest)) => rest.iter().try_fold(*first, |acc, t| s.app(inner, &[acc, *t]).ok()),
+            None => Some(s.bool(inner == Op::And)),
+        };
+        let common: SmallVec<[TermId; 8]> = xs.iter().copied().filter(|x| ys.contains(x)).collect();
+        if !common.is_empty() {
+            let own = |zs: &[TermId]| -> SmallVec<[TermId; 8]> {
+                zs.iter().copied().filter(|z| !common.contains(z)).collect()
+            };
+            let (own_x, own_y) = (own(&xs), own(&ys));
+            let c = rebuild(self, &common)?;
+            if own_x.is_empty() || own_y.is_empty() {
+                return Some(c);
+            }
+            let (x, y) = (rebuild(self, &own_x)?, rebuild(self, &own_y)?);
+            let rest = self.app(op, &[x, y]).ok()?;
+            return self.app(inner, &[c, rest]).ok();
+        }
+        for (lone, other, other_is_b) in [(&xs, &ys, true), (&ys, &xs, false)] {
+            if lone.len() != 1 {
+                continue;
+            }
+            let x = lone[0];
+            let Some(i) = other.iter().position(|&z| self.negates(x, z)) else {
+                continue;
+            };
+            let mut kept = other.clone();
+            kept.remove(i);
+            let y = rebuild(self, &kept)?;
+            let (p, q) = if other_is_b { (x, y) } else { (y, x) };
+            return self.app(op, &[p, q]).ok();
+        }
+        None
+    }
+
     /// Local rewrites, kept apart from construction proper.
     fn rewrite(&mut self, op: Op, args: &[TermId], sort: Sort) -> Option<TermId> {
         if op == Op::Read {
@@ -567,7 +633,10 @@ impl TermStore {
                     return Some(args[0]);
                 }
                 // c ∧ ¬c and c ∨ ¬c (paths meeting again after a branch).
-                self.negates(args[0], args[1]).then(|| self.bool(op == Op::Or))
+                if self.negates(args[0], args[1]) {
+                    return Some(self.bool(op == Op::Or));
+                }
+                self.factor(op, args[0], args[1])
             }
             Op::Ite => {
                 let (cond, yes, no) = (args[0], args[1], args[2]);
@@ -949,6 +1018,107 @@ mod tests {
         let b = s.app(Op::Mul, &[two, x]).unwrap();
         assert_eq!(a, b);
         assert_eq!(s.symbols(a), &[SymId(0)]);
+    }
+
+    #[test]
+    fn merged_conditions_factor() {
+        let mut s = TermStore::new();
+        let zero = s.constant(Value::Int(0));
+        let [c, x, y]: [TermId; 3] = std::array::from_fn(|i| {
+            let v = s.symbol_term(&format!("v{i}"), Sort::Int);
+            s.app(Op::Gt, &[v, zero]).unwrap()
+        });
+        let (cx, cy) = (s.and(c, x), s.and(c, y));
+        let (x_or_y, factored) = (s.or(x, y), s.or(cx, cy));
+        assert_eq!(factored, s.and(c, x_or_y), "(c ∧ x) ∨ (c ∧ y)");
+        assert_eq!(s.or(c, cy), c, "c ∨ (c ∧ y)");
+        let not_x = s.not(x);
+        let not_x_and_y = s.and(not_x, y);
+        assert_eq!(s.or(x, not_x_and_y), x_or_y, "x ∨ (¬x ∧ y)");
+        let (x_and_c, not_x_and_c) = (s.and(x, c), s.and(not_x, c));
+        assert_eq!(s.or(x_and_c, not_x_and_c), c, "paths that part on x and meet again");
+    }
+
+    /// Random Boolean combinations of comparisons built through the store
+    /// (with its rewrites) evaluate as the same combinations do in Rust.
+    #[test]
+    fn boolean_rewrites_keep_the_meaning() {
+        #[derive(Clone)]
+        enum E {
+            Atom(usize),
+            Not(Box<E>),
+            And(Box<E>, Box<E>),
+            Or(Box<E>, Box<E>),
+        }
+        fn value(e: &E, bits: u32) -> bool {
+            match e {
+                E::Atom(i) => bits >> i & 1 == 1,
+                E::Not(a) => !value(a, bits),
+                E::And(a, b) => value(a, bits) && value(b, bits),
+                E::Or(a, b) => value(a, bits) || value(b, bits),
+            }
+        }
+        fn build(s: &mut TermStore, atoms: &[TermId], e: &E) -> TermId {
+            match e {
+                E::Atom(i) => atoms[*i],
+                E::Not(a) => {
+                    let a = build(s, atoms, a);
+                    s.not(a)
+                }
+                E::And(a, b) | E::Or(a, b) => {
+                    let (a2, b2) = (build(s, atoms, a), build(s, atoms, b));
+                    match e {
+                        E::And(..) => s.and(a2, b2),
+                        _ => s.or(a2, b2),
+                    }
+                }
+            }
+        }
+        let mut s = TermStore::new();
+        let zero = s.constant(Value::Int(0));
+        let syms: Vec<TermId> = (0..4).map(|i| s.symbol_term(&format!("v{i}"), Sort::Int)).collect();
+        let atoms: Vec<TermId> = syms.iter().map(|&v| s.app(Op::Gt, &[v, zero]).unwrap()).collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Expressions with their sizes (kept under 64 nodes).
+        let mut pool: Vec<(E, usize)> = (0..4).map(|i| (E::Atom(i), 1)).collect();
+        for _ in 0..3000 {
+            let (a, m) = pool[next() as usize % pool.len()].clone();
+            let (b, n) = pool[next() as usize % pool.len()].clone();
+            if m + n >= 64 {
+                continue;
+            }
+            let (e, size) = match next() % 5 {
+                0 => (E::Not(Box::new(a)), m + 1),
+                1 | 2 => (E::And(Box::new(a), Box::new(b)), m + n + 1),
+                _ => (E::Or(Box::new(a), Box::new(b)), m + n + 1),
+            };
+            let t = build(&mut s, &atoms, &e);
+            for bits in 0..16u32 {
+                let model: Model = syms
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| {
+                        let Node::Sym(id) = s.node(v) else {
+                            unreachable!("a symbol")
+                        };
+                        (*id, Value::Int(if bits >> i & 1 == 1 { 1 } else { -1 }))
+                    })
+                    .collect();
+                assert_eq!(s.eval(t, &model), Ok(Value::Bool(value(&e, bits))));
+            }
+            if pool.len() < 200 {
+                pool.push((e, size));
+            } else {
+                let i = 4 + next() as usize % (pool.len() - 4);
+                pool[i] = (e, size);
+            }
+        }
     }
 
     #[test]

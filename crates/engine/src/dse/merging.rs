@@ -465,10 +465,30 @@ impl Dse<'_> {
             // One path condition contains the other: not two distinct paths.
             return None;
         }
-        let ca = conj(&mut self.store, &a.path[common..]);
-        let cb = conj(&mut self.store, &b.path[common..]);
+        // Conjuncts both paths have after the common prefix (the branches
+        // they took alike after they parted) stay conjuncts of the merged
+        // path; only what differs goes into the disjunction, which is then
+        // often `x ∨ ¬x`, true. Each side's selecting condition is its own
+        // remaining conjuncts: under the merged path they are equivalent to
+        // its whole rest.
+        let (rest_a, rest_b) = (&a.path[common..], &b.path[common..]);
+        let in_b: FxHashSet<TermId> = rest_b.iter().copied().collect();
+        let shared: Vec<TermId> = rest_a.iter().copied().filter(|c| in_b.contains(c)).collect();
+        let own = |rest: &[TermId]| -> Vec<TermId> { rest.iter().copied().filter(|c| !shared.contains(c)).collect() };
+        let (own_a, own_b) = (own(rest_a), own(rest_b));
+        // Two paths part on complementary conditions, so each keeps one of
+        // its own; if not, nothing is hoisted.
+        let hoist = !own_a.is_empty() && !own_b.is_empty();
+        let (ca, cb) = if hoist {
+            (conj(&mut self.store, &own_a), conj(&mut self.store, &own_b))
+        } else {
+            (conj(&mut self.store, rest_a), conj(&mut self.store, rest_b))
+        };
         let mut m = a.clone();
         m.path.truncate(common);
+        if hoist {
+            m.path.extend(shared.iter().copied());
+        }
         let either = self.store.or(ca, cb);
         if !self.store.is_true(either) {
             m.path.push(either);
