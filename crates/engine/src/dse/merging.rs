@@ -474,7 +474,9 @@ impl Dse<'_> {
         let (rest_a, rest_b) = (&a.path[common..], &b.path[common..]);
         let in_b: FxHashSet<TermId> = rest_b.iter().copied().collect();
         let shared: Vec<TermId> = rest_a.iter().copied().filter(|c| in_b.contains(c)).collect();
-        let own = |rest: &[TermId]| -> Vec<TermId> { rest.iter().copied().filter(|c| !shared.contains(c)).collect() };
+        let is_shared: FxHashSet<TermId> = shared.iter().copied().collect();
+        let own =
+            |rest: &[TermId]| -> Vec<TermId> { rest.iter().copied().filter(|c| !is_shared.contains(c)).collect() };
         let (own_a, own_b) = (own(rest_a), own(rest_b));
         // Two paths part on complementary conditions, so each keeps one of
         // its own; if not, nothing is hoisted.
