@@ -176,8 +176,10 @@ pub struct Guards {
     /// The most nodes alive at once, and how many collections ran.
     pub peak_nodes: usize,
     pub collections: u64,
-    /// Time spent in BDD operations (reported on its own).
-    pub time: Duration,
+    /// Time spent in BDD operations that returned (see [`Guards::time_spent`]).
+    time: Duration,
+    /// When the operation under way started.
+    running: Option<Instant>,
     /// One operation can take exponential time: its recursive steps look at
     /// the run's budget now and then, and unwind when it stopped.
     budget: Budget,
@@ -213,6 +215,7 @@ impl Guards {
             peak_nodes: 0,
             collections: 0,
             time: Duration::ZERO,
+            running: None,
             budget: Budget::unlimited(),
             steps: 0,
         }
@@ -430,9 +433,17 @@ impl Guards {
 
     fn timed(&mut self, f: impl FnOnce(&mut Guards) -> Guard) -> Guard {
         let start = Instant::now();
+        self.running = Some(start);
         let r = f(self);
+        self.running = None;
         self.time += start.elapsed();
         r
+    }
+
+    /// Time spent in BDD operations, with one the run's stop unwound from
+    /// (it never returned to add its time).
+    pub fn time_spent(&self) -> Duration {
+        self.time + self.running.map_or(Duration::ZERO, |t| t.elapsed())
     }
 
     /// `a ∧ b` or `a ∨ b` by Shannon expansion on the smaller variable.

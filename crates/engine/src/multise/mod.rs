@@ -2113,7 +2113,7 @@ impl Multise<'_> {
         st.terms = self.store.len() as u64;
         st.bdd_nodes = self.guards.peak_nodes as u64;
         st.bdd_collections = self.guards.collections;
-        st.bdd_ms = self.guards.time.as_millis() as u64;
+        st.bdd_ms = self.guards.time_spent().as_millis() as u64;
         st.operations = self.entries_processed;
         st.loops = self.loops.as_ref().map(|l| l.stats.clone());
         if let Some(a) = &self.ahead {
