@@ -738,6 +738,18 @@ mod tests {
         assert!(g.exists(f, &|_| true).is_true());
     }
 
+    /// Atoms `x0 > 0`, `x1 > 0`, …: variables 0 to `n - 1`.
+    fn atoms(s: &mut TermStore, g: &mut Guards, n: usize) -> Vec<Guard> {
+        (0..n)
+            .map(|i| {
+                let x = s.symbol_term(&format!("x{i}"), Sort::Int);
+                let zero = s.constant(Value::Int(0));
+                let p = s.app(Op::Gt, &[x, zero]).unwrap();
+                g.atom(s, p)
+            })
+            .collect()
+    }
+
     /// Whether `g` holds when variable `v` has bit `v - first` of `bits`.
     fn holds(g: &Guards, mut x: Guard, first: u32, bits: u32) -> bool {
         while x.0 > 1 {
@@ -752,14 +764,7 @@ mod tests {
         let mut s = TermStore::new();
         let mut g = Guards::new();
         // Atoms on both sides of the tracked range (`Forced::VARS`).
-        let atoms: Vec<Guard> = (0..134)
-            .map(|i| {
-                let x = s.symbol_term(&format!("x{i}"), Sort::Int);
-                let zero = s.constant(Value::Int(0));
-                let p = s.app(Op::Gt, &[x, zero]).unwrap();
-                g.atom(&mut s, p)
-            })
-            .collect();
+        let atoms = atoms(&mut s, &mut g, 134);
         let first = 124;
         let used = &atoms[first as usize..];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -808,14 +813,7 @@ mod tests {
     fn collection_keeps_the_roots_and_reuses_the_rest() {
         let mut s = TermStore::new();
         let mut g = Guards::new();
-        let atoms: Vec<Guard> = (0..8)
-            .map(|i| {
-                let x = s.symbol_term(&format!("x{i}"), Sort::Int);
-                let zero = s.constant(Value::Int(0));
-                let p = s.app(Op::Gt, &[x, zero]).unwrap();
-                g.atom(&mut s, p)
-            })
-            .collect();
+        let atoms = atoms(&mut s, &mut g, 8);
         // (x0 ∧ x1) ∨ (x2 ∧ x3) ∨ …, kept; its negation, dropped.
         let mut keep = Guard::FALSE;
         for pair in atoms.chunks(2) {

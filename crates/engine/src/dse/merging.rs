@@ -472,12 +472,13 @@ impl Dse<'_> {
         // remaining conjuncts: under the merged path they are equivalent to
         // its whole rest.
         let (rest_a, rest_b) = (&a.path[common..], &b.path[common..]);
-        let in_b: FxHashSet<TermId> = rest_b.iter().copied().collect();
+        let (in_a, in_b): (FxHashSet<TermId>, FxHashSet<TermId>) =
+            (rest_a.iter().copied().collect(), rest_b.iter().copied().collect());
         let shared: Vec<TermId> = rest_a.iter().copied().filter(|c| in_b.contains(c)).collect();
-        let is_shared: FxHashSet<TermId> = shared.iter().copied().collect();
-        let own =
-            |rest: &[TermId]| -> Vec<TermId> { rest.iter().copied().filter(|c| !is_shared.contains(c)).collect() };
-        let (own_a, own_b) = (own(rest_a), own(rest_b));
+        let own = |rest: &[TermId], other: &FxHashSet<TermId>| -> Vec<TermId> {
+            rest.iter().copied().filter(|c| !other.contains(c)).collect()
+        };
+        let (own_a, own_b) = (own(rest_a, &in_b), own(rest_b, &in_a));
         // Two paths part on complementary conditions, so each keeps one of
         // its own; if not, nothing is hoisted.
         let hoist = !own_a.is_empty() && !own_b.is_empty();
