@@ -25,7 +25,8 @@ enum Engine {
         incremental: bool,
     },
     /// The last field: split a merged state back at its first query that
-    /// reaches the solver.
+    /// reaches the solver; false: never split (the default's 250 ms budget
+    /// would make path counts depend on the machine's load).
     Merging(Strategy, Similarity, SearchKind, bool),
     /// `collect`: garbage-collect the BDD nodes at nearly every step.
     Multise {
@@ -111,11 +112,7 @@ fn explore_with(
                 strategy: *strategy,
                 similarity: *similarity,
                 qce: Default::default(),
-                split_after_ms: if *split {
-                    0
-                } else {
-                    braid_engine::dse::merging::SPLIT_AFTER_MS
-                },
+                split_after_ms: if *split { 0 } else { u32::MAX },
             });
             spec
         }
