@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MuSE (seed 002): concolic execution with and without partial solutions on
-# binary-format parsers written by the team (BMP, WAV, PGM, GIF, PCX headers
-# and a bytecode verifier), every input byte symbolic, each started from a
+# binary-format parsers written by the team (BMP, WAV, PGM, GIF, PCX headers,
+# a bytecode verifier, a base64-armoured record whose characters decode
+# through a lookup table), every input byte symbolic, each started from a
 # valid seed file (bench/muse/*.seed), and on floating-point programs
 # (triangle, quadratic, thermostat; started from zeros). Configurations
 # dfs, dfs+P, bfs, bfs+P (+P: --partial-solutions), each cut off at
@@ -15,7 +16,7 @@
 # coverage for comparison. Times come from each run's coverage-over-time
 # record (ms since the start), so they include runs, filters and solving.
 # PLOT=FILE.svg also draws each program's coverage over time (log time axis),
-# the four configurations as four lines.
+# the four configurations as four lines. PROGRAMS="b64 pgm" runs some only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_time=${MAX_TIME:-30}
@@ -23,7 +24,7 @@ cargo build --release --quiet
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${CARGO_TARGET_DIR:-target}/release/braid" "$tmp/braid"
-programs="bmp wav pgm gif pcx bytecode triangle quadratic thermostat"
+programs=${PROGRAMS:-"bmp wav pgm gif pcx bytecode b64 triangle quadratic thermostat"}
 for p in $programs; do
     seed=()
     if [ -f "bench/muse/$p.seed" ]; then seed=(--seed-input "bench/muse/$p.seed"); fi

@@ -496,7 +496,7 @@ impl Dse<'_> {
         if c.options.partial_solutions {
             let mut query = prefix.to_vec();
             query.push(flip.cond);
-            let linear = solve_linear(&self.store, &query, simplex::Limits::default());
+            let linear = solve_linear(&self.store, &query, &flip.parent, simplex::Limits::default());
             if let Some(m) = &linear.solution {
                 let m = over(m);
                 if self.store.satisfies(&query, &m) {
