@@ -120,7 +120,8 @@ impl Linearizer<'_> {
         })
     }
 
-    /// `x = 2^k·q + r` with `0 ≤ r < 2^k` (and `x ≥ 0` unless `signed`):
+    /// `x = 2^k·q + r` with `0 ≤ r < 2^k` (and `x ≥ 0` unless `signed`,
+    /// where `q` is the floored quotient of any integer):
     /// the quotient `q` (a shift right of `x` by `k`) or the remainder `r`
     /// (a truncation of `x` to `k` bits), as fresh variables tied to `t`.
     fn divide(&mut self, t: TermId, x: Lin, k: u32, remainder: bool, signed: bool) -> Option<Lin> {
@@ -218,15 +219,15 @@ impl Linearizer<'_> {
                         _ => None,
                     },
                     // A truncation of a value its shape shows to fit is the
-                    // value; else its remainder (when the value is not
-                    // negative).
+                    // value; else its remainder (of any integer: the low
+                    // bits of a negative one too).
                     Op::Trunc(w) => {
                         let (_, hi) = self.bit_range(args[0], 0);
                         let x = sub(self, 0);
                         if hi <= *w as u32 {
                             x
                         } else {
-                            x.and_then(|x| self.divide(t, x, *w as u32, true, false))
+                            x.and_then(|x| self.divide(t, x, *w as u32, true, true))
                         }
                     }
                     Op::ZExt(_) | Op::SExt(_) | Op::ToInt | Op::ToBv(_) => sub(self, 0),
@@ -571,7 +572,8 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, lim
                 (actual != value_of(store.sort(o.term), values[o.var])).then_some((o, actual))
             })
             .collect();
-        if wrong.is_empty() {
+        // (A wrong term may not matter: the query may hold all the same.)
+        if wrong.is_empty() || store.satisfies(constraints, &full) {
             out.solution = Some(m);
             break;
         }
@@ -948,5 +950,14 @@ mod tests {
                 bits: 0x1234
             }
         );
+        // The low byte of a negative word: x < −1000 and x as a byte is 5.
+        let (minus, five) = (bv(&mut s, 32, (-1000i32) as u32 as u64), bv(&mut s, 8, 5));
+        let query = [
+            s.app(Op::Lt, &[x, minus]).unwrap(),
+            s.app(Op::Eq, &[low, five]).unwrap(),
+        ];
+        let lin = solve_linear(&s, &query, &Model::default(), Limits::default());
+        let sol = lin.solution.expect("solved");
+        assert!(s.satisfies(&query, &sol));
     }
 }
