@@ -18,11 +18,12 @@ type Covered = BTreeSet<braid_engine::results::Branch>;
 #[derive(Clone)]
 enum Engine {
     Dse(SearchKind),
-    /// dse (dfs) with the solver layer's unsat cores and incremental
-    /// solving set as given (both are on by default).
+    /// dse (dfs) with the solver layer's unsat cores, incremental solving
+    /// and simplex-first set as given (all on by default).
     DseSolver {
         cores: bool,
         incremental: bool,
+        simplex: bool,
     },
     /// The last field: split a merged state back at its first query that
     /// reaches the solver; false: never split (the default's 250 ms budget
@@ -97,9 +98,14 @@ fn explore_with(
             config.search = *search;
             EngineSpec::new(EngineKind::Dse)
         }
-        Engine::DseSolver { cores, incremental } => {
+        Engine::DseSolver {
+            cores,
+            incremental,
+            simplex,
+        } => {
             config.unsat_cores = *cores;
             config.incremental = *incremental;
+            config.simplex = *simplex;
             EngineSpec::new(EngineKind::Dse)
         }
         Engine::Merging(strategy, similarity, search, split) => {
@@ -181,7 +187,11 @@ fn explore_with(
 fn engine_label(engine: &Engine) -> String {
     match engine {
         Engine::Dse(search) => search.name().to_string(),
-        Engine::DseSolver { cores, incremental } => format!("unsat cores {cores} incremental {incremental}"),
+        Engine::DseSolver {
+            cores,
+            incremental,
+            simplex,
+        } => format!("unsat cores {cores} incremental {incremental} simplex {simplex}"),
         Engine::Merging(_, similarity, search, split) => format!("{similarity:?} {} split {split}", search.name()),
         Engine::Multise {
             coalesce,
@@ -201,8 +211,8 @@ proptest! {
 
     /// dse under every searcher explores the same tree: same paths (one test
     /// each), covered branches and bugs; so does dse without the solver
-    /// layer's unsat cores or incremental solving (solver settings never
-    /// change a verdict).
+    /// layer's unsat cores, incremental solving or simplex-first (solver
+    /// settings never change a verdict).
     #[test]
     fn every_test_replays_and_searchers_agree(seed in any::<u64>()) {
         let src = random_program(seed);
@@ -212,8 +222,8 @@ proptest! {
             let (o, obugs, ocovered) = explore(&src, &Engine::Dse(search));
             prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "dfs vs {}\n{}", search.name(), src);
         }
-        for (cores, incremental) in [(false, false), (true, false), (false, true)] {
-            let engine = Engine::DseSolver { cores, incremental };
+        for (cores, incremental, simplex) in [(false, false, true), (true, false, true), (false, true, true), (true, true, false)] {
+            let engine = Engine::DseSolver { cores, incremental, simplex };
             let (o, obugs, ocovered) = explore(&src, &engine);
             let label = engine_label(&engine);
             prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "default vs {}\n{}", label, src);

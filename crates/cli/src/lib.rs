@@ -163,6 +163,12 @@ struct RunArgs {
     /// is asserted afresh.
     #[arg(long, default_value = "on", value_name = "on|off")]
     incremental: String,
+    /// on: a question the caches do not answer goes to braid's simplex
+    /// first (integers read as integers, table lookups refined by array
+    /// axioms, MuSE §3.2-3.3), and to Z3 only when the simplex finds no
+    /// model that satisfies it; off: straight to Z3.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    simplex: String,
     /// dse, ssm, dsm, multise: on: the states reaching a loop head are
     /// merged across iterations (seed 003) and a state (multise: the part
     /// of a state) that an earlier one stands for stops, so loops whose
@@ -699,6 +705,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     };
     let unsat_cores = on_off("--unsat-cores", &args.unsat_cores)?;
     let incremental = on_off("--incremental", &args.incremental)?;
+    let simplex = on_off("--simplex", &args.simplex)?;
     let loop_merge = on_off("--loop-merge", &args.loop_merge)?;
     let run_ahead = match on_off("--run-ahead", &args.run_ahead)? {
         true => braid_engine::RunAhead::On,
@@ -712,6 +719,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         seed: args.seed,
         unsat_cores,
         incremental,
+        simplex,
         loop_merge,
         run_ahead,
         dump_queries: args.dump_queries.clone(),

@@ -259,8 +259,16 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} calls of which {} unsat, {} unsat by a known core, {} ms)",
-                        k.kind, k.queries, k.solver_calls, k.solver_unsat, k.subset_hits, k.solver_ms
+                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} calls of which {} unsat, {} unsat by a known core, {} ms)",
+                        k.kind,
+                        k.queries,
+                        k.simplex_sat,
+                        k.simplex_tries,
+                        k.simplex_ms,
+                        k.solver_calls,
+                        k.solver_unsat,
+                        k.subset_hits,
+                        k.solver_ms
                     )
                 })
                 .collect();

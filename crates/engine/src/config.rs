@@ -56,6 +56,9 @@ pub struct Config {
     pub unsat_cores: bool,
     /// The solver keeps the constraints consecutive queries share asserted.
     pub incremental: bool,
+    /// The solver layer asks braid's simplex (with abstraction refinement)
+    /// for a model before Z3.
+    pub simplex: bool,
     /// Write every solver call here as SMT-LIB.
     pub dump_queries: Option<std::path::PathBuf>,
     /// Merge the states at each loop head across iterations (seed 003), and
@@ -83,6 +86,7 @@ impl Config {
         let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
         solver.set_unsat_cores(self.unsat_cores);
         solver.set_incremental(self.incremental);
+        solver.set_simplex(self.simplex);
         if let Some(dir) = &self.dump_queries {
             solver.dump_queries(dir.clone());
         }
@@ -98,6 +102,7 @@ impl Default for Config {
             seed: 0,
             unsat_cores: true,
             incremental: true,
+            simplex: true,
             dump_queries: None,
             loop_merge: true,
             run_ahead: RunAhead::On,

@@ -263,6 +263,11 @@ pub struct KindDetail {
     /// Of the solver calls, those that answered unsat.
     pub solver_unsat: u64,
     pub solver_ms: u64,
+    /// Questions braid's simplex was asked before the solver, those it
+    /// answered with a model, and its time.
+    pub simplex_tries: u64,
+    pub simplex_sat: u64,
+    pub simplex_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -303,6 +308,9 @@ impl Stats {
                     solver_calls: s.solver_calls,
                     solver_unsat: s.solver_unsat,
                     solver_ms: s.solver_time.as_millis() as u64,
+                    simplex_tries: s.simplex_tries,
+                    simplex_sat: s.simplex_sat,
+                    simplex_ms: s.simplex_time.as_millis() as u64,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,
