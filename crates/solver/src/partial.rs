@@ -424,6 +424,11 @@ fn value_of(sort: Sort, v: i128) -> Value {
 
 /// Rounds of abstraction refinement after the first solve (§3.3).
 pub const REFINEMENTS: usize = 16;
+/// Past this many linear constraints or variables the simplex is not
+/// tried (a pivot costs their product), and refinement stops once the
+/// solves have taken [`REFINE_TIME`].
+pub const MAX_LINEAR: usize = 512;
+pub const REFINE_TIME: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Solves the linear part of `constraints` (all must hold) from the
 /// all-zero assignment, with its partial solutions, by abstraction
@@ -456,7 +461,7 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, lim
     for &c in constraints {
         lz.atom(c, true, 0);
     }
-    if lz.constraints.is_empty() {
+    if lz.constraints.is_empty() || lz.constraints.len() > MAX_LINEAR || lz.vars.len() > MAX_LINEAR {
         return Linear::default();
     }
     // Opaque terms with the linear forms of their operands (which may add
@@ -546,7 +551,11 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, lim
         }
     };
     let mut system = lz.constraints.clone();
+    let start = std::time::Instant::now();
     for round in 0..=REFINEMENTS {
+        if round > 0 && start.elapsed() > REFINE_TIME {
+            break;
+        }
         let solved = simplex::solve(lz.vars.len(), &system, &lz.bounds, limits);
         out.pivots += solved.pivots;
         for p in &solved.partials {

@@ -406,7 +406,18 @@ impl QuerySolver {
             let start = Instant::now();
             let linear =
                 crate::partial::solve_linear(store, &set, &Model::default(), crate::simplex::Limits::default());
-            let found = linear.solution.filter(|m| store.satisfies(&set, m));
+            // Every symbol of the set gets its value (those the simplex did
+            // not set take their default, as evaluation gave them): the
+            // caller's model must not fill them in otherwise.
+            let found = linear.solution.map(|mut m| {
+                for c in &set {
+                    for &x in store.symbols(*c) {
+                        m.entry(x).or_insert_with(|| Value::default_of(store.symbol(x).sort));
+                    }
+                }
+                m
+            });
+            let found = found.filter(|m| store.satisfies(&set, m));
             let k = self.stats.kind(self.kind);
             k.simplex_tries += 1;
             k.simplex_time += start.elapsed();
