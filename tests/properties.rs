@@ -515,7 +515,8 @@ proptest! {
     /// and off, and so do concolic runs (with and without partial
     /// solutions); dsm, whose fast-forwarding sees fewer slices, the same
     /// bugs and covered branches (left out: runs the solver leaves
-    /// incomplete, a query it could not decide in 10 s).
+    /// incomplete, a query it could not decide in 10 s; path counts of runs
+    /// where such a query split a merged state).
     #[test]
     fn merging_running_ahead_changes_no_exploration(seed in any::<u64>()) {
         for src in [random_program(seed), random_memory_program(seed)] {
@@ -537,7 +538,9 @@ proptest! {
                     };
                     let label = engine_label(&engine);
                     prop_assert_eq!((&bugs, &covered), (&obugs, &ocovered), "off vs {}\n{}", label, src);
-                    if same_paths {
+                    // (A merged query the solver cannot decide in its 10 s
+                    // splits the state: path counts then depend on time.)
+                    if same_paths && r.stats.splits == 0 && o.stats.splits == 0 {
                         prop_assert_eq!(r.paths, o.paths, "paths, off vs {}\n{}", label, src);
                     }
                 }
