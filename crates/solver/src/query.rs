@@ -595,6 +595,10 @@ mod tests {
         assert_eq!(independent_groups(&s, &[a, b, a2]).len(), 2);
 
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+
+        // (These check the backend path: the simplex would answer first.)
+
+        q.set_simplex(false);
         assert!(q.check(&s, &[a, b], a2, None).is_sat());
         assert_eq!(q.stats.solver_calls, 1);
         assert!(q.check(&s, &[a, b], a2, None).is_sat());
@@ -630,6 +634,8 @@ mod tests {
             let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
             let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
             let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+            // (These check the backend path: the simplex would answer first.)
+            q.set_simplex(false);
             q.set_unsat_cores(cores);
             // {a > 0, a > 3, a < b} with b < a: the core is {a < b, b < a}.
             let (a0, a3) = (gt(&mut s, "a", 0), gt(&mut s, "a", 3));
@@ -676,6 +682,8 @@ mod tests {
         let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
         let a_gt_b = s.app(Op::Gt, &[a, b]).unwrap();
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        // (These check the backend path: the simplex would answer first.)
+        q.set_simplex(false);
         let SatResult::Sat(_) = q.model(&s, &[a_gt_b]) else {
             panic!("satisfiable")
         };
@@ -693,6 +701,8 @@ mod tests {
         let mut s = TermStore::new();
         let pc = [gt(&mut s, "a", 10), gt(&mut s, "b", -4), gt(&mut s, "a", 20)];
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        // (These check the backend path: the simplex would answer first.)
+        q.set_simplex(false);
         let SatResult::Sat(m) = q.model(&s, &pc) else {
             panic!("satisfiable")
         };
@@ -715,6 +725,8 @@ mod tests {
         let three = s.constant(Value::f64(3.0));
         let c2 = s.app(Op::Eq, &[sum, three]).unwrap();
         let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        // (These check the backend path: the simplex would answer first.)
+        q.set_simplex(false);
         let SatResult::Sat(m) = q.model(&s, &[c1, c2]) else {
             panic!("satisfiable")
         };
