@@ -65,6 +65,18 @@ impl Lin {
         Some(self)
     }
 
+    /// The constraint `self ⋈ value` (`None` when `value − constant`
+    /// overflows).
+    fn compare(&self, rel: Rel, value: i128) -> Option<Constraint> {
+        let mut coeffs: Vec<(usize, i128)> = self.coeffs.iter().map(|(x, a)| (*x, *a)).collect();
+        coeffs.sort_unstable();
+        Some(Constraint {
+            coeffs,
+            rel,
+            bound: value.checked_sub(self.constant)?,
+        })
+    }
+
     fn plus(mut self, o: Lin, sign: i128) -> Option<Lin> {
         for (x, a) in o.coeffs {
             let e = self.coeffs.entry(x).or_insert(0);
@@ -141,28 +153,16 @@ impl Linearizer<'_> {
             return Some(result);
         }
         if !signed {
-            let mut coeffs: Vec<(usize, i128)> = x.coeffs.iter().map(|(y, a)| (*y, *a)).collect();
-            coeffs.sort_unstable();
-            self.constraints.push(Constraint {
-                coeffs,
-                rel: Rel::Ge,
-                bound: -x.constant,
-            });
+            self.constraints.extend(x.compare(Rel::Ge, 0));
         }
-        let mut d = x.plus(
+        let d = x.plus(
             Lin {
                 coeffs: [(q, 1i128 << k), (r, 1)].into_iter().collect(),
                 constant: 0,
             },
             -1,
         )?;
-        let mut coeffs: Vec<(usize, i128)> = d.coeffs.drain().collect();
-        coeffs.sort_unstable();
-        self.constraints.push(Constraint {
-            coeffs,
-            rel: Rel::Eq,
-            bound: -d.constant,
-        });
+        self.constraints.push(d.compare(Rel::Eq, 0)?);
         Some(result)
     }
 
@@ -383,13 +383,7 @@ impl Linearizer<'_> {
                 if let (true, Sort::Bv(_)) = (unsigned, self.store.sort(args[0])) {
                     for side in [&l, &r] {
                         if !side.coeffs.is_empty() {
-                            let mut coeffs: Vec<(usize, i128)> = side.coeffs.iter().map(|(x, a)| (*x, *a)).collect();
-                            coeffs.sort_unstable();
-                            self.constraints.push(Constraint {
-                                coeffs,
-                                rel: Rel::Ge,
-                                bound: -side.constant,
-                            });
+                            self.constraints.extend(side.compare(Rel::Ge, 0));
                         }
                     }
                 }
@@ -397,12 +391,7 @@ impl Linearizer<'_> {
                 if d.coeffs.is_empty() {
                     return;
                 }
-                let Some(bound) = (bound as i128).checked_sub(d.constant) else {
-                    return;
-                };
-                let mut coeffs: Vec<(usize, i128)> = d.coeffs.into_iter().collect();
-                coeffs.sort_unstable();
-                self.constraints.push(Constraint { coeffs, rel, bound });
+                self.constraints.extend(d.compare(rel, bound as i128));
             }
         }
     }
@@ -592,15 +581,10 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, lim
             terms.fold(form.constant, i128::saturating_add)
         };
         let mut pin = |form: &Lin, value: i128| {
-            let mut coeffs: Vec<(usize, i128)> = form.coeffs.iter().map(|(y, a)| (*y, *a)).collect();
-            coeffs.sort_unstable();
-            let c = Constraint {
-                coeffs,
-                rel: Rel::Eq,
-                bound: value - form.constant,
-            };
-            if !c.coeffs.is_empty() && !system.contains(&c) {
-                system.push(c);
+            if let Some(c) = form.compare(Rel::Eq, value) {
+                if !c.coeffs.is_empty() && !system.contains(&c) {
+                    system.push(c);
+                }
             }
         };
         let var = |o: &Opaque| Lin {
