@@ -518,24 +518,45 @@ impl<'a> Lowerer<'a> {
                     .collect::<Result<_, _>>()
                     .map_err(|e| WasmError::at(e.offset() as usize, e.message().to_string()))?;
                 let default = targets.default();
-                // One trampoline per target (moving the carried values),
-                // chosen by a computed jump.
-                let mut pads = Vec::new();
-                for d in depths.iter().chain([&default]) {
-                    pads.push((*d, self.b.label("case")));
+                // Indices with one target form runs (a C switch over a
+                // range of characters sends most of them to its default);
+                // a binary search over the runs' starts picks one, and one
+                // trampoline per target moves the carried values. As
+                // branches, the cases are covered as a C switch's are, a
+                // concrete index takes a few comparisons, and a symbolic one
+                // splits the paths by target with no computed value.
+                let mut runs: Vec<(u32, u32)> = Vec::new(); // (first index, depth)
+                for (k, d) in depths.iter().chain([&default]).enumerate() {
+                    if runs.last().is_none_or(|r| r.1 != *d) {
+                        runs.push((k as u32, *d));
+                    }
                 }
-                let chosen = self.b.temp();
-                let (_, dl) = pads[pads.len() - 1];
-                let dt = self.b.target(dl);
-                self.b.assign(chosen, Rhs::Copy(dt));
-                for k in (0..depths.len()).rev() {
-                    let is_k = self.b.binary(Op::Eq, var(i), bv(32, k as u64));
-                    let lt = self.b.target(pads[k].1);
-                    self.b.assign(chosen, Rhs::Select(var(is_k), lt, var(chosen)));
+                let mut pads: Vec<(u32, u32)> = Vec::new(); // (depth, label)
+                for &(_, d) in &runs {
+                    if !pads.iter().any(|p| p.0 == d) {
+                        pads.push((d, self.b.label("case")));
+                    }
                 }
-                self.b.emit(Stmt::Goto(var(chosen)));
-                for (d, pad) in pads {
-                    self.b.place(pad);
+                let pad = |d: u32| pads.iter().find(|p| p.0 == d).expect("a pad per depth").1;
+                // Ranges of runs still to split, right halves first.
+                let mut todo = vec![(0, runs.len(), None)];
+                while let Some((lo, hi, at)) = todo.pop() {
+                    if let Some(l) = at {
+                        self.b.place(l);
+                    }
+                    if hi - lo == 1 {
+                        self.b.goto(pad(runs[lo].1));
+                        continue;
+                    }
+                    let mid = (lo + hi) / 2;
+                    let below = self.b.binary(Op::ULt, var(i), bv(32, runs[mid].0 as u64));
+                    let left = self.b.label("cases");
+                    self.b.branch(below, left);
+                    todo.push((lo, mid, Some(left)));
+                    todo.push((mid, hi, None));
+                }
+                for (d, l) in pads {
+                    self.b.place(l);
                     match self.branch_to(d) {
                         Some(l) => self.b.goto(l),
                         None => self.emit_return()?,
