@@ -207,6 +207,9 @@ pub struct Stats {
     pub terms: u64,
     pub bdd_nodes: u64,
     pub bdd_collections: u64,
+    /// Writes of a variable no other path would read again, which dropped
+    /// the other paths' values instead of keeping them (multise).
+    pub dead_values_dropped: u64,
     /// Tests whose concrete run ended otherwise than the engine recorded.
     pub tests_not_reproduced: u64,
     /// Where the solver's time went.

@@ -335,6 +335,10 @@ pub struct Multise<'m> {
     callers: Vec<Vec<ValueSummary>>,
     /// Frames made so far (their ids).
     frames_made: u64,
+    /// Per function, its live variables (`braid_ir::live_variables`), made
+    /// when first needed; `None` where values of dead variables must stay
+    /// (see [`Multise::dead_elsewhere`]).
+    live: FxHashMap<FuncId, Option<Rc<Vec<Vec<bool>>>>>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -400,6 +404,7 @@ impl<'m> Multise<'m> {
             frames_made: 0,
             callers: Vec::new(),
             loop_solver: None,
+            live: FxHashMap::default(),
         }
     }
 
@@ -780,8 +785,45 @@ impl<'m> Multise<'m> {
     }
 
     fn assign(&mut self, frame: &mut Frame, dst: VarId, phi: Guard, new: &ValueSummary) {
+        if self.dead_elsewhere(frame, dst) {
+            // Only the paths of `phi` will read `dst` again: the others'
+            // values go (the wasm lowering's stack slots otherwise keep
+            // every value any path left in them, and each write pays for
+            // all of them).
+            let mut out = SummaryBuilder::new(self.opts.coalesce);
+            for &(g, v) in new.iter() {
+                let h = self.guards.and(g, phi);
+                out.push(&mut self.guards, h, v);
+            }
+            frame.vars[dst.0 as usize] = out.finish();
+            self.result.stats.dead_values_dropped += 1;
+            return;
+        }
         let old = &frame.vars[dst.0 as usize];
         frame.vars[dst.0 as usize] = guarded_update(&mut self.guards, old, phi, new, self.opts.coalesce);
+    }
+
+    /// Whether no other path of `frame` may read `v` before writing it: `v`
+    /// is dead at every other `pc` entry's statement. (Paths that left the
+    /// frame read none of its variables, but where a path's final variables
+    /// are shown, in the entry function and in one that can `halt`, every
+    /// value stays.)
+    fn dead_elsewhere(&mut self, frame: &Frame, v: VarId) -> bool {
+        /// Liveness is `statements × variables` booleans: not for larger functions.
+        const MAX_CELLS: usize = 1 << 24;
+        let module = self.module;
+        let entry = self.entry;
+        let live = self.live.entry(frame.func).or_insert_with(|| {
+            let f = module.func(frame.func);
+            let shown = frame.func == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_)));
+            let small = f.stmts.len().saturating_mul(f.vars.len()) <= MAX_CELLS;
+            (!shown && small).then(|| Rc::new(braid_ir::live_variables(f)))
+        });
+        let Some(live) = live else { return false };
+        frame
+            .pc
+            .iter()
+            .all(|e| live.get(e.at as usize).is_none_or(|row| !row[v.0 as usize]))
     }
 
     /// Reads input `name` for the paths in `phi`: the k-th read on a path is
