@@ -671,3 +671,58 @@ fn multise_proves_finite_state_c_loops_by_loop_head_merging_and_finds_their_bugs
     ]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().next(), Some("UNKNOWN"));
 }
+
+#[test]
+fn a_switch_over_a_character_range_is_branches_on_the_runs_of_its_table() {
+    // clang -O0 makes this switch a br_table of 84 entries (`"` to `u`)
+    // with nine cases; its runs of equal targets are 17.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "escape.c",
+        r#"#include "braid.h"
+static int escape(char c) {
+  switch (c) {
+  case '"': return '"';
+  case '/': return '/';
+  case '\\': return '\\';
+  case 'b': return 8;
+  case 'f': return 12;
+  case 'n': return 10;
+  case 'r': return 13;
+  case 't': return 9;
+  case 'u': return -2;
+  default: return -1;
+  }
+}
+int main(void) {
+  char s[2];
+  klee_make_symbolic(s, 2, "s");
+  int a = escape(s[0]), b = escape(s[1]);
+  if (a == -2 && b == 10) klee_assert(0);
+  return a + b;
+}
+"#,
+    );
+    let mut expected = None;
+    for engine in ["dse", "multise", "ssm", "dsm"] {
+        let out = dir.path().join(engine);
+        let (_, json, _) = run_json(&p, &out, &["--engine", engine]);
+        assert_eq!(json["complete"], true, "{engine}: {}", json["incomplete_reasons"]);
+        if engine == "dse" {
+            // One path per run of each lookup (a computed jump made one per
+            // table entry: 85 x 85).
+            assert_eq!(json["paths"], 17 * 17, "{json}");
+            // The 16 comparisons that pick a run are branches.
+            let total = json["coverage"]["branches_total"].as_u64().expect("a total");
+            assert!(total >= 2 * 16, "{total}");
+        }
+        let got = bugs_and_coverage(&json);
+        assert_eq!(got.0.len(), 1, "{engine}: the assertion is reached");
+        match &expected {
+            None => expected = Some(got),
+            Some(e) => assert_eq!(&got, e, "{engine} vs dse"),
+        }
+        replay_all(&p, &out);
+    }
+}
