@@ -118,7 +118,8 @@ pub(crate) struct Merger<'m> {
     live: Vec<Vec<Vec<bool>>>,
     /// Branches some written test is known to cover.
     pub test_covered: FxHashSet<Branch>,
-    /// Live states at each block-start location (stale ids are dropped lazily).
+    /// Live states at each block-start location (stale ids are dropped
+    /// lazily), the newest [`MAX_PEERS`] of them at least.
     pub at_location: FxHashMap<u64, Vec<StateId>>,
     /// Locations where merging made a query too hard, and no longer merges.
     pub given_up: FxHashSet<u64>,
@@ -342,6 +343,13 @@ impl<'m> Merger<'m> {
     }
 }
 
+/// The states a state arriving at a location tries to merge with: the
+/// newest this many there. A parser's loop head gathers thousands of states
+/// that differ in a concrete cell (its position) and never merge; trying
+/// each arrival against all of them made merging quadratic (62 million
+/// attempts in a 10 s run on a JSON tokenizer).
+pub const MAX_PEERS: usize = 32;
+
 /// Whether some memory cell holds a different constant in `a` and in `b`.
 /// The analysis does not see which cells are hot (a compiled program keeps
 /// its locals and its data structures in memory), so every cell counts as
@@ -408,7 +416,7 @@ impl Dse<'_> {
             _ if merger.given_up.contains(&loc) => Vec::new(),
             Some(ids) => {
                 ids.retain(|id| states.contains_key(id));
-                ids.clone()
+                ids[ids.len().saturating_sub(MAX_PEERS)..].to_vec()
             }
             None => Vec::new(),
         };
@@ -657,6 +665,12 @@ impl Dse<'_> {
     }
 }
 
+/// The most states static merging holds back for the later ones to catch up
+/// with. A parser's states differ in a concrete position and seldom meet:
+/// the topological wave then grows with every input byte (224 910 states,
+/// 2.9 GB and no finished path in 30 s on a JSON tokenizer of 8 bytes).
+pub const MAX_WAVE: usize = 1024;
+
 /// Which state runs next, for plain and merging exploration.
 pub(crate) enum Scheduler {
     Plain(Box<dyn Searcher>),
@@ -681,6 +695,9 @@ impl Scheduler {
     ) -> Option<(StateId, bool)> {
         match self {
             Scheduler::Plain(s) => s.select(info).map(|id| (id, false)),
+            // Past the wave's bound the state furthest ahead runs: it goes
+            // on to its end as in depth-first search, and the wave shrinks.
+            Scheduler::Topological(q) if q.len() > MAX_WAVE => q.pop_last().map(|(_, id)| (id, false)),
             Scheduler::Topological(q) => q.pop_first().map(|(_, id)| (id, false)),
             Scheduler::Dynamic { driver, seen, .. } => {
                 let merger = merger.expect("dynamic merging has a merger");

@@ -288,7 +288,11 @@ impl<'m> Dse<'m> {
                 }
                 next_id += 1;
                 if let (Some(m), Some((loc, _))) = (&mut self.merger, s.current) {
-                    m.at_location.entry(loc).or_default().push(next_id);
+                    let peers = m.at_location.entry(loc).or_default();
+                    peers.push(next_id);
+                    if peers.len() > 2 * merging::MAX_PEERS {
+                        peers.drain(..peers.len() - merging::MAX_PEERS);
+                    }
                 }
                 states.0.insert(next_id, s);
                 ids.push(next_id);
