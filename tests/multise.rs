@@ -169,3 +169,30 @@ fn non_linear_arithmetic_is_concretised_under_linear_only() {
     let (code, json, _) = run_json(&p, &dir.path().join("o2"), &["--engine", "multise"]);
     assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{json}");
 }
+
+#[test]
+fn a_summary_past_its_width_becomes_one_value_and_the_tests_still_replay() {
+    // Four parsed numbers summed: `seconds` takes more distinct values than
+    // a summary keeps apart (256), and becomes one `ite` value.
+    let p = example("bench/merging/sleep-4-3.bir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut seen = Vec::new();
+    for engine in ["multise", "ssm"] {
+        let out = dir.path().join(engine);
+        let (_, json, tests) = run_json(&p, &out, &["--engine", engine]);
+        assert_eq!(json["complete"], true, "{engine}: {}", json["incomplete_reasons"]);
+        if engine == "multise" {
+            assert!(
+                json["stats"]["summaries_narrowed"].as_u64() > Some(0),
+                "{}",
+                json["stats"]
+            );
+            // Every ending's final values come out of the narrowed value.
+            let slept = |t: &serde_json::Value| t["outcome"]["values"]["slept"].as_str().map(String::from);
+            assert!(tests.iter().any(|t| slept(t).is_some_and(|v| v != "0")), "a sum slept");
+        }
+        seen.push(bugs_and_coverage(&json));
+        replay_all(&p, &out);
+    }
+    assert_eq!(seen[0], seen[1], "multise vs ssm");
+}

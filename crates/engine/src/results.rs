@@ -210,6 +210,8 @@ pub struct Stats {
     /// Writes of a variable no other path would read again, which dropped
     /// the other paths' values instead of keeping them (multise).
     pub dead_values_dropped: u64,
+    /// Summaries too wide that became one `ite` value (multise).
+    pub summaries_narrowed: u64,
     /// Tests whose concrete run ended otherwise than the engine recorded.
     pub tests_not_reproduced: u64,
     /// Where the solver's time went.

@@ -113,6 +113,9 @@ impl Default for Options {
     }
 }
 
+/// Entries past which a summary of numbers becomes one value ([`Multise::narrow`]).
+const MAX_WIDTH: usize = 256;
+
 /// Symbolic offsets spanning up to this many cells are split per offset.
 const MAX_OFFSET_SPLIT: i128 = MAX_OFFSET_FORK as i128;
 
@@ -795,12 +798,42 @@ impl<'m> Multise<'m> {
                 let h = self.guards.and(g, phi);
                 out.push(&mut self.guards, h, v);
             }
-            frame.vars[dst.0 as usize] = out.finish();
+            let s = out.finish();
+            frame.vars[dst.0 as usize] = self.narrow(s);
             self.result.stats.dead_values_dropped += 1;
             return;
         }
         let old = &frame.vars[dst.0 as usize];
-        frame.vars[dst.0 as usize] = guarded_update(&mut self.guards, old, phi, new, self.opts.coalesce);
+        let s = guarded_update(&mut self.guards, old, phi, new, self.opts.coalesce);
+        frame.vars[dst.0 as usize] = self.narrow(s);
+    }
+
+    /// A summary of more than [`MAX_WIDTH`] numbers or truth values
+    /// becomes one value, an `ite` chain over its entries' guards, under
+    /// their union (as state merging's values are): past that width every
+    /// operation on it paid per entry, and its guards for every use
+    /// (summing six parsed numbers made thousands of entries). Addresses,
+    /// labels and functions stay apart: loads, jumps and calls resolve
+    /// them by their guards.
+    fn narrow(&mut self, s: ValueSummary) -> ValueSummary {
+        if !self.opts.coalesce || s.len() <= MAX_WIDTH {
+            return s;
+        }
+        let sort = self.store.sort(s.0[0].1);
+        if !matches!(sort, Sort::Bool | Sort::Int | Sort::Bv(_)) || s.iter().any(|e| self.store.sort(e.1) != sort) {
+            return s;
+        }
+        let (mut all, mut value) = s.0[s.len() - 1];
+        for &(g, v) in s.0[..s.len() - 1].iter().rev() {
+            let c = self.guards.to_term(&mut self.store, g);
+            let Ok(t) = self.store.app(Op::Ite, &[c, v, value]) else {
+                return s;
+            };
+            value = t;
+            all = self.guards.or(all, g);
+        }
+        self.result.stats.summaries_narrowed += 1;
+        ValueSummary::single(all, value)
     }
 
     /// Whether no other path of `frame` may read `v` before writing it: `v`
