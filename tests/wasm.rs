@@ -726,3 +726,54 @@ int main(void) {
         replay_all(&p, &out);
     }
 }
+
+#[test]
+fn string_functions_of_the_c_library_agree_with_their_specification_and_a_programs_own_win() {
+    // Every path checks strlen, strchr, strrchr, strcmp, strncmp, memchr,
+    // strspn and strcspn against loops written here: no assertion fails.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "strings.c",
+        r#"#include <string.h>
+#include "braid.h"
+int main(void) {
+  char s[4];
+  klee_make_symbolic(s, 3, "s");
+  s[3] = 0;
+  size_t n = 0;
+  while (s[n]) n++;
+  klee_assert(strlen(s) == n);
+  size_t a = 0;
+  while (a < n && s[a] != 'a') a++;
+  char *p = strchr(s, 'a');
+  klee_assert(a < n ? p == s + a : p == 0);
+  klee_assert(strchr(s, 0) == s + n);
+  klee_assert(memchr(s, 'a', 3) == (a < n ? s + a : memchr(s + n, 'a', 3 - n)));
+  char *r = strrchr(s, 'b');
+  klee_assert(r == 0 || (*r == 'b' && strchr(r + 1, 'b') == 0));
+  int c = strcmp(s, "ab");
+  klee_assert((c == 0) == (n == 2 && s[0] == 'a' && s[1] == 'b'));
+  klee_assert((strncmp(s, "ab", 1) == 0) == (s[0] == 'a'));
+  klee_assert(c < 0 ? (unsigned char)s[0] < 'a' || (s[0] == 'a' && (unsigned char)s[1] < 'b')
+                    : 1);
+  size_t sp = strspn(s, "ab"), cs = strcspn(s, "ab");
+  klee_assert(sp <= n && cs <= n && (sp == 0 || cs == 0 || n == 0));
+  return 0;
+}
+"#,
+    );
+    let out = dir.path().join("out");
+    let (_, json, _) = run_json(&p, &out, &["--engine", "dse"]);
+    assert_eq!(json["complete"], true, "{}", json["incomplete_reasons"]);
+    assert_eq!(json["bugs"].as_array().map(Vec::len), Some(0), "{json}");
+    replay_all(&p, &out);
+    // A program's own definition wins over braid's.
+    let own = written(
+        dir.path(),
+        "own.c",
+        "#include <string.h>\n#include \"braid.h\"\nsize_t strlen(const char *s) { (void)s; return 42; }\nint main(void) {\n  char b[2];\n  klee_make_symbolic(b, 2, \"b\");\n  klee_assert(strlen(b) != 42);\n  return 0;\n}\n",
+    );
+    let (_, json, _) = run_json(&own, &dir.path().join("own"), &[]);
+    assert_eq!(json["bugs"][0]["kind"], "assertion", "{json}");
+}

@@ -9,6 +9,11 @@ use std::process::Command;
 /// The harness header every compilation can include (`#include "braid.h"`).
 const BRAID_H: &str = include_str!("../../../include/braid.h");
 
+/// String functions byte by byte, linked before wasi-libc (whose word-at-a-
+/// time versions make every branch relate four symbolic bytes); weak, so a
+/// program's own definitions win.
+const BRAID_LIBC: &str = include_str!("../../../include/braid_libc.c");
+
 /// How to get clang when it is missing.
 const INSTALL: &str =
     "apt-get install clang lld (and wasi-libc libclang-rt-dev-wasm32 for programs that use the C library)";
@@ -19,7 +24,8 @@ const INSTALL: &str =
 /// freestanding, every function exported.
 /// Either way the harness functions stay imports (`--allow-undefined`),
 /// `braid.h` is on the include path, debug information is kept (`-g`) and
-/// the stack is 8 MiB, as a native one.
+/// the stack is 8 MiB, as a native one. With wasi-libc, braid's own string
+/// functions ([`BRAID_LIBC`]) come first.
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
 pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
@@ -35,6 +41,8 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let result = (|| {
         std::fs::write(dir.join("braid.h"), BRAID_H).context("cannot write braid.h")?;
+        let strings = dir.join("braid_libc.c");
+        std::fs::write(&strings, BRAID_LIBC).context("cannot write braid_libc.c")?;
         let out = dir.join("program.wasm");
         let mut cmd = Command::new("clang");
         if libc {
@@ -50,6 +58,7 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
             .arg(&dir)
             .arg(source)
             .args(more)
+            .args(libc.then_some(&strings))
             .arg("-o")
             .arg(&out);
         cmd.args(cflags.unwrap_or("").split_whitespace());
