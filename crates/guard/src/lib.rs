@@ -168,6 +168,7 @@ pub struct Guards {
     atoms: Vec<TermId>,
     atom_of: FxHashMap<TermId, u32>,
     terms: FxHashMap<Guard, TermId>,
+    choice_terms: FxHashMap<Guard, TermId>,
     /// Per variable, its place in the order (see [`VarOrder`]).
     rank: Vec<u64>,
     order: VarOrder,
@@ -209,6 +210,7 @@ impl Guards {
             atoms: Vec::new(),
             atom_of: FxHashMap::default(),
             terms: FxHashMap::default(),
+            choice_terms: FxHashMap::default(),
             rank: Vec::new(),
             order: VarOrder::Creation,
             free: Vec::new(),
@@ -269,6 +271,7 @@ impl Guards {
             self.unique.shrink_to_fit();
         }
         self.terms.retain(|g, _| live[g.0 as usize]);
+        self.choice_terms.retain(|g, _| live[g.0 as usize]);
         for cache in [&mut self.and_cache, &mut self.or_cache, &mut self.not_cache] {
             *cache = Computed::new();
         }
@@ -523,6 +526,31 @@ impl Guards {
             }
         };
         self.terms.insert(g, t);
+        t
+    }
+
+    /// The guard as a Bool term that evaluates as the BDD does: `ite(a, hi,
+    /// lo)` per node, so a model evaluates only the atoms on its own path
+    /// (an atom elsewhere may not evaluate under it, as `x / y > 1` with `y`
+    /// zero on the model's path, which tests `y` first). For values that
+    /// choose by guards ([`Guards::to_term`] is the solver's form).
+    pub fn to_choice_term(&mut self, store: &mut TermStore, g: Guard) -> TermId {
+        if let Some(&t) = self.choice_terms.get(&g) {
+            return t;
+        }
+        let t = match g {
+            Guard::FALSE => store.bool(false),
+            Guard::TRUE => store.bool(true),
+            _ => {
+                self.tick();
+                let n = self.nodes[g.0 as usize];
+                let a = self.atoms[n.var as usize];
+                let hi = self.to_choice_term(store, n.hi);
+                let lo = self.to_choice_term(store, n.lo);
+                store.choice(a, hi, lo)
+            }
+        };
+        self.choice_terms.insert(g, t);
         t
     }
 
@@ -886,6 +914,31 @@ mod tests {
         assert_eq!(g.cubes(&s, either, &positive, 1).len(), 1);
         assert!(g.cubes(&s, Guard::FALSE, &positive, 4).is_empty());
         assert_eq!(g.cubes(&s, Guard::TRUE, &positive, 4), vec![Vec::new()]);
+    }
+
+    #[test]
+    fn choice_terms_evaluate_only_the_atoms_on_the_models_path() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let (x, y) = (s.symbol_term("x", Sort::Int), s.symbol_term("y", Sort::Int));
+        let zero = s.constant(Value::Int(0));
+        let one = s.constant(Value::Int(1));
+        // y != 0 ∧ x / y > 1: under y = 0 the quotient does not evaluate.
+        let nonzero = s.app(Op::Ne, &[y, zero]).unwrap();
+        let quotient = s.app(Op::Div, &[x, y]).unwrap();
+        let big = s.app(Op::Gt, &[quotient, one]).unwrap();
+        let (a, b) = (g.atom(&mut s, nonzero), g.atom(&mut s, big));
+        let guard = g.and(a, b);
+        let mut m = Model::default();
+        m.insert(SymId(0), Value::Int(5));
+        m.insert(SymId(1), Value::Int(0));
+        assert_eq!(g.eval(&s, guard, &m), Some(false));
+        let t = g.to_term(&mut s, guard);
+        assert!(s.eval(t, &m).is_err(), "the solver's form evaluates every atom");
+        let c = g.to_choice_term(&mut s, guard);
+        assert_eq!(s.eval(c, &m), Ok(Value::Bool(false)));
+        m.insert(SymId(1), Value::Int(2));
+        assert_eq!(s.eval(c, &m), Ok(Value::Bool(true)));
     }
 
     #[test]

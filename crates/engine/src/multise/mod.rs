@@ -825,7 +825,7 @@ impl<'m> Multise<'m> {
         }
         let (mut all, mut value) = s.0[s.len() - 1];
         for &(g, v) in s.0[..s.len() - 1].iter().rev() {
-            let c = self.guards.to_term(&mut self.store, g);
+            let c = self.guards.to_choice_term(&mut self.store, g);
             let Ok(t) = self.store.app(Op::Ite, &[c, v, value]) else {
                 return s;
             };
