@@ -148,6 +148,13 @@ impl Forced {
     }
 }
 
+/// The two term forms of a guard ([`Guards::to_term`], [`Guards::to_choice_term`]).
+#[derive(Clone, Copy)]
+enum TermForm {
+    Solver,
+    Choice,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Connective {
     And,
@@ -507,26 +514,7 @@ impl Guards {
 
     /// The guard as a Bool term for the solver: `(a ∧ hi) ∨ (¬a ∧ lo)` per node.
     pub fn to_term(&mut self, store: &mut TermStore, g: Guard) -> TermId {
-        if let Some(&t) = self.terms.get(&g) {
-            return t;
-        }
-        let t = match g {
-            Guard::FALSE => store.bool(false),
-            Guard::TRUE => store.bool(true),
-            _ => {
-                self.tick();
-                let n = self.nodes[g.0 as usize];
-                let a = self.atoms[n.var as usize];
-                let hi = self.to_term(store, n.hi);
-                let lo = self.to_term(store, n.lo);
-                let when = store.and(a, hi);
-                let not_a = store.not(a);
-                let otherwise = store.and(not_a, lo);
-                store.or(when, otherwise)
-            }
-        };
-        self.terms.insert(g, t);
-        t
+        self.term_of(store, g, TermForm::Solver)
     }
 
     /// The guard as a Bool term that evaluates as the BDD does: `ite(a, hi,
@@ -535,7 +523,15 @@ impl Guards {
     /// zero on the model's path, which tests `y` first). For values that
     /// choose by guards ([`Guards::to_term`] is the solver's form).
     pub fn to_choice_term(&mut self, store: &mut TermStore, g: Guard) -> TermId {
-        if let Some(&t) = self.choice_terms.get(&g) {
+        self.term_of(store, g, TermForm::Choice)
+    }
+
+    fn term_of(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
+        let memo = match form {
+            TermForm::Solver => &self.terms,
+            TermForm::Choice => &self.choice_terms,
+        };
+        if let Some(&t) = memo.get(&g) {
             return t;
         }
         let t = match g {
@@ -545,12 +541,23 @@ impl Guards {
                 self.tick();
                 let n = self.nodes[g.0 as usize];
                 let a = self.atoms[n.var as usize];
-                let hi = self.to_choice_term(store, n.hi);
-                let lo = self.to_choice_term(store, n.lo);
-                store.choice(a, hi, lo)
+                let hi = self.term_of(store, n.hi, form);
+                let lo = self.term_of(store, n.lo, form);
+                match form {
+                    TermForm::Choice => store.choice(a, hi, lo),
+                    TermForm::Solver => {
+                        let when = store.and(a, hi);
+                        let not_a = store.not(a);
+                        let otherwise = store.and(not_a, lo);
+                        store.or(when, otherwise)
+                    }
+                }
             }
         };
-        self.choice_terms.insert(g, t);
+        match form {
+            TermForm::Solver => self.terms.insert(g, t),
+            TermForm::Choice => self.choice_terms.insert(g, t),
+        };
         t
     }
 

@@ -579,6 +579,14 @@ mod tests {
     use crate::Z3Solver;
     use braid_term::{Op, Sort};
 
+    /// A query solver whose sat questions reach Z3 (these tests count
+    /// backend calls; braid's simplex would answer first).
+    fn backend_only() -> QuerySolver {
+        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        q.set_simplex(false);
+        q
+    }
+
     fn gt(s: &mut TermStore, name: &str, k: i128) -> TermId {
         let x = s.symbol_term(name, Sort::Int);
         let c = s.constant(Value::Int(k));
@@ -594,11 +602,7 @@ mod tests {
         assert_eq!(independent_slice(&s, &[a, b], a2), vec![a]);
         assert_eq!(independent_groups(&s, &[a, b, a2]).len(), 2);
 
-        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-
-        // (These check the backend path: the simplex would answer first.)
-
-        q.set_simplex(false);
+        let mut q = backend_only();
         assert!(q.check(&s, &[a, b], a2, None).is_sat());
         assert_eq!(q.stats.solver_calls, 1);
         assert!(q.check(&s, &[a, b], a2, None).is_sat());
@@ -633,9 +637,7 @@ mod tests {
             let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
             let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
             let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
-            let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-            // (These check the backend path: the simplex would answer first.)
-            q.set_simplex(false);
+            let mut q = backend_only();
             q.set_unsat_cores(cores);
             // {a > 0, a > 3, a < b} with b < a: the core is {a < b, b < a}.
             let (a0, a3) = (gt(&mut s, "a", 0), gt(&mut s, "a", 3));
@@ -681,9 +683,7 @@ mod tests {
         let mut s = TermStore::new();
         let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
         let a_gt_b = s.app(Op::Gt, &[a, b]).unwrap();
-        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        // (These check the backend path: the simplex would answer first.)
-        q.set_simplex(false);
+        let mut q = backend_only();
         let SatResult::Sat(_) = q.model(&s, &[a_gt_b]) else {
             panic!("satisfiable")
         };
@@ -700,9 +700,7 @@ mod tests {
     fn models_satisfy_the_whole_path_condition() {
         let mut s = TermStore::new();
         let pc = [gt(&mut s, "a", 10), gt(&mut s, "b", -4), gt(&mut s, "a", 20)];
-        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        // (These check the backend path: the simplex would answer first.)
-        q.set_simplex(false);
+        let mut q = backend_only();
         let SatResult::Sat(m) = q.model(&s, &pc) else {
             panic!("satisfiable")
         };
@@ -724,9 +722,7 @@ mod tests {
         let sum = s.app(Op::Add, &[f, half]).unwrap();
         let three = s.constant(Value::f64(3.0));
         let c2 = s.app(Op::Eq, &[sum, three]).unwrap();
-        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
-        // (These check the backend path: the simplex would answer first.)
-        q.set_simplex(false);
+        let mut q = backend_only();
         let SatResult::Sat(m) = q.model(&s, &[c1, c2]) else {
             panic!("satisfiable")
         };

@@ -74,7 +74,6 @@ pub(super) struct LoopHeads {
     /// Per call (a frame's id) and loop head in it, its summary.
     summaries: FxHashMap<(u64, FuncId, StmtIdx), Summary>,
     pub stats: LoopStats,
-    live: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
 }
 
 /// What a loop head did over every call of its function.
@@ -278,11 +277,7 @@ impl Multise<'_> {
             arrivals: 0,
         });
         summary.arrivals += 1;
-        let live = loops
-            .live
-            .entry(func)
-            .or_insert_with(|| Rc::new(braid_ir::live_variables(self.module.func(func))))
-            .clone();
+        let live = self.live_of(func);
         // Its queries go to a solver of their own.
         let mut solver = self.loop_solver.take().unwrap_or_else(|| {
             let mut s = self.config.query_solver();

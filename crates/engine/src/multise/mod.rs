@@ -339,9 +339,11 @@ pub struct Multise<'m> {
     /// Frames made so far (their ids).
     frames_made: u64,
     /// Per function, its live variables (`braid_ir::live_variables`), made
-    /// when first needed; `None` where values of dead variables must stay
-    /// (see [`Multise::dead_elsewhere`]).
-    live: FxHashMap<FuncId, Option<Rc<Vec<Vec<bool>>>>>,
+    /// when first needed ([`Multise::live_of`]).
+    live: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+    /// Per function, whether a run's outcome shows its final variables (the
+    /// entry, and any function that can `halt`): its dead values stay.
+    shown: Vec<bool>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -408,6 +410,12 @@ impl<'m> Multise<'m> {
             callers: Vec::new(),
             loop_solver: None,
             live: FxHashMap::default(),
+            shown: module
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| FuncId(i as u32) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_))))
+                .collect(),
         }
     }
 
@@ -844,19 +852,24 @@ impl<'m> Multise<'m> {
     fn dead_elsewhere(&mut self, frame: &Frame, v: VarId) -> bool {
         /// Liveness is `statements × variables` booleans: not for larger functions.
         const MAX_CELLS: usize = 1 << 24;
-        let module = self.module;
-        let entry = self.entry;
-        let live = self.live.entry(frame.func).or_insert_with(|| {
-            let f = module.func(frame.func);
-            let shown = frame.func == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_)));
-            let small = f.stmts.len().saturating_mul(f.vars.len()) <= MAX_CELLS;
-            (!shown && small).then(|| Rc::new(braid_ir::live_variables(f)))
-        });
-        let Some(live) = live else { return false };
+        let f = self.module.func(frame.func);
+        if self.shown[frame.func.0 as usize] || f.stmts.len().saturating_mul(f.vars.len()) > MAX_CELLS {
+            return false;
+        }
+        let live = self.live_of(frame.func);
         frame
             .pc
             .iter()
             .all(|e| live.get(e.at as usize).is_none_or(|row| !row[v.0 as usize]))
+    }
+
+    /// The live variables of `func`'s statements.
+    fn live_of(&mut self, func: FuncId) -> Rc<Vec<Vec<bool>>> {
+        let module = self.module;
+        self.live
+            .entry(func)
+            .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(func))))
+            .clone()
     }
 
     /// Reads input `name` for the paths in `phi`: the k-th read on a path is
