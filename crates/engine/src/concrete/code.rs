@@ -197,6 +197,20 @@ pub(super) enum Kind {
         value: u32,
         bytes: u8,
     },
+    /// A [`Kind::LoadAt`] whose value only the next instruction, a
+    /// [`Kind::Binary`], reads: `t = load at; dst = t op other` (`other op
+    /// t` when `swap`), the operation `part` statements after the load's
+    /// first (see [`fuse_loads`]).
+    LoadBinary {
+        op: Op,
+        dst: u32,
+        at: AddressOf,
+        bytes: u8,
+        widen: Option<Op>,
+        other: u32,
+        swap: bool,
+        part: u8,
+    },
     /// `to` is the statement a known label names.
     If {
         cond: u32,
@@ -366,6 +380,7 @@ impl FuncCode {
             propagate_copies(&mut decoder, &mut drafts);
             drop_dead_copies(f, decoder.slots.len(), &mut drafts);
             fuse_branches(f, &decoder.slots, &mut drafts);
+            fuse_loads(f, &mut drafts);
         }
         let Decoder { slots, .. } = decoder;
         link(f, drafts, slots)
@@ -684,7 +699,8 @@ impl Kind {
             | Kind::Select { dst, .. }
             | Kind::Load { dst, .. }
             | Kind::Address { dst, .. }
-            | Kind::LoadAt { dst, .. } => Some(dst),
+            | Kind::LoadAt { dst, .. }
+            | Kind::LoadBinary { dst, .. } => Some(dst),
             _ => None,
         }
     }
@@ -699,7 +715,8 @@ impl Kind {
             | Kind::Select { dst, .. }
             | Kind::Load { dst, .. }
             | Kind::Address { dst, .. }
-            | Kind::LoadAt { dst, .. } => *dst = to,
+            | Kind::LoadAt { dst, .. }
+            | Kind::LoadBinary { dst, .. } => *dst = to,
             _ => debug_assert!(false, "{self:?} writes no slot"),
         }
     }
@@ -730,6 +747,11 @@ impl Kind {
                 f(&mut at.base);
                 f(&mut at.index);
                 f(value)
+            }
+            Kind::LoadBinary { at, other, .. } => {
+                f(&mut at.base);
+                f(&mut at.index);
+                f(other)
             }
             Kind::If { cond, .. } => f(cond),
             Kind::Goto { .. } | Kind::Other => {}
@@ -1111,6 +1133,102 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
     *drafts = out;
 }
 
+/// Fuses a [`Kind::LoadAt`] with the [`Kind::Binary`] after it in its block
+/// that reads the loaded value, when nothing else reads that value: no
+/// later instruction of the block before it is written again, and it is
+/// dead after the block. clang -O0 loads every variable from memory before
+/// each use, so this is most of its arithmetic. Only the instruction's start
+/// is a place to stop at, as for the other fused instructions: a hand-over
+/// or a bug before or inside it goes back to the load's statement or
+/// reports at the part's.
+fn fuse_loads(f: &Function, drafts: &mut Vec<Draft>) {
+    let Some(Liveness { starts, live_out }) = liveness(f, drafts) else {
+        return;
+    };
+    let total = drafts.len();
+    let mut fused: Vec<(usize, Kind)> = Vec::new();
+    let mut buf = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(total);
+        let mut i = start;
+        while i + 1 < end {
+            let (
+                Kind::LoadAt {
+                    dst: t,
+                    at,
+                    bytes,
+                    widen,
+                },
+                Kind::Binary { op, dst, a, b },
+            ) = (drafts[i].kind, drafts[i + 1].kind)
+            else {
+                i += 1;
+                continue;
+            };
+            let (other, swap) = match (a == t, b == t) {
+                (true, false) => (b, false),
+                (false, true) => (a, true),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            // Dead after the operation: written by it, or read by nothing
+            // after it before a write, nor live out of the block.
+            let mut dead = dst == t;
+            if !dead && (t as usize) < f.vars.len() {
+                dead = !get(&live_out[k], t);
+                for d in &drafts[i + 2..end] {
+                    reads(f, d, &mut buf);
+                    if buf.contains(&t) {
+                        dead = false;
+                        break;
+                    }
+                    if write(f, d) == Some(t) {
+                        dead = true;
+                        break;
+                    }
+                }
+            }
+            let part = u8::try_from(drafts[i + 1].stmt - drafts[i].stmt);
+            match part {
+                Ok(part) if dead => {
+                    let kind = Kind::LoadBinary {
+                        op,
+                        dst,
+                        at,
+                        bytes,
+                        widen,
+                        other,
+                        swap,
+                        part,
+                    };
+                    fused.push((i, kind));
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    if fused.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(drafts.len() - fused.len());
+    let mut next = fused.into_iter().peekable();
+    let mut it = std::mem::take(drafts).into_iter().enumerate();
+    while let Some((n, d)) = it.next() {
+        match next.peek() {
+            Some(&(i, kind)) if i == n => {
+                next.next();
+                let len = d.len + it.next().expect("the operation").1.len;
+                out.push(Draft { kind, len, ..d });
+            }
+            _ => out.push(d),
+        }
+    }
+    *drafts = out;
+}
+
 fn set(bits: &mut [u64], i: u32, on: bool) {
     let (w, b) = (i as usize / 64, i % 64);
     if on {
@@ -1144,7 +1262,7 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
     let mut targets = Vec::with_capacity(drafts.len());
     let mut repair_at = Vec::with_capacity(drafts.len() + 1);
     let mut repair_list = Vec::new();
-    let insts = drafts
+    let insts: Vec<Inst> = drafts
         .into_iter()
         .map(|d| {
             let mut kind = d.kind;
@@ -1163,6 +1281,16 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
         })
         .collect();
     repair_at.push(repair_list.len() as u32);
+    // The interpreter reads and writes the slots an instruction names
+    // unchecked (`super::slot`): every one is within the frame.
+    for inst in &insts {
+        let mut kind = inst.kind;
+        kind.reads_mut(|x| assert!((*x as usize) < slots.len(), "a slot past the frame"));
+        assert!(
+            kind.def().is_none_or(|x| (x as usize) < slots.len()),
+            "a slot past the frame"
+        );
+    }
     FuncCode {
         insts,
         slots,

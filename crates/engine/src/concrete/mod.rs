@@ -608,6 +608,9 @@ impl Machine<'_> {
         let fc = code.func(module, func);
         let insts = &fc.insts[..];
         let slots = &mut frame.vars[..];
+        // Every frame is its function's slots (`slot` relies on it).
+        assert_eq!(slots.len(), fc.slots.len(), "a frame of its function's slots");
+        let here = &mut covered[func.0 as usize][..];
         let Some(&start) = fc.resume.get(frame.at as usize) else {
             return Fast::Paused;
         };
@@ -641,88 +644,99 @@ impl Machine<'_> {
             *steps += weight;
             let s = inst.stmt;
             match inst.kind {
-                Kind::Copy { dst, a } => slots[dst as usize] = slots[a as usize],
+                Kind::Copy { dst, a } => *slot_mut(slots, dst) = *slot(slots, a),
                 Kind::Unary { op, dst, a } => {
-                    if AHEAD && ahead::held(&slots[a as usize]) {
+                    if AHEAD && ahead::held(slot(slots, a)) {
                         break Fast::Handed;
                     }
-                    match eval_op(op, &[slots[a as usize]]) {
-                        Ok(v) => slots[dst as usize] = v,
+                    match eval_op(op, &[*slot(slots, a)]) {
+                        Ok(v) => *slot_mut(slots, dst) = v,
                         Err(e) => break bug(bug_kind(&e), s),
                     }
                 }
-                Kind::Binary { op, dst, a, b } => match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
-                    Some(r) => slots[dst as usize] = r,
-                    None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => break Fast::Handed,
-                    None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
-                        Ok(v) => slots[dst as usize] = v,
+                Kind::Binary { op, dst, a, b } => match bv_binary(op, slot(slots, a), slot(slots, b)) {
+                    Some(r) => *slot_mut(slots, dst) = r,
+                    None if AHEAD && ahead::held_either(slot(slots, a), slot(slots, b)) => break Fast::Handed,
+                    None => match eval_binary(op, slots, a, b) {
+                        Ok(v) => *slot_mut(slots, dst) = v,
                         Err(e) => break bug(bug_kind(&e), s),
                     },
                 },
-                Kind::Select { dst, c, a, b } => match slots[c as usize] {
-                    Value::Bool(c) => slots[dst as usize] = slots[if c { a } else { b } as usize],
+                Kind::Select { dst, c, a, b } => match *slot(slots, c) {
+                    Value::Bool(c) => *slot_mut(slots, dst) = *slot(slots, if c { a } else { b }),
                     _ => break bug(BugKind::TypeError, s),
                 },
                 Kind::CompareToBv { op, width, dst, a, b } => {
-                    let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
+                    let c = match bv_binary(op, slot(slots, a), slot(slots, b)) {
                         Some(c) => c,
-                        None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => {
-                            break Fast::Handed
-                        }
-                        None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
+                        None if AHEAD && ahead::held_either(slot(slots, a), slot(slots, b)) => break Fast::Handed,
+                        None => match eval_binary(op, slots, a, b) {
                             Ok(c) => c,
                             Err(e) => break bug(bug_kind(&e), s),
                         },
                     };
                     match c {
-                        Value::Bool(c) => slots[dst as usize] = Value::Bv { width, bits: c as u64 },
+                        Value::Bool(c) => *slot_mut(slots, dst) = Value::Bv { width, bits: c as u64 },
                         v => match eval_op(Op::ToBv(width), &[v]) {
-                            Ok(v) => slots[dst as usize] = v,
+                            Ok(v) => *slot_mut(slots, dst) = v,
                             Err(e) => break bug(bug_kind(&e), s + 1),
                         },
                     }
                 }
-                Kind::Load { dst, addr, bytes } => match load(memory, slots[addr as usize], bytes) {
-                    Ok(v) => slots[dst as usize] = v,
+                Kind::Load { dst, addr, bytes } => match load(memory, *slot(slots, addr), bytes) {
+                    Ok(v) => *slot_mut(slots, dst) = v,
                     Err(k) => break bug(k, s),
                 },
                 Kind::Store { addr, value, bytes } => {
-                    match store(memory, slots[addr as usize], slots[value as usize], bytes) {
+                    match store(memory, *slot(slots, addr), *slot(slots, value), bytes) {
                         Ok((a, o)) if AHEAD => mark(written, a, o, bytes as usize),
                         Ok(_) => {}
                         Err(k) => break bug(k, s),
                     }
                 }
                 Kind::Address { dst, at } => match address(slots, at) {
-                    Ok(p) => slots[dst as usize] = p,
+                    Ok(p) => *slot_mut(slots, dst) = p,
                     Err((e, part)) => break bug(bug_kind(&e), s + part),
                 },
                 Kind::LoadAt { dst, at, bytes, widen } => {
-                    let raw = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes));
-                    let loaded = match raw {
-                        Some(bits) => Value::Bv { width: 8 * bytes, bits },
-                        None => match address(slots, at) {
-                            Ok(p) => match load(memory, p, bytes) {
-                                Ok(v) => v,
-                                Err(k) => break bug(k, s + at.len()),
-                            },
-                            Err((e, part)) => break bug(bug_kind(&e), s + part),
-                        },
-                    };
-                    slots[dst as usize] = match (widen, loaded) {
-                        (None, v) => v,
-                        (Some(Op::ZExt(w)), Value::Bv { width, bits }) if w >= width => Value::Bv { width: w, bits },
-                        (Some(Op::SExt(w)), Value::Bv { width, bits }) if w >= width => {
-                            Value::bv(w, Value::bv_signed(width, bits) as u64)
-                        }
-                        (Some(op), v) => match eval_op(op, &[v]) {
+                    *slot_mut(slots, dst) = match load_fast(slots, memory, at, bytes, widen) {
+                        Some(v) => v,
+                        None => match load_at(slots, memory, at, bytes, widen) {
                             Ok(v) => v,
-                            Err(e) => break bug(bug_kind(&e), s + at.len() + 1),
+                            Err((k, part)) => break bug(k, s + part),
                         },
                     };
                 }
+                Kind::LoadBinary {
+                    op,
+                    dst,
+                    at,
+                    bytes,
+                    widen,
+                    other,
+                    swap,
+                    part,
+                } => {
+                    let loaded = match load_fast(slots, memory, at, bytes, widen) {
+                        Some(v) => v,
+                        None => match load_at(slots, memory, at, bytes, widen) {
+                            Ok(v) => v,
+                            Err((k, part)) => break bug(k, s + part),
+                        },
+                    };
+                    let o = slot(slots, other);
+                    let (x, y) = if swap { (o, &loaded) } else { (&loaded, o) };
+                    match bv_binary(op, x, y) {
+                        Some(r) => *slot_mut(slots, dst) = r,
+                        None if AHEAD && ahead::held_either(x, y) => break Fast::Handed,
+                        None => match eval_values(op, *x, *y) {
+                            Ok(v) => *slot_mut(slots, dst) = v,
+                            Err(e) => break bug(bug_kind(&e), s + part as StmtIdx),
+                        },
+                    }
+                }
                 Kind::StoreAt { at, value, bytes } => {
-                    let stored = match (fast_address(slots, at), &slots[value as usize]) {
+                    let stored = match (fast_address(slots, at), slot(slots, value)) {
                         (Some((a, o)), &Value::Bv { width, bits }) if width == 8 * bytes => {
                             let stored = store_bytes(memory, a, o, bytes, bits);
                             if AHEAD && stored {
@@ -733,21 +747,18 @@ impl Machine<'_> {
                         _ => false,
                     };
                     if !stored {
-                        match address(slots, at) {
-                            Ok(p) => match store(memory, p, slots[value as usize], bytes) {
-                                Ok((a, o)) if AHEAD => mark(written, a, o, bytes as usize),
-                                Ok(_) => {}
-                                Err(k) => break bug(k, s + at.len()),
-                            },
-                            Err((e, part)) => break bug(bug_kind(&e), s + part),
+                        match store_at(slots, memory, at, value, bytes) {
+                            Ok((a, o)) if AHEAD => mark(written, a, o, bytes as usize),
+                            Ok(_) => {}
+                            Err((k, part)) => break bug(k, s + part),
                         }
                     }
                 }
                 Kind::If { cond, to } => {
-                    let &Value::Bool(taken) = &slots[cond as usize] else {
+                    let &Value::Bool(taken) = slot(slots, cond) else {
                         break bug(BugKind::TypeError, s);
                     };
-                    cover(covered, trace, func, s, taken);
+                    cover_in(here, trace, func, s, taken);
                     let (from, next) = if taken { (pc, to as usize) } else { (usize::MAX, pc + 1) };
                     if AHEAD && !passes(fc.arrival(f, from, next)) {
                         at_head = Some(fc.arrival(f, from, next));
@@ -765,12 +776,10 @@ impl Machine<'_> {
                     negate,
                     branch,
                 } => {
-                    let c = match bv_binary(op, &slots[a as usize], &slots[b as usize]) {
+                    let c = match bv_binary(op, slot(slots, a), slot(slots, b)) {
                         Some(c) => c,
-                        None if AHEAD && ahead::held_either(&slots[a as usize], &slots[b as usize]) => {
-                            break Fast::Handed
-                        }
-                        None => match eval_op(op, &[slots[a as usize], slots[b as usize]]) {
+                        None if AHEAD && ahead::held_either(slot(slots, a), slot(slots, b)) => break Fast::Handed,
+                        None => match eval_binary(op, slots, a, b) {
                             Ok(c) => c,
                             Err(e) => break bug(bug_kind(&e), s),
                         },
@@ -779,7 +788,7 @@ impl Machine<'_> {
                         break bug(BugKind::TypeError, s + 1);
                     };
                     let taken = holds != negate;
-                    cover(covered, trace, func, s + branch as StmtIdx, taken);
+                    cover_in(here, trace, func, s + branch as StmtIdx, taken);
                     let (from, next) = if taken { (pc, to as usize) } else { (usize::MAX, pc + 1) };
                     if AHEAD && !passes(fc.arrival(f, from, next)) {
                         at_head = Some(fc.arrival(f, from, next));
@@ -838,10 +847,34 @@ impl Machine<'_> {
     }
 }
 
+/// Slot `i` of a frame, unchecked on the interpreter's hot path: the code
+/// checks every slot it names against its function's slots when it is
+/// built (`code::link`), and [`Machine::run_fast`] runs only frames of
+/// their function's slots.
+#[inline(always)]
+fn slot(slots: &[Value], i: u32) -> &Value {
+    debug_assert!((i as usize) < slots.len());
+    // SAFETY: see above.
+    unsafe { slots.get_unchecked(i as usize) }
+}
+
+#[inline(always)]
+fn slot_mut(slots: &mut [Value], i: u32) -> &mut Value {
+    debug_assert!((i as usize) < slots.len());
+    // SAFETY: as for `slot`.
+    unsafe { slots.get_unchecked_mut(i as usize) }
+}
+
 /// Marks a branch outcome covered and adds it to the path's hash.
 fn cover(covered: &mut [Vec<u64>], trace: &mut u64, func: FuncId, at: StmtIdx, taken: bool) {
+    cover_in(&mut covered[func.0 as usize], trace, func, at, taken)
+}
+
+/// [`cover`] with the function's bits at hand.
+#[inline(always)]
+fn cover_in(covered: &mut [u64], trace: &mut u64, func: FuncId, at: StmtIdx, taken: bool) {
     let bit = 2 * at as usize + taken as usize;
-    covered[func.0 as usize][bit / 64] |= 1 << (bit % 64);
+    covered[bit / 64] |= 1 << (bit % 64);
     *trace = (trace.rotate_left(7) ^ ((func.0 as u64) << 40 | bit as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
 }
 
@@ -861,11 +894,24 @@ fn bv_binary(op: Op, x: &Value, y: &Value) -> Option<Value> {
     })
 }
 
+/// `a op b` over slots the general way (what [`bv_binary`] leaves).
+#[cold]
+#[inline(never)]
+fn eval_binary(op: Op, slots: &[Value], a: u32, b: u32) -> Result<Value, braid_term::EvalError> {
+    eval_values(op, slots[a as usize], slots[b as usize])
+}
+
+#[cold]
+#[inline(never)]
+fn eval_values(op: Op, x: Value, y: Value) -> Result<Value, braid_term::EvalError> {
+    eval_op(op, &[x, y])
+}
+
 /// The allocation and offset of `at` when its index is a bit-vector and
 /// its base an address, as the lowering makes them.
 #[inline(always)]
 fn fast_address(slots: &[Value], at: AddressOf) -> Option<(u32, i128)> {
-    match (&slots[at.index as usize], &slots[at.base as usize]) {
+    match (slot(slots, at.index), slot(slots, at.base)) {
         // zext to 64 bits, then read as a signed 64-bit integer.
         (&Value::Bv { bits, .. }, &Value::Addr { alloc, offset }) => {
             Some((alloc, offset.checked_add(bits as i64 as i128 + at.off as i128)?))
@@ -922,6 +968,59 @@ fn address(slots: &[Value], at: AddressOf) -> Result<Value, (braid_term::EvalErr
         n = eval_op(Op::Add, &[n, Value::Int(at.off as i128)]).map_err(|e| (e, 2))?;
     }
     eval_op(Op::Add, &[*base, n]).map_err(|e| (e, at.len() - 1))
+}
+
+/// What [`Kind::LoadAt`] loads when its cells are plain bytes and any
+/// widening a `zext` or `sext`.
+#[inline(always)]
+fn load_fast(slots: &[Value], memory: &[Cells], at: AddressOf, bytes: u8, widen: Option<Op>) -> Option<Value> {
+    let bits = fast_address(slots, at).and_then(|(a, o)| load_bytes(memory, a, o, bytes))?;
+    let width = 8 * bytes;
+    match widen {
+        None => Some(Value::Bv { width, bits }),
+        Some(Op::ZExt(w)) if w >= width => Some(Value::Bv { width: w, bits }),
+        Some(Op::SExt(w)) if w >= width => Some(Value::bv(w, Value::bv_signed(width, bits) as u64)),
+        Some(_) => None,
+    }
+}
+
+/// What [`Kind::LoadAt`] loads when its fast case does not hold; on
+/// failure, the bug and which of its statements (from 0) raised it.
+#[cold]
+#[inline(never)]
+fn load_at(
+    slots: &[Value],
+    memory: &[Cells],
+    at: AddressOf,
+    bytes: u8,
+    widen: Option<Op>,
+) -> Result<Value, (BugKind, StmtIdx)> {
+    let p = address(slots, at).map_err(|(e, part)| (bug_kind(&e), part))?;
+    let loaded = load(memory, p, bytes).map_err(|k| (k, at.len()))?;
+    Ok(match (widen, loaded) {
+        (None, v) => v,
+        (Some(Op::ZExt(w)), Value::Bv { width, bits }) if w >= width => Value::Bv { width: w, bits },
+        (Some(Op::SExt(w)), Value::Bv { width, bits }) if w >= width => {
+            Value::bv(w, Value::bv_signed(width, bits) as u64)
+        }
+        (Some(op), v) => eval_op(op, &[v]).map_err(|e| (bug_kind(&e), at.len() + 1))?,
+    })
+}
+
+/// What [`Kind::StoreAt`] does when its fast case does not hold: the
+/// allocation and offset stored at, or the bug and which of its statements
+/// (from 0) raised it.
+#[cold]
+#[inline(never)]
+fn store_at(
+    slots: &[Value],
+    memory: &mut [Cells],
+    at: AddressOf,
+    value: u32,
+    bytes: u8,
+) -> Result<(usize, usize), (BugKind, StmtIdx)> {
+    let p = address(slots, at).map_err(|(e, part)| (bug_kind(&e), part))?;
+    store(memory, p, slots[value as usize], bytes).map_err(|k| (k, at.len()))
 }
 
 /// A load of `bytes` little-endian bytes (0: one cell of any value) at `p`.
