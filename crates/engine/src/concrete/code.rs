@@ -1385,6 +1385,80 @@ Seven:
 }
 "#;
 
+    /// A value loaded from memory divides a constant (the load and the
+    /// division fuse, the loaded value the divisor), and a second load's
+    /// value is read twice (no fusion with its first reader).
+    const LOADS: &str = r#"
+fn main(i: bv32) {
+    r = call @quot(i)
+    ret r
+}
+fn quot(i) {
+    m = alloc 16, 0:bv8
+    t1 = zext bv64 i
+    t2 = toint t1
+    t4 = m + t2
+    store bv32 t4, i
+    t5 = zext bv64 i
+    t6 = toint t5
+    t8 = m + t6
+    s0 = load bv32 t8
+    l2 = s0
+    s0 = 100:bv32
+    s1 = l2
+    s0 = s0 / s1
+    l3 = s0
+    t11 = zext bv64 i
+    t12 = toint t11
+    t14 = m + t12
+    s0 = load bv32 t14
+    l4 = s0
+    s1 = l4 + l3
+    s0 = l4 * s1
+    ret s0
+}
+"#;
+
+    #[test]
+    fn a_load_fuses_with_the_operation_that_alone_reads_it() {
+        let module = braid_ir::parse("loads.bir", LOADS).expect("parses");
+        let main = module.func_index("main").expect("main");
+        let quot = module.func_index("quot").expect("quot");
+        let code = Code::new(&module, Some(main));
+        let plain = Code::unoptimised(&module, Some(main));
+        let kinds: Vec<Kind> = code.func(&module, quot).insts.iter().map(|i| i.kind).collect();
+        let fused: Vec<&Kind> = kinds.iter().filter(|k| matches!(k, Kind::LoadBinary { .. })).collect();
+        assert!(
+            matches!(
+                fused[..],
+                [Kind::LoadBinary {
+                    op: Op::Div,
+                    swap: true,
+                    ..
+                }]
+            ),
+            "{kinds:?}"
+        );
+        // 0 divides (the bug is the division's statement), 5 and 12 do not,
+        // 13 is out of bounds at the store.
+        for i in [0, 5, 12, 13] {
+            assert_eq!(run(&code, &module, i), run(&plain, &module, i), "i = {i}");
+        }
+        match run(&code, &module, 0) {
+            Outcome::Bug { bug, stmt, .. } => {
+                assert_eq!((bug, stmt), (braid_ir::BugKind::DivisionByZero, 12))
+            }
+            other => panic!("expected a division by zero, got {other:?}"),
+        }
+        let input = [TestInput::new("i", Value::bv(32, 5))];
+        let steps = |c: &Code| {
+            run_concrete_with(c, &module, main, &input, None, None)
+                .expect("runs")
+                .steps
+        };
+        assert_eq!(steps(&code), steps(&plain));
+    }
+
     fn run(code: &Code, module: &Module, i: u64) -> Outcome {
         let entry = module.func_index("main").expect("main");
         let input = TestInput::new("i", Value::bv(32, i));
