@@ -259,14 +259,16 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} calls of which {} unsat, {} unsat by a known core, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} unsat by difference bounds, {} calls of which {} unsat ({} without a core), {} unsat by a known core, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
                         k.simplex_tries,
                         k.simplex_ms,
+                        k.difference_unsat,
                         k.solver_calls,
                         k.solver_unsat,
+                        k.cores_missed,
                         k.subset_hits,
                         k.solver_ms
                     )

@@ -273,6 +273,12 @@ pub struct KindDetail {
     pub simplex_tries: u64,
     pub simplex_sat: u64,
     pub simplex_ms: u64,
+    /// Unsat answers the solver gave no unsat core for (its core check ran
+    /// out of time), so the whole set is kept as the known unsat set.
+    pub cores_missed: u64,
+    /// Answered unsat by comparisons contradicting one another (difference
+    /// bounds), without the solver.
+    pub difference_unsat: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -316,6 +322,8 @@ impl Stats {
                     simplex_tries: s.simplex_tries,
                     simplex_sat: s.simplex_sat,
                     simplex_ms: s.simplex_time.as_millis() as u64,
+                    cores_missed: s.cores_missed,
+                    difference_unsat: s.difference_unsat,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

@@ -70,6 +70,11 @@ pub struct KindStats {
     pub simplex_tries: u64,
     pub simplex_sat: u64,
     pub simplex_time: Duration,
+    /// Unsat answers with unsat cores on for which the backend gave no
+    /// core (its core check ran out of time): the whole set is kept.
+    pub cores_missed: u64,
+    /// Answered unsat by contradicting difference bounds (no backend call).
+    pub difference_unsat: u64,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -158,7 +163,7 @@ pub struct QuerySolver {
     recent: VecDeque<Model>,
     /// Known unsat constraint sets (the backend's unsat cores, sorted),
     /// indexed by their smallest constraint: a query containing one is unsat.
-    cores: FxHashMap<TermId, Vec<Box<[TermId]>>>,
+    cores: FxHashMap<TermId, Vec<(u64, Box<[TermId]>)>>,
     core_count: usize,
     use_cores: bool,
     /// The constraints that made the last unsat answer unsat (a core, or the
@@ -249,11 +254,16 @@ impl QuerySolver {
 
     /// A known unsat set contained in `set` (sorted)?
     fn unsat_subset(&self, set: &[TermId]) -> Option<&[TermId]> {
+        if self.cores.is_empty() {
+            return None;
+        }
+        let sig = signature(set);
         let mut tried = 0;
         for (i, first) in set.iter().enumerate() {
             let Some(cores) = self.cores.get(first) else { continue };
-            for core in cores {
-                if is_sorted_subset(&core[1..], &set[i + 1..]) {
+            for (core_sig, core) in cores {
+                // A core with a term the set lacks is out at once.
+                if core_sig & !sig == 0 && is_sorted_subset(&core[1..], &set[i + 1..]) {
                     return Some(core);
                 }
                 tried += 1;
@@ -281,9 +291,10 @@ impl QuerySolver {
         }
         self.core_count += 1;
         // Smaller cores first: they are the likelier subsets.
+        let sig = signature(&core);
         let list = self.cores.entry(first).or_default();
-        let at = list.partition_point(|c| c.len() <= core.len());
-        list.insert(at, core.into_boxed_slice());
+        let at = list.partition_point(|(_, c)| c.len() <= core.len());
+        list.insert(at, (sig, core.into_boxed_slice()));
     }
 
     /// No backend check runs past `deadline`.
@@ -399,6 +410,19 @@ impl QuerySolver {
                 return SatResult::Sat(m);
             }
         }
+        // Comparisons that contradict one another through difference bounds
+        // (crate::difference): unsat with a minimal core, no backend call.
+        if self.simplex && self.caching {
+            if let Some(core) = crate::difference::unsat_core(store, &set) {
+                self.stats.kind(self.kind).difference_unsat += 1;
+                self.last_core = core;
+                if self.use_cores {
+                    self.remember_core(self.last_core.clone());
+                }
+                self.remember(set, None);
+                return SatResult::Unsat;
+            }
+        }
         // Braid's simplex with abstraction refinement first (§3.2–3.3 of
         // seed 002): a model it finds is checked, and most sat questions on
         // machine integers and table lookups need no backend call.
@@ -488,8 +512,9 @@ impl QuerySolver {
             SatResult::Unsat if self.caching => {
                 self.last_core = set.clone();
                 if self.use_cores {
-                    if let Some(core) = self.backend.unsat_core() {
-                        self.last_core = core;
+                    match self.backend.unsat_core() {
+                        Some(core) => self.last_core = core,
+                        None => self.stats.kind(self.kind).cores_missed += 1,
                     }
                     self.remember_core(self.last_core.clone());
                 }
@@ -506,6 +531,14 @@ impl QuerySolver {
 }
 
 /// Whether every element of sorted `a` is in sorted `b`.
+/// One bit per term (of 64, by a hash of its number): a set's signature
+/// has every bit its subsets' have.
+fn signature(set: &[TermId]) -> u64 {
+    set.iter().fold(0, |sig, t| {
+        sig | 1 << ((t.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+    })
+}
+
 fn is_sorted_subset(a: &[TermId], b: &[TermId]) -> bool {
     let mut rest = b;
     for x in a {
