@@ -16,6 +16,9 @@ const CACHE_ENTRIES: usize = 1 << 18;
 const CORE_ENTRIES: usize = 1 << 16;
 const CORE_TRIES: usize = 256;
 
+/// A known unsat set, sorted, with its [`signature`].
+type Core = (u64, Box<[TermId]>);
+
 /// What an engine asks the solver for; engines set [`QuerySolver::kind`]
 /// before they ask, and the statistics are kept per kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -163,7 +166,7 @@ pub struct QuerySolver {
     recent: VecDeque<Model>,
     /// Known unsat constraint sets (the backend's unsat cores, sorted),
     /// indexed by their smallest constraint: a query containing one is unsat.
-    cores: FxHashMap<TermId, Vec<(u64, Box<[TermId]>)>>,
+    cores: FxHashMap<TermId, Vec<Core>>,
     core_count: usize,
     use_cores: bool,
     /// The constraints that made the last unsat answer unsat (a core, or the
