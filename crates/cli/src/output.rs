@@ -259,12 +259,15 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} unsat by difference bounds, {} calls of which {} unsat ({} without a core), {} unsat by a known core, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} sat by float search of {} tried in {} ms, {} unsat by difference bounds, {} calls of which {} unsat ({} without a core), {} unsat by a known core, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
                         k.simplex_tries,
                         k.simplex_ms,
+                        k.search_sat,
+                        k.search_tries,
+                        k.search_ms,
                         k.difference_unsat,
                         k.solver_calls,
                         k.solver_unsat,

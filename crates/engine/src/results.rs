@@ -279,6 +279,11 @@ pub struct KindDetail {
     /// Answered unsat by comparisons contradicting one another (difference
     /// bounds), without the solver.
     pub difference_unsat: u64,
+    /// Questions over floats given to XSat's search before the solver,
+    /// those it found a model for, and its time.
+    pub search_tries: u64,
+    pub search_sat: u64,
+    pub search_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -324,6 +329,9 @@ impl Stats {
                     simplex_ms: s.simplex_time.as_millis() as u64,
                     cores_missed: s.cores_missed,
                     difference_unsat: s.difference_unsat,
+                    search_tries: s.search_tries,
+                    search_sat: s.search_sat,
+                    search_ms: s.search_time.as_millis() as u64,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

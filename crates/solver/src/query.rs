@@ -78,6 +78,11 @@ pub struct KindStats {
     pub cores_missed: u64,
     /// Answered unsat by contradicting difference bounds (no backend call).
     pub difference_unsat: u64,
+    /// Questions over floats given to the search for a model before the
+    /// backend, those it answered, and its time.
+    pub search_tries: u64,
+    pub search_sat: u64,
+    pub search_time: Duration,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -456,6 +461,37 @@ impl QuerySolver {
                 return SatResult::Sat(m);
             }
         }
+        // Floating point: XSat's search (crate::optimize) before Z3, which
+        // takes seconds on a few comparisons of doubles (or gives up). Only
+        // a model that satisfies every constraint is taken.
+        if self.simplex && mentions_floats(store, &set) {
+            let start = Instant::now();
+            let limits = crate::optimize::Limits {
+                evaluations: 20_000,
+                ..Default::default()
+            };
+            let found = crate::optimize::minimize(store, &set, &Model::default(), limits)
+                .solution
+                .map(|mut m| {
+                    for c in &set {
+                        for &x in store.symbols(*c) {
+                            m.entry(x).or_insert_with(|| Value::default_of(store.symbol(x).sort));
+                        }
+                    }
+                    m
+                })
+                .filter(|m| store.satisfies(&set, m));
+            let k = self.stats.kind(self.kind);
+            k.search_tries += 1;
+            k.search_time += start.elapsed();
+            if let Some(m) = found {
+                k.search_sat += 1;
+                if self.caching {
+                    self.remember(set, Some(m.clone()));
+                }
+                return SatResult::Sat(m);
+            }
+        }
         self.stats.solver_calls += 1;
         let start = Instant::now();
         let mut answer = self.backend.check(store, &set);
@@ -534,6 +570,13 @@ impl QuerySolver {
 }
 
 /// Whether every element of sorted `a` is in sorted `b`.
+/// Whether a symbol of `set` is a float.
+fn mentions_floats(store: &TermStore, set: &[TermId]) -> bool {
+    set.iter()
+        .flat_map(|c| store.symbols(*c))
+        .any(|s| matches!(store.symbol(*s).sort, braid_term::Sort::F32 | braid_term::Sort::F64))
+}
+
 /// One bit per term (of 64, by a hash of its number): a set's signature
 /// has every bit its subsets' have.
 fn signature(set: &[TermId]) -> u64 {
@@ -730,6 +773,37 @@ mod tests {
         };
         assert_eq!(q.stats.cex_hits, 1);
         assert_eq!(m.len(), 1);
+    }
+
+    /// Comparisons over doubles are answered by the search, with no Z3
+    /// call, and contradicting comparisons by difference bounds.
+    #[test]
+    fn braids_own_procedures_answer_before_z3() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::F64);
+        let y = s.symbol_term("y", Sort::F64);
+        let k = |s: &mut TermStore, v: f64| s.constant(Value::F64(v.to_bits()));
+        let (two, ten) = (k(&mut s, 2.0), k(&mut s, 10.0));
+        let prod = s.app(Op::Mul, &[x, y]).unwrap();
+        let c1 = s.app(Op::Gt, &[prod, ten]).unwrap();
+        let c2 = s.app(Op::Lt, &[x, two]).unwrap();
+        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        let SatResult::Sat(m) = q.model(&s, &[c1, c2]) else {
+            panic!("a model exists")
+        };
+        assert!(s.satisfies(&[c1, c2], &m));
+        assert_eq!((q.stats.solver_calls, q.stats.by_kind[0].search_sat), (0, 1));
+        let a = s.symbol_term("a", Sort::Bv(32));
+        let b = s.symbol_term("b", Sort::Bv(32));
+        let lt = s.app(Op::Lt, &[a, b]).unwrap();
+        let ge = s.app(Op::Ge, &[a, b]).unwrap();
+        assert_eq!(q.model(&s, &[lt, ge]), SatResult::Unsat);
+        assert_eq!((q.stats.solver_calls, q.stats.by_kind[0].difference_unsat), (0, 1));
+        let mut core = q.last_core().to_vec();
+        core.sort_unstable();
+        let mut want = vec![lt, ge];
+        want.sort_unstable();
+        assert_eq!(core, want);
     }
 
     #[test]
