@@ -163,10 +163,12 @@ struct RunArgs {
     /// is asserted afresh.
     #[arg(long, default_value = "on", value_name = "on|off")]
     incremental: String,
-    /// on: a question the caches do not answer goes to braid's simplex
-    /// first (integers read as integers, table lookups refined by array
-    /// axioms, MuSE §3.2-3.3), and to Z3 only when the simplex finds no
-    /// model that satisfies it; off: straight to Z3.
+    /// on: a question the caches do not answer goes to braid's own
+    /// procedures first: difference bounds (comparisons that contradict
+    /// one another: unsat with a minimal core), the simplex (integers read
+    /// as integers, table lookups refined by array axioms, MuSE §3.2-3.3)
+    /// and, over floats, XSat's search; to Z3 only when none of them
+    /// answers; off: straight to Z3.
     #[arg(long, default_value = "on", value_name = "on|off")]
     simplex: String,
     /// dse, ssm, dsm, multise: on: the states reaching a loop head are
