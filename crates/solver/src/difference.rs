@@ -19,9 +19,14 @@
 use braid_term::{Node, Op, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 
-/// Past this many symbols in one graph the check is skipped (it is cubic
-/// in the worst case; the questions it is for have a few dozen).
-const MAX_NODES: usize = 256;
+/// Past this many symbols in one graph, or comparisons and disjunctions
+/// in a question, or disequalities tried, the check claims nothing (the
+/// questions it is for have a few dozen of each; a merged state's guard can
+/// be a formula of millions of shared nodes, which must not be walked as a
+/// tree).
+const MAX_NODES: usize = 128;
+const MAX_PARTS: usize = 1024;
+const MAX_APART: usize = 64;
 /// Disjunctions split at most this deep, and at most this many cases in
 /// all: past them the check claims nothing.
 const MAX_DEPTH: usize = 3;
@@ -32,11 +37,11 @@ const MAX_CASES: usize = 64;
 /// disequality keeps apart to be equal, or do either in every case of a
 /// disjunction; `None` claims nothing.
 pub fn unsat_core(store: &TermStore, set: &[TermId]) -> Option<Vec<TermId>> {
-    let mut lits = Vec::new();
-    let mut ors = Vec::new();
+    let mut parts = Parts::default();
     for &c in set {
-        collect(store, c, false, c, &mut lits, &mut ors);
+        parts.collect(store, c, false, c)?;
     }
+    let Parts { lits, ors, .. } = parts;
     let mut cases = 0;
     let mut core = refute(store, &lits, &ors, MAX_DEPTH, &mut cases)?;
     core.sort_unstable();
@@ -55,23 +60,41 @@ struct Lit {
 /// A disjunction of the set: its member and its cases (each negated or not).
 type Or = (TermId, Vec<(TermId, bool)>);
 
-/// Splits `t` (negated when `neg`, from member `from`) into the comparisons
-/// that must all hold and the disjunctions one case of which must.
-fn collect(store: &TermStore, t: TermId, neg: bool, from: TermId, lits: &mut Vec<Lit>, ors: &mut Vec<Or>) {
-    let boolean = store.sort(t) == braid_term::Sort::Bool;
-    match store.node(t) {
-        Node::App(Op::Not, args) if args.len() == 1 => collect(store, args[0], !neg, from, lits, ors),
-        Node::App(op @ (Op::And | Op::Or), args) if boolean => {
-            if (*op == Op::And) != neg {
-                // A conjunction: an `and`, or a negated `or`.
-                for &x in args {
-                    collect(store, x, neg, from, lits, ors);
-                }
-            } else {
-                ors.push((from, args.iter().map(|&x| (x, neg)).collect()));
-            }
+/// A question's comparisons that must all hold and its disjunctions, one
+/// case of which must; each `(term, negated)` once.
+#[derive(Default)]
+struct Parts {
+    lits: Vec<Lit>,
+    ors: Vec<Or>,
+    seen: rustc_hash::FxHashSet<(TermId, bool)>,
+}
+
+impl Parts {
+    /// Adds `t` (negated when `neg`, from member `from`); `None` past
+    /// [`MAX_PARTS`].
+    fn collect(&mut self, store: &TermStore, t: TermId, neg: bool, from: TermId) -> Option<()> {
+        if !self.seen.insert((t, neg)) {
+            return Some(());
         }
-        _ => lits.push(Lit { atom: t, neg, from }),
+        if self.seen.len() > MAX_PARTS {
+            return None;
+        }
+        let boolean = store.sort(t) == braid_term::Sort::Bool;
+        match store.node(t) {
+            Node::App(Op::Not, args) if args.len() == 1 => self.collect(store, args[0], !neg, from)?,
+            Node::App(op @ (Op::And | Op::Or), args) if boolean => {
+                if (*op == Op::And) != neg {
+                    // A conjunction: an `and`, or a negated `or`.
+                    for &x in args {
+                        self.collect(store, x, neg, from)?;
+                    }
+                } else {
+                    self.ors.push((from, args.iter().map(|&x| (x, neg)).collect()));
+                }
+            }
+            _ => self.lits.push(Lit { atom: t, neg, from }),
+        }
+        Some(())
     }
 }
 
@@ -94,7 +117,7 @@ fn refute(store: &TermStore, lits: &[Lit], ors: &[Or], depth: usize, cases: &mut
             return Some(core);
         }
     }
-    for &(a, b, w, from) in &apart {
+    for &(a, b, w, from) in apart.iter().take(MAX_APART) {
         for (i, g) in graphs.iter().enumerate() {
             if let Some(mut core) = g.forced_equal(a, b, w, i == 0) {
                 core.push(from);
@@ -109,9 +132,16 @@ fn refute(store: &TermStore, lits: &[Lit], ors: &[Or], depth: usize, cases: &mut
     let rest: Vec<Or> = ors[..at].iter().chain(&ors[at + 1..]).cloned().collect();
     let mut core = vec![*from];
     for &(t, neg) in split {
-        let (mut lits, mut ors) = (lits.to_vec(), rest.clone());
-        collect(store, t, neg, *from, &mut lits, &mut ors);
-        core.extend(refute(store, &lits, &ors, depth - 1, cases)?);
+        let mut parts = Parts {
+            lits: lits.to_vec(),
+            ors: rest.clone(),
+            seen: Default::default(),
+        };
+        parts.collect(store, t, neg, *from)?;
+        if parts.lits.len() > MAX_PARTS {
+            return None;
+        }
+        core.extend(refute(store, &parts.lits, &parts.ors, depth - 1, cases)?);
     }
     Some(core)
 }

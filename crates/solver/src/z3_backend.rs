@@ -66,6 +66,7 @@ impl Z3Solver {
                 kit: None,
                 done: FxHashMap::default(),
                 reads: Default::default(),
+                stop: None,
             },
             timeout_ms,
             deadline: None,
@@ -78,6 +79,7 @@ impl Z3Solver {
                 kit: None,
                 done: FxHashMap::default(),
                 reads: Default::default(),
+                stop: None,
             },
             incremental: true,
             stack: Vec::new(),
@@ -233,6 +235,10 @@ struct Translator<'ctx> {
     done: FxHashMap<TermId, Dynamic<'ctx>>,
     /// The translated terms that read an array (`Op::Read`).
     reads: rustc_hash::FxHashSet<TermId>,
+    /// When translating must stop (the run's deadline, or its budget's
+    /// stop): a merged state's terms can be millions of nodes, which took
+    /// Z3 52 s and 14 GB past a 30 s limit.
+    stop: Option<(Option<Instant>, Option<braid_budget::Budget>)>,
 }
 
 impl<'ctx> Translator<'ctx> {
@@ -282,9 +288,16 @@ impl<'ctx> Translator<'ctx> {
             self.done.clear();
             self.reads.clear();
         }
-        for t in store.postorder(&[root]) {
+        for (i, t) in store.postorder(&[root]).into_iter().enumerate() {
             if self.done.contains_key(&t) {
                 continue;
+            }
+            if i % 4096 == 4095 {
+                if let Some((deadline, budget)) = &self.stop {
+                    if deadline.is_some_and(|d| Instant::now() >= d) || budget.as_ref().is_some_and(|b| b.stopped()) {
+                        return Err("time limit reached while translating the query".into());
+                    }
+                }
             }
             let d = match store.node(t) {
                 Node::Const(v) => self.constant(*v)?,
@@ -734,6 +747,7 @@ impl Z3Solver {
             return SatResult::Unknown("the run stopped".into());
         }
         let mut asserted = Vec::with_capacity(constraints.len());
+        self.translator.stop = Some((self.deadline, self.budget.clone()));
         for &c in constraints {
             match self.translator.translate(store, c).map(|d| d.as_bool()) {
                 Ok(Some(b)) => asserted.push(b),
