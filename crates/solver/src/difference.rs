@@ -9,9 +9,13 @@
 //! `w`-bit values is the comparison of their two's-complement integers, an
 //! unsigned one of their plain integers; signed and unsigned readings of a
 //! symbol are different integers, so they get separate graphs), and a
-//! subset of a set that is unsat makes the set unsat. Everything else (an
-//! `!=`, arithmetic, other sorts) is left out, so nothing is claimed for
-//! it. Ordered containers over symbolic keys ask thousands of branch
+//! subset of a set that is unsat makes the set unsat. Two more rules use
+//! what the bounds imply: an `x != y` (or `x != c`) whose sides the bounds
+//! force to be equal is a contradiction (its core: the two shortest paths
+//! and the disequality), and a disjunction is refuted case by case (its
+//! core: the disjunction and the cases' cores). Everything else
+//! (arithmetic, other sorts) is left out, so nothing is claimed for it.
+//! Ordered containers over symbolic keys ask thousands of branch
 //! questions of this shape that contradict the path (`k1 < k2` against
 //! `k1 >= k2`, or through a chain); Z3 answers each in 1-3 ms and its
 //! unsat cores, not minimal, answer few later questions.
