@@ -240,8 +240,6 @@ pub struct GuardChecks {
     pub cores_cut: u64,
     /// Guards found infeasible once every cube was cut out.
     pub infeasible_by_cores: u64,
-    /// Cuts stopped because the guard grew past what the solver takes.
-    pub cuts_given_up: u64,
     /// Guards (what was left of them) sent to the solver whole.
     pub whole: u64,
 }

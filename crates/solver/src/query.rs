@@ -442,18 +442,7 @@ impl QuerySolver {
             let start = Instant::now();
             let linear =
                 crate::partial::solve_linear(store, &set, &Model::default(), crate::simplex::Limits::default());
-            // Every symbol of the set gets its value (those the simplex did
-            // not set take their default, as evaluation gave them): the
-            // caller's model must not fill them in otherwise.
-            let found = linear.solution.map(|mut m| {
-                for c in &set {
-                    for &x in store.symbols(*c) {
-                        m.entry(x).or_insert_with(|| Value::default_of(store.symbol(x).sort));
-                    }
-                }
-                m
-            });
-            let found = found.filter(|m| store.satisfies(&set, m));
+            let found = linear.solution.and_then(|m| satisfying(store, &set, m));
             let k = self.stats.kind(self.kind);
             k.simplex_tries += 1;
             k.simplex_time += start.elapsed();
@@ -480,15 +469,7 @@ impl QuerySolver {
             };
             let found = crate::optimize::minimize(store, &set, &Model::default(), limits)
                 .solution
-                .map(|mut m| {
-                    for c in &set {
-                        for &x in store.symbols(*c) {
-                            m.entry(x).or_insert_with(|| Value::default_of(store.symbol(x).sort));
-                        }
-                    }
-                    m
-                })
-                .filter(|m| store.satisfies(&set, m));
+                .and_then(|m| satisfying(store, &set, m));
             let k = self.stats.kind(self.kind);
             k.search_tries += 1;
             k.search_time += start.elapsed();
@@ -581,6 +562,19 @@ impl QuerySolver {
 }
 
 /// Whether every element of sorted `a` is in sorted `b`.
+/// `m` from one of braid's own procedures, if it satisfies `set`. Every
+/// symbol of the set gets its value (those `m` does not set take their
+/// default, as evaluation gave them): the caller's model must not fill them
+/// in otherwise.
+fn satisfying(store: &TermStore, set: &[TermId], mut m: Model) -> Option<Model> {
+    for c in set {
+        for &x in store.symbols(*c) {
+            m.entry(x).or_insert_with(|| Value::default_of(store.symbol(x).sort));
+        }
+    }
+    store.satisfies(set, &m).then_some(m)
+}
+
 /// A backend call on floats this slow turns XSat's search on for the run.
 const SLOW_FLOATS: Duration = Duration::from_secs(1);
 

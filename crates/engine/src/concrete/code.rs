@@ -1111,6 +1111,13 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
             ));
         }
     }
+    merge_drafts(drafts, fused);
+}
+
+/// Replaces each run of drafts `i..=j` of `fused` (in order, disjoint) by
+/// one draft of `kind` standing for all their statements, with the first's
+/// start and repairs.
+fn merge_drafts(drafts: &mut Vec<Draft>, fused: Vec<(usize, usize, Kind)>) {
     if fused.is_empty() {
         return;
     }
@@ -1123,7 +1130,7 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
                 next.next();
                 let mut len = d.len;
                 for _ in i..j {
-                    len += it.next().expect("the chain's instructions").1.len;
+                    len += it.next().expect("the run's drafts").1.len;
                 }
                 out.push(Draft { kind, len, ..d });
             }
@@ -1146,7 +1153,7 @@ fn fuse_loads(f: &Function, drafts: &mut Vec<Draft>) {
         return;
     };
     let total = drafts.len();
-    let mut fused: Vec<(usize, Kind)> = Vec::new();
+    let mut fused: Vec<(usize, usize, Kind)> = Vec::new();
     let mut buf = Vec::new();
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(total);
@@ -1203,30 +1210,14 @@ fn fuse_loads(f: &Function, drafts: &mut Vec<Draft>) {
                         swap,
                         part,
                     };
-                    fused.push((i, kind));
+                    fused.push((i, i + 1, kind));
                     i += 2;
                 }
                 _ => i += 1,
             }
         }
     }
-    if fused.is_empty() {
-        return;
-    }
-    let mut out = Vec::with_capacity(drafts.len() - fused.len());
-    let mut next = fused.into_iter().peekable();
-    let mut it = std::mem::take(drafts).into_iter().enumerate();
-    while let Some((n, d)) = it.next() {
-        match next.peek() {
-            Some(&(i, kind)) if i == n => {
-                next.next();
-                let len = d.len + it.next().expect("the operation").1.len;
-                out.push(Draft { kind, len, ..d });
-            }
-            _ => out.push(d),
-        }
-    }
-    *drafts = out;
+    merge_drafts(drafts, fused);
 }
 
 fn set(bits: &mut [u64], i: u32, on: bool) {

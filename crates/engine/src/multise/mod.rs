@@ -700,13 +700,6 @@ impl<'m> Multise<'m> {
                     }
                     let allowed = self.guards.not(conflict);
                     rest = self.guards.and(rest, allowed);
-                    // Cutting a small core out of a guard can make it larger
-                    // (cores of a few literals cut across the BDD's order):
-                    // past the size the solver takes whole, stop cutting.
-                    if self.guards.larger_than(rest, MAX_SOLVED_GUARD) {
-                        self.guard_checks().cuts_given_up += 1;
-                        break;
-                    }
                 }
                 // Undecided: the whole guard goes to the solver below.
                 SatResult::Unknown(_) => break,
