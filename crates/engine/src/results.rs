@@ -242,6 +242,8 @@ pub struct GuardChecks {
     pub infeasible_by_cores: u64,
     /// Guards (what was left of them) sent to the solver whole.
     pub whole: u64,
+    /// Of those, sent whole after cores that kept most of their cubes.
+    pub wide_cores: u64,
 }
 
 /// The solver layer's statistics that explain its time: per kind of

@@ -442,6 +442,10 @@ impl Guards {
     }
 
     fn timed(&mut self, f: impl FnOnce(&mut Guards) -> Guard) -> Guard {
+        self.timed_value(f)
+    }
+
+    fn timed_value<T>(&mut self, f: impl FnOnce(&mut Guards) -> T) -> T {
         let start = Instant::now();
         self.running = Some(start);
         let r = f(self);
@@ -559,6 +563,70 @@ impl Guards {
             TermForm::Choice => self.choice_terms.insert(g, t),
         };
         t
+    }
+
+    /// One value for guarded values (the first entry that holds wins where
+    /// guards overlap): a decision diagram over the
+    /// guards' atoms, `ite(a, hi, lo)` per node (evaluating as
+    /// [`Guards::to_choice_term`] does), with an entry's value where only
+    /// that entry is left. Paths outside every guard are don't-cares, so
+    /// the atoms the entries share (their common path prefix) are never
+    /// tested, and an atom only one side of which any entry takes is
+    /// skipped. `None` if an `ite` does not type (mixed sorts).
+    pub fn choose(&mut self, store: &mut TermStore, entries: &[(Guard, TermId)]) -> Option<TermId> {
+        let entries: Vec<(Guard, TermId)> = entries.iter().copied().filter(|e| !e.0.is_false()).collect();
+        if entries.is_empty() {
+            return None;
+        }
+        let mut memo = FxHashMap::default();
+        self.timed_value(|me| me.choose_rec(store, entries, &mut memo))
+    }
+
+    fn choose_rec(
+        &mut self,
+        store: &mut TermStore,
+        entries: Vec<(Guard, TermId)>,
+        memo: &mut FxHashMap<Vec<(Guard, TermId)>, Option<TermId>>,
+    ) -> Option<TermId> {
+        let first = entries[0].1;
+        if entries[0].0.is_true() || entries.iter().all(|e| e.1 == first) {
+            return Some(first);
+        }
+        if let Some(&t) = memo.get(&entries) {
+            return t;
+        }
+        self.tick();
+        // The first entry's guard is not a constant: a variable to test.
+        let v = entries
+            .iter()
+            .map(|e| self.var(e.0))
+            .min_by_key(|&v| self.rank_of(v))
+            .expect("entries");
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        for &(g, t) in &entries {
+            let (g0, g1) = self.cofactors(g, v);
+            if !g0.is_false() {
+                lo.push((g0, t));
+            }
+            if !g1.is_false() {
+                hi.push((g1, t));
+            }
+        }
+        let r = if lo.is_empty() {
+            self.choose_rec(store, hi, memo)
+        } else if hi.is_empty() {
+            self.choose_rec(store, lo, memo)
+        } else {
+            let a = self.atoms[v as usize];
+            let hi = self.choose_rec(store, hi, memo);
+            let lo = self.choose_rec(store, lo, memo);
+            match (hi, lo) {
+                (Some(h), Some(l)) => store.app(Op::Ite, &[a, h, l]).ok(),
+                _ => None,
+            }
+        };
+        memo.insert(entries, r);
+        r
     }
 
     /// `g` as a conjunction of terms: the literals every satisfying path
@@ -946,6 +1014,75 @@ mod tests {
         assert_eq!(s.eval(c, &m), Ok(Value::Bool(false)));
         m.insert(SymId(1), Value::Int(2));
         assert_eq!(s.eval(c, &m), Ok(Value::Bool(true)));
+    }
+
+    #[test]
+    fn chosen_values_agree_with_their_guards_and_skip_the_shared_prefix() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let atoms = atoms(&mut s, &mut g, 6);
+        let minterm = |g: &mut Guards, bits: u32| {
+            let mut m = Guard::TRUE;
+            for (i, &a) in atoms.iter().enumerate() {
+                let lit = if bits >> i & 1 == 1 { a } else { g.not(a) };
+                m = g.and(m, lit);
+            }
+            m
+        };
+        let model = |bits: u32| -> Model {
+            (0..6)
+                .map(|i| (SymId(i), Value::Int((bits >> i & 1) as i128)))
+                .collect()
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..200 {
+            // Each assignment of the six atoms in one of k entries, or in
+            // none (a don't-care); entries share values now and then.
+            let k = 2 + (next() % 6) as usize;
+            let owner: Vec<Option<usize>> = (0..64)
+                .map(|_| match next() % (k as u64 + 1) {
+                    0 if round % 2 == 0 => None,
+                    e => Some(e as usize % k),
+                })
+                .collect();
+            let mut entries: Vec<(Guard, TermId)> = (0..k)
+                .map(|e| (Guard::FALSE, s.constant(Value::Int((e % 4) as i128))))
+                .collect();
+            for (bits, o) in owner.iter().enumerate() {
+                if let Some(e) = o {
+                    let m = minterm(&mut g, bits as u32);
+                    entries[*e].0 = g.or(entries[*e].0, m);
+                }
+            }
+            let Some(t) = g.choose(&mut s, &entries) else {
+                assert!(entries.iter().all(|e| e.0.is_false()));
+                continue;
+            };
+            for (bits, o) in owner.iter().enumerate() {
+                if let Some(e) = o {
+                    assert_eq!(
+                        s.eval(t, &model(bits as u32)),
+                        Ok(Value::Int((e % 4) as i128)),
+                        "round {round}"
+                    );
+                }
+            }
+        }
+        // Entries under a shared x0 ∧ x1 tell themselves apart by x2 alone.
+        let prefix = g.and(atoms[0], atoms[1]);
+        let (one, two) = (s.constant(Value::Int(1)), s.constant(Value::Int(2)));
+        let a = g.and(prefix, atoms[2]);
+        let not_x2 = g.not(atoms[2]);
+        let b = g.and(prefix, not_x2);
+        let t = g.choose(&mut s, &[(a, one), (b, two)]).unwrap();
+        let x2 = g.atoms[g.var(atoms[2]) as usize];
+        assert_eq!(t, s.app(Op::Ite, &[x2, one, two]).unwrap());
     }
 
     #[test]

@@ -127,6 +127,10 @@ const MAX_SOLVED_GUARD: usize = 20_000;
 /// whole to the solver.
 const CUBES_TRIED: usize = 64;
 
+/// After this many unsat cubes in a row whose cores keep more than half of
+/// their literals, the feasibility check sends the rest of the guard whole.
+const WIDE_CORES: usize = 4;
+
 /// Below this many BDD nodes, no garbage collection (by default).
 const GC_MIN_NODES: usize = 1 << 20;
 
@@ -668,6 +672,7 @@ impl<'m> Multise<'m> {
         // cubes that the theory rules out (orders of inputs) would otherwise
         // go whole to the solver as one large formula.
         let mut rest = g;
+        let mut wide = 0;
         for _ in 0..CUBES_TRIED {
             let Some(cube) = self.guards.cubes(&self.store, rest, hint, 1).pop() else {
                 // Every cube is infeasible: so is the guard.
@@ -691,8 +696,9 @@ impl<'m> Multise<'m> {
                     let core: Vec<TermId> = if core.iter().all(|c| literals.contains(c)) {
                         core.to_vec()
                     } else {
-                        literals
+                        literals.clone()
                     };
+                    let is_wide = core.len() * 2 > literals.len();
                     let mut conflict = Guard::TRUE;
                     for l in core {
                         let a = self.guards.atom(&mut self.store, l);
@@ -700,6 +706,15 @@ impl<'m> Multise<'m> {
                     }
                     let allowed = self.guards.not(conflict);
                     rest = self.guards.and(rest, allowed);
+                    // A core of most of its cube's literals cuts out little
+                    // more than that cube: the guard's cubes are ruled out one
+                    // by one (bench/merging's sleep-5-3: cores of 18 of 21
+                    // literals, ~70 cubes per infeasible guard); the rest of
+                    // the guard goes whole, as one query.
+                    wide = if is_wide { wide + 1 } else { 0 };
+                    if wide == WIDE_CORES {
+                        break;
+                    }
                 }
                 // Undecided: the whole guard goes to the solver below.
                 SatResult::Unknown(_) => break,
@@ -719,6 +734,9 @@ impl<'m> Multise<'m> {
             return None;
         }
         self.guard_checks().whole += 1;
+        if wide == WIDE_CORES {
+            self.guard_checks().wide_cores += 1;
+        }
         let parts = self.guards.conjuncts(&mut self.store, g);
         match self.solver.model(&self.store, &parts) {
             SatResult::Sat(m) => {
@@ -817,10 +835,14 @@ impl<'m> Multise<'m> {
     }
 
     /// A summary of more than [`MAX_WIDTH`] numbers or truth values
-    /// becomes one value, an `ite` chain over its entries' guards, under
-    /// their union (as state merging's values are): past that width every
-    /// operation on it paid per entry, and its guards for every use
-    /// (summing six parsed numbers made thousands of entries). Addresses,
+    /// becomes one value under its entries' union (as state merging's
+    /// values are): past that width every operation on it paid per entry,
+    /// and its guards for every use (summing six parsed numbers made
+    /// thousands of entries). The value is a decision diagram over the
+    /// guards' atoms that tests only what tells the entries apart
+    /// ([`Guards::choose`]): an `ite` chain over the whole guards put every
+    /// path's prefix into every query that compares the value (sleep-5-3 of
+    /// bench/merging: 13.4 s, 1 064 Z3 calls, against 7.8 s). Addresses,
     /// labels and functions stay apart: loads, jumps and calls resolve
     /// them by their guards.
     fn narrow(&mut self, s: ValueSummary) -> ValueSummary {
@@ -831,13 +853,11 @@ impl<'m> Multise<'m> {
         if !matches!(sort, Sort::Bool | Sort::Int | Sort::Bv(_)) || s.iter().any(|e| self.store.sort(e.1) != sort) {
             return s;
         }
-        let (mut all, mut value) = s.0[s.len() - 1];
-        for &(g, v) in s.0[..s.len() - 1].iter().rev() {
-            let c = self.guards.to_choice_term(&mut self.store, g);
-            let Ok(t) = self.store.app(Op::Ite, &[c, v, value]) else {
-                return s;
-            };
-            value = t;
+        let Some(value) = self.guards.choose(&mut self.store, &s.0) else {
+            return s;
+        };
+        let mut all = Guard::FALSE;
+        for &(g, _) in s.iter() {
             all = self.guards.or(all, g);
         }
         self.result.stats.summaries_narrowed += 1;
