@@ -565,14 +565,14 @@ impl Guards {
         t
     }
 
-    /// One value for guarded values (the first entry that holds wins where
-    /// guards overlap): a decision diagram over the
-    /// guards' atoms, `ite(a, hi, lo)` per node (evaluating as
+    /// One value for guarded values: a decision diagram over the guards'
+    /// atoms, `ite(a, hi, lo)` per node (evaluating as
     /// [`Guards::to_choice_term`] does), with an entry's value where only
-    /// that entry is left. Paths outside every guard are don't-cares, so
-    /// the atoms the entries share (their common path prefix) are never
-    /// tested, and an atom only one side of which any entry takes is
-    /// skipped. `None` if an `ite` does not type (mixed sorts).
+    /// that entry is left (or the first entry holds, where guards overlap).
+    /// Paths outside every guard are don't-cares, so the atoms the entries
+    /// share (their common path prefix) are never tested, and an atom only
+    /// one side of which any entry takes is skipped. `None` if an `ite`
+    /// does not type (mixed sorts).
     pub fn choose(&mut self, store: &mut TermStore, entries: &[(Guard, TermId)]) -> Option<TermId> {
         let entries: Vec<(Guard, TermId)> = entries.iter().copied().filter(|e| !e.0.is_false()).collect();
         if entries.is_empty() {
