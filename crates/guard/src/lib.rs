@@ -853,6 +853,16 @@ mod tests {
             .collect()
     }
 
+    /// A xorshift generator from `seed`: the tests' random guards.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// Whether `g` holds when variable `v` has bit `v - first` of `bits`.
     fn holds(g: &Guards, mut x: Guard, first: u32, bits: u32) -> bool {
         while x.0 > 1 {
@@ -870,13 +880,7 @@ mod tests {
         let atoms = atoms(&mut s, &mut g, 134);
         let first = 124;
         let used = &atoms[first as usize..];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut pool: Vec<Guard> = used.to_vec();
         for _ in 0..400 {
             let (a, b) = (pool[next() as usize % pool.len()], pool[next() as usize % pool.len()]);
@@ -1034,13 +1038,7 @@ mod tests {
                 .map(|i| (SymId(i), Value::Int((bits >> i & 1) as i128)))
                 .collect()
         };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
             // Each assignment of the six atoms in one of k entries, or in
             // none (a don't-care); entries share values now and then.

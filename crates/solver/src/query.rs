@@ -382,6 +382,15 @@ impl QuerySolver {
         SatResult::Sat(merged)
     }
 
+    /// A model of `set` that braid's own procedure (simplex, search) found:
+    /// cached as the backend's would be, and the answer.
+    fn answered_by_own(&mut self, set: Vec<TermId>, m: Model) -> SatResult {
+        if self.caching {
+            self.remember(set, Some(m.clone()));
+        }
+        SatResult::Sat(m)
+    }
+
     fn remember(&mut self, set: Vec<TermId>, answer: Option<Model>) {
         if self.cache.len() >= CACHE_ENTRIES {
             self.cache.clear();
@@ -448,10 +457,7 @@ impl QuerySolver {
             k.simplex_time += start.elapsed();
             if let Some(m) = found {
                 k.simplex_sat += 1;
-                if self.caching {
-                    self.remember(set, Some(m.clone()));
-                }
-                return SatResult::Sat(m);
+                return self.answered_by_own(set, m);
             }
         }
         // Floating point: XSat's search (crate::optimize) before Z3, once Z3
@@ -475,10 +481,7 @@ impl QuerySolver {
             k.search_time += start.elapsed();
             if let Some(m) = found {
                 k.search_sat += 1;
-                if self.caching {
-                    self.remember(set, Some(m.clone()));
-                }
-                return SatResult::Sat(m);
+                return self.answered_by_own(set, m);
             }
         }
         self.stats.solver_calls += 1;
@@ -561,7 +564,6 @@ impl QuerySolver {
     }
 }
 
-/// Whether every element of sorted `a` is in sorted `b`.
 /// `m` from one of braid's own procedures, if it satisfies `set`. Every
 /// symbol of the set gets its value (those `m` does not set take their
 /// default, as evaluation gave them): the caller's model must not fill them
@@ -593,6 +595,7 @@ fn signature(set: &[TermId]) -> u64 {
     })
 }
 
+/// Whether every element of sorted `a` is in sorted `b`.
 fn is_sorted_subset(a: &[TermId], b: &[TermId]) -> bool {
     let mut rest = b;
     for x in a {

@@ -685,6 +685,7 @@ fn with_watchdog<T>(
 impl Solver for Z3Solver {
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+        self.stop_translations();
     }
 
     fn set_timeout(&mut self, ms: Option<u32>) {
@@ -696,6 +697,7 @@ impl Solver for Z3Solver {
         let handle = self.ctx.handle();
         budget.on_stop(move || handle.interrupt());
         self.budget = Some(budget.clone());
+        self.stop_translations();
     }
 
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
@@ -742,12 +744,19 @@ impl Solver for Z3Solver {
 }
 
 impl Z3Solver {
+    /// Both translators (the query's and the unsat core's) stop at the
+    /// run's deadline and budget stop.
+    fn stop_translations(&mut self) {
+        let stop = Some((self.deadline, self.budget.clone()));
+        self.translator.stop = stop.clone();
+        self.core_translator.stop = stop;
+    }
+
     fn check_once(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         if self.budget.as_ref().is_some_and(|b| b.stopped()) {
             return SatResult::Unknown("the run stopped".into());
         }
         let mut asserted = Vec::with_capacity(constraints.len());
-        self.translator.stop = Some((self.deadline, self.budget.clone()));
         for &c in constraints {
             match self.translator.translate(store, c).map(|d| d.as_bool()) {
                 Ok(Some(b)) => asserted.push(b),

@@ -683,6 +683,7 @@ impl<'m> Multise<'m> {
                 .into_iter()
                 .map(|(atom, holds)| if holds { atom } else { self.store.not(atom) })
                 .collect();
+            let cube_len = literals.len();
             match self.solver.model(&self.store, &literals) {
                 SatResult::Sat(m) => {
                     self.guard_checks().by_cube += 1;
@@ -696,9 +697,9 @@ impl<'m> Multise<'m> {
                     let core: Vec<TermId> = if core.iter().all(|c| literals.contains(c)) {
                         core.to_vec()
                     } else {
-                        literals.clone()
+                        literals
                     };
-                    let is_wide = core.len() * 2 > literals.len();
+                    let is_wide = core.len() * 2 > cube_len;
                     let mut conflict = Guard::TRUE;
                     for l in core {
                         let a = self.guards.atom(&mut self.store, l);
