@@ -777,3 +777,27 @@ int main(void) {
     let (_, json, _) = run_json(&own, &dir.path().join("own"), &[]);
     assert_eq!(json["bugs"][0]["kind"], "assertion", "{json}");
 }
+
+/// Questions over products of doubles that Z3 4.8.12 takes minutes on go to
+/// cvc5 too (installed by scripts/install-deps.sh), raced against Z3: the
+/// quadratic-roots program is explored completely, some answers are the
+/// helper's, and every test replays.
+#[test]
+fn a_helper_solver_decides_the_float_questions_z3_is_slow_on() {
+    let p = example("bench/muse/quadratic.c");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, _) = run_json(
+        &p,
+        dir.path(),
+        &["--max-time", "120", "--float-solver", "cvc5 --lang smt2"],
+    );
+    assert_eq!(json["complete"], true, "{}", json["incomplete_reasons"]);
+    let helped: u64 = json["stats"]["solver_detail"]["by_kind"]
+        .as_array()
+        .expect("kinds")
+        .iter()
+        .map(|k| k["helper_answers"].as_u64().expect("a count"))
+        .sum();
+    assert!(helped > 0, "no answer from cvc5");
+    replay_all(&p, dir.path());
+}

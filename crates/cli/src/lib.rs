@@ -171,6 +171,12 @@ struct RunArgs {
     /// answers; off: straight to Z3.
     #[arg(long, default_value = "on", value_name = "on|off")]
     simplex: String,
+    /// A second solver raced against Z3 on the questions over floats that
+    /// Z3 has not answered in 50 ms: a command that reads an SMT-LIB 2
+    /// script on its standard input (e.g. `cvc5 --lang smt2`); auto: cvc5
+    /// when it is on the PATH; none: Z3 alone.
+    #[arg(long, default_value = "auto", value_name = "auto|none|COMMAND")]
+    float_solver: String,
     /// dse, ssm, dsm, multise: on: the states reaching a loop head are
     /// merged across iterations (seed 003) and a state (multise: the part
     /// of a state) that an earlier one stands for stops, so loops whose
@@ -709,6 +715,13 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let incremental = on_off("--incremental", &args.incremental)?;
     let simplex = on_off("--simplex", &args.simplex)?;
     let loop_merge = on_off("--loop-merge", &args.loop_merge)?;
+    let float_solver = match args.float_solver.trim() {
+        "auto" => braid_solver::Helper::detect(),
+        "none" => None,
+        command => {
+            Some(braid_solver::Helper::from_command(command).ok_or_else(|| anyhow!("--float-solver: empty command"))?)
+        }
+    };
     let run_ahead = match on_off("--run-ahead", &args.run_ahead)? {
         true => braid_engine::RunAhead::On,
         false => braid_engine::RunAhead::Off,
@@ -725,6 +738,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         loop_merge,
         run_ahead,
         dump_queries: args.dump_queries.clone(),
+        float_solver,
         limits: Limits {
             loop_bound: args.loop_bound,
             max_states: args.max_states,

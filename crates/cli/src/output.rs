@@ -259,7 +259,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} sat by float search of {} tried in {} ms, {} unsat by difference bounds, {} calls of which {} unsat ({} without a core), {} unsat by a known core, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} sat by float search of {} tried in {} ms, {} unsat by difference bounds, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -272,6 +272,7 @@ impl Report {
                         k.solver_calls,
                         k.solver_unsat,
                         k.cores_missed,
+                        k.helper_answers,
                         k.subset_hits,
                         k.solver_ms
                     )

@@ -70,6 +70,9 @@ pub struct Config {
     /// state over at every chance (for tests); `On` waits out runs that did
     /// not pay.
     pub run_ahead: RunAhead,
+    /// A solver raced against Z3 on the questions over floats
+    /// (braid_solver::Helper; default: cvc5 when it is installed).
+    pub float_solver: Option<braid_solver::Helper>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +85,8 @@ pub enum RunAhead {
 impl Config {
     /// The solver layer these settings ask for, over Z3.
     pub fn query_solver(&self) -> braid_solver::QuerySolver {
-        let backend = braid_solver::Z3Solver::new(self.limits.solver_timeout_ms);
+        let mut backend = braid_solver::Z3Solver::new(self.limits.solver_timeout_ms);
+        backend.set_helper(self.float_solver.clone());
         let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
         solver.set_unsat_cores(self.unsat_cores);
         solver.set_incremental(self.incremental);
@@ -106,6 +110,7 @@ impl Default for Config {
             dump_queries: None,
             loop_merge: true,
             run_ahead: RunAhead::On,
+            float_solver: braid_solver::Helper::detect(),
         }
     }
 }

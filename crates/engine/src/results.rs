@@ -286,6 +286,9 @@ pub struct KindDetail {
     pub search_tries: u64,
     pub search_sat: u64,
     pub search_ms: u64,
+    /// Solver calls the helper solver raced against Z3 (cvc5 on questions
+    /// over floats) answered first.
+    pub helper_answers: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -334,6 +337,7 @@ impl Stats {
                     search_tries: s.search_tries,
                     search_sat: s.search_sat,
                     search_ms: s.search_time.as_millis() as u64,
+                    helper_answers: s.helper_answers,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

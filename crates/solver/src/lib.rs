@@ -9,12 +9,14 @@
 //! so the run becomes `incomplete` with the reason.
 
 mod difference;
+mod external;
 pub mod optimize;
 pub mod partial;
 mod query;
 pub mod simplex;
 mod z3_backend;
 
+pub use external::Helper;
 pub use query::{KindStats, QueryKind, QuerySolver, SlowQuery, SolverStats, HISTOGRAM_MS};
 pub use z3_backend::Z3Solver;
 
@@ -55,6 +57,12 @@ pub trait Solver {
     /// query logs (`None`: the backend cannot write one).
     fn smtlib(&mut self, _store: &TermStore, _constraints: &[TermId]) -> Option<String> {
         None
+    }
+
+    /// Whether the last check was answered by a helper solver raced
+    /// against the backend (crate::external), for statistics.
+    fn helper_answered(&self) -> bool {
+        false
     }
 
     /// Whether a check may keep the constraints it shares with the previous

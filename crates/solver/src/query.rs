@@ -83,6 +83,8 @@ pub struct KindStats {
     pub search_tries: u64,
     pub search_sat: u64,
     pub search_time: Duration,
+    /// Backend calls the helper solver raced against Z3 answered first.
+    pub helper_answers: u64,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -501,6 +503,9 @@ impl QuerySolver {
         k.solver_time += took;
         if answer == SatResult::Unsat {
             k.solver_unsat += 1;
+        }
+        if self.backend.helper_answered() {
+            k.helper_answers += 1;
         }
         let ms = took.as_millis() as u64;
         let bucket = HISTOGRAM_MS.iter().position(|b| ms < *b).unwrap_or(HISTOGRAM_MS.len());

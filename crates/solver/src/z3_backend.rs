@@ -5,6 +5,7 @@
 //! does not expose are taken from a parsed SMT-LIB template. Operations Z3 is
 //! not asked to handle give `Unknown` with the reason.
 
+use crate::external::{self, Helper, Script};
 use crate::{SatResult, Solver};
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
@@ -52,6 +53,10 @@ pub struct Z3Solver {
     incremental: bool,
     /// The constraints asserted in the kept solver, one scope each.
     stack: Vec<TermId>,
+    /// The solver raced against Z3 on questions over floats.
+    helper: Option<Helper>,
+    /// Whether the helper answered the last check.
+    helper_answered: bool,
 }
 
 impl Z3Solver {
@@ -83,7 +88,15 @@ impl Z3Solver {
             },
             incremental: true,
             stack: Vec::new(),
+            helper: None,
+            helper_answered: false,
         }
+    }
+
+    /// Race `helper` against Z3 on the questions over floats
+    /// (crate::external); `None`: Z3 alone.
+    pub fn set_helper(&mut self, helper: Option<Helper>) {
+        self.helper = helper;
     }
 }
 
@@ -614,6 +627,22 @@ impl<'ctx> Translator<'ctx> {
             Sort::Bv(w) => Value::bv(w, v.as_bv()?.as_u64()?),
             sort @ (Sort::F32 | Sort::F64) => {
                 let k = if sort == Sort::F32 { 0 } else { 1 };
+                // Z3 leaves a NaN's bits unspecified and its model
+                // completion reads them as 0 (a zero, not a NaN): a NaN is
+                // the canonical one.
+                let nan = self
+                    .kit()
+                    .ok()?
+                    .op(&format!("isnan{}", if k == 0 { 32 } else { 64 }))
+                    .ok()?
+                    .apply(&[&v]);
+                if model.eval(&nan.as_bool()?, true)?.as_bool()? {
+                    return Some(if sort == Sort::F32 {
+                        Value::F32(f32::NAN.to_bits())
+                    } else {
+                        Value::F64(f64::NAN.to_bits())
+                    });
+                }
                 let bits = self.kit().ok()?.to_ieee[k].apply(&[&v]);
                 let bits = model.eval(&bits.as_bv()?, true)?.as_u64()?;
                 if sort == Sort::F32 {
@@ -682,6 +711,54 @@ fn with_watchdog<T>(
     })
 }
 
+/// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
+/// on its script: the helper starts after its delay unless Z3 has
+/// answered, and a definite answer of the helper's interrupts Z3 and is
+/// returned beside Z3's (then `unknown`) result. The helper's process is
+/// killed as soon as Z3's check returns.
+fn race(
+    ctx: &Context,
+    timeout: Option<Duration>,
+    budget: Option<&braid_budget::Budget>,
+    rival: Option<(&Helper, &Script, &TermStore)>,
+    check: impl FnOnce() -> Z3Result,
+) -> (Z3Result, Option<SatResult>) {
+    let Some((helper, script, store)) = rival else {
+        return (with_watchdog(ctx, timeout, budget, check), None);
+    };
+    // `over` (with the helper's process, so that it is killed at once
+    // even if it starts after the check returned) and the helper's answer.
+    let process = Mutex::new(external::Process::default());
+    let over = (Mutex::new(false), Condvar::new());
+    let answer = Mutex::new(None);
+    let handle = ctx.handle();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let finished = over.0.lock().unwrap_or_else(|e| e.into_inner());
+            let (finished, _) = over
+                .1
+                .wait_timeout_while(finished, helper.delay, |f| !*f)
+                .unwrap_or_else(|e| e.into_inner());
+            if *finished {
+                return;
+            }
+            drop(finished);
+            if let Some(a) = helper.solve(store, script, &process) {
+                *answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(a);
+                if !*over.0.lock().unwrap_or_else(|e| e.into_inner()) {
+                    handle.interrupt();
+                }
+            }
+        });
+        let result = with_watchdog(ctx, timeout, budget, check);
+        *over.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        over.1.notify_all();
+        process.lock().unwrap_or_else(|e| e.into_inner()).end();
+        result
+    });
+    (result, answer.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
 impl Solver for Z3Solver {
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
@@ -734,6 +811,10 @@ impl Solver for Z3Solver {
             solver.assert(&self.translator.translate(store, c).ok()?.as_bool()?);
         }
         Some(solver.to_string())
+    }
+
+    fn helper_answered(&self) -> bool {
+        self.helper_answered
     }
 
     fn set_incremental(&mut self, on: bool) {
@@ -792,8 +873,19 @@ impl Z3Solver {
             }
             return answer;
         }
+        // A question over floats may go to the helper too (crate::external).
+        self.helper_answered = false;
+        let floats = constraints
+            .iter()
+            .flat_map(|c| store.symbols(*c))
+            .any(|s| store.symbol(*s).sort.is_float());
+        let script = match &self.helper {
+            Some(_) if floats => external::script(store, constraints),
+            _ => None,
+        };
+        let rival = self.helper.as_ref().zip(script.as_ref()).map(|(h, s)| (h, s, store));
         let kept = &self.solver;
-        let mut answer = if self.incremental {
+        let (mut answer, helper_answer) = if self.incremental {
             // Along a path consecutive queries share their older constraints
             // (sets are sorted by term, and terms are numbered as they are
             // built): the common prefix stays asserted, one scope per
@@ -809,23 +901,32 @@ impl Z3Solver {
                 kept.assert(b);
                 self.stack.push(*c);
             }
-            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
-            self.translator.answer(store, constraints, kept, r)
+            let (r, helper) = race(self.ctx, timeout, self.budget.as_ref(), rival, || kept.check());
+            (self.translator.answer(store, constraints, kept, r), helper)
         } else {
             kept.push();
             for b in &asserted {
                 kept.assert(b);
             }
-            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || kept.check());
+            let (r, helper) = race(self.ctx, timeout, self.budget.as_ref(), rival, || kept.check());
             let answer = self.translator.answer(store, constraints, kept, r);
             kept.pop(1);
-            answer
+            (answer, helper)
         };
         if matches!(answer, SatResult::Unknown(_)) {
             // A check that gave up (or was interrupted) may leave Z3's state
             // unreliable: start from an empty solver.
             self.solver = z3::Solver::new(self.ctx);
             self.stack.clear();
+            // The helper answered first (and interrupted Z3): its unsat
+            // keeps the whole set as the core.
+            if let Some(a) = helper_answer {
+                self.helper_answered = true;
+                if a == SatResult::Unsat && self.cores {
+                    self.last_core = Some(constraints.to_vec());
+                }
+                return a;
+            }
         }
         if answer == SatResult::Unsat && self.cores && constraints.len() > 1 {
             // An unsat core: the constraints again, as assumptions, which
@@ -954,6 +1055,21 @@ mod tests {
         };
         for t in c {
             assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
+        }
+    }
+
+    /// Z3's model completion gives a NaN's bits as 0; braid's model has
+    /// the canonical NaN, which satisfies `x != x`.
+    #[test]
+    fn a_nan_in_a_model_is_a_nan() {
+        let mut s = TermStore::new();
+        for sort in [Sort::F32, Sort::F64] {
+            let x = s.symbol_term(&format!("x{sort}"), sort);
+            let nan = s.app(Op::Ne, &[x, x]).unwrap();
+            let SatResult::Sat(m) = Z3Solver::new(Some(5000)).check(&s, &[nan]) else {
+                panic!("a NaN exists")
+            };
+            assert_eq!(s.eval(nan, &m), Ok(Value::Bool(true)), "{m:?}");
         }
     }
 

@@ -704,6 +704,14 @@ impl TermStore {
                 };
                 Some(if holds { b } else { self.not(b) })
             }
+            // A float's bits read back as a float are that float, bit for
+            // bit (a `double` stored to memory and loaded again), and the
+            // other way round: the solver sees float operations on floats,
+            // not Z3's `fp.to_ieee_bv` of every intermediate result.
+            Op::Reinterpret => match self.node(args[0]) {
+                Node::App(Op::Reinterpret, inner) if self.sort(inner[0]) == sort => Some(inner[0]),
+                _ => None,
+            },
             Op::Shl | Op::LShr | Op::AShr if zero(c(self, 1)) => Some(args[0]),
             // A C truth value (0 or 1) shifted right by a non-zero amount is
             // 0; narrowed or widened it is the same truth value. (The bytes
@@ -1018,6 +1026,23 @@ mod tests {
         let b = s.app(Op::Mul, &[two, x]).unwrap();
         assert_eq!(a, b);
         assert_eq!(s.symbols(a), &[SymId(0)]);
+    }
+
+    /// A float's bits read back as a float are the float, and bits read
+    /// as a float and back are the bits; one reinterpretation stays.
+    #[test]
+    fn reinterpreting_twice_is_the_identity() {
+        let mut s = TermStore::new();
+        for (f, b) in [(Sort::F32, Sort::Bv(32)), (Sort::F64, Sort::Bv(64))] {
+            let x = s.symbol_term(&format!("f{f}"), f);
+            let bits = s.app(Op::Reinterpret, &[x]).unwrap();
+            assert_eq!(s.sort(bits), b);
+            assert_eq!(s.app(Op::Reinterpret, &[bits]), Ok(x));
+            let y = s.symbol_term(&format!("b{b}"), b);
+            let float = s.app(Op::Reinterpret, &[y]).unwrap();
+            assert_eq!(s.sort(float), f);
+            assert_eq!(s.app(Op::Reinterpret, &[float]), Ok(y));
+        }
     }
 
     #[test]
