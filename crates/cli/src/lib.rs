@@ -172,10 +172,11 @@ struct RunArgs {
     #[arg(long, default_value = "on", value_name = "on|off")]
     simplex: String,
     /// A second solver raced against Z3 on the questions over floats that
-    /// Z3 has not answered in 50 ms: a command that reads an SMT-LIB 2
-    /// script on its standard input (e.g. `cvc5 --lang smt2`); auto: cvc5
-    /// when it is on the PATH; none: Z3 alone.
-    #[arg(long, default_value = "auto", value_name = "auto|none|COMMAND")]
+    /// Z3 has not answered in 50 ms: bitwuzla (in the environment
+    /// scripts/install-deps.sh makes), cvc5, or a command that reads an
+    /// SMT-LIB 2 script on its standard input; auto: the first of bitwuzla
+    /// and cvc5 installed; none: Z3 alone.
+    #[arg(long, default_value = "auto", value_name = "auto|bitwuzla|cvc5|none|COMMAND")]
     float_solver: String,
     /// dse, ssm, dsm, multise: on: the states reaching a loop head are
     /// merged across iterations (seed 003) and a state (multise: the part
@@ -718,6 +719,12 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let float_solver = match args.float_solver.trim() {
         "auto" => braid_solver::Helper::detect(),
         "none" => None,
+        "bitwuzla" => Some(braid_solver::Helper::bitwuzla().ok_or_else(|| {
+            anyhow!("--float-solver bitwuzla: no Bitwuzla environment (scripts/install-deps.sh makes it)")
+        })?),
+        "cvc5" => {
+            Some(braid_solver::Helper::cvc5().ok_or_else(|| anyhow!("--float-solver cvc5: no cvc5 on the PATH"))?)
+        }
         command => {
             Some(braid_solver::Helper::from_command(command).ok_or_else(|| anyhow!("--float-solver: empty command"))?)
         }

@@ -30,6 +30,9 @@ pub struct Helper {
     pub delay: Duration,
 }
 
+/// The Python program that runs Bitwuzla on a script (see [`Helper::bitwuzla`]).
+const BITWUZLA_DRIVER: &str = include_str!("bitwuzla.py");
+
 /// How long Z3 has alone on a question over floats (see [`Helper::delay`]).
 pub const DELAY: Duration = Duration::from_millis(50);
 
@@ -44,17 +47,42 @@ impl Helper {
         })
     }
 
-    /// cvc5 when it is on the `PATH` (looked up once per process).
+    /// The helper `auto` chooses (looked up once per process): Bitwuzla
+    /// when scripts/install-deps.sh made its virtual environment, else
+    /// cvc5 when it is on the `PATH`. Bitwuzla decides more of braid's
+    /// float questions in time (bench/RESULTS.md).
     pub fn detect() -> Option<Helper> {
         static FOUND: OnceLock<Option<Helper>> = OnceLock::new();
-        FOUND
-            .get_or_init(|| {
-                let path = std::env::var_os("PATH")?;
-                std::env::split_paths(&path)
-                    .any(|dir| dir.join("cvc5").is_file())
-                    .then(|| Helper::from_command("cvc5 --lang smt2").expect("a command"))
-            })
-            .clone()
+        FOUND.get_or_init(|| Helper::bitwuzla().or_else(Helper::cvc5)).clone()
+    }
+
+    /// Bitwuzla through its Python binding, in the virtual environment at
+    /// `$BRAID_BITWUZLA_VENV` or `${XDG_DATA_HOME:-~/.local/share}/braid/bitwuzla`.
+    pub fn bitwuzla() -> Option<Helper> {
+        let venv = match std::env::var_os("BRAID_BITWUZLA_VENV") {
+            Some(v) => std::path::PathBuf::from(v),
+            None => {
+                let data = match std::env::var_os("XDG_DATA_HOME") {
+                    Some(d) => std::path::PathBuf::from(d),
+                    None => std::path::PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+                };
+                data.join("braid/bitwuzla")
+            }
+        };
+        let python = venv.join("bin/python3");
+        python.is_file().then(|| Helper {
+            program: python.display().to_string(),
+            args: vec!["-c".into(), BITWUZLA_DRIVER.into()],
+            delay: DELAY,
+        })
+    }
+
+    /// cvc5 when it is on the `PATH`.
+    pub fn cvc5() -> Option<Helper> {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .any(|dir| dir.join("cvc5").is_file())
+            .then(|| Helper::from_command("cvc5 --lang smt2").expect("a command"))
     }
 
     /// Runs the helper on `script`; `process` holds it while it runs, so
@@ -477,11 +505,19 @@ mod tests {
         assert_eq!(bits_value("#xff"), Some(255));
     }
 
-    /// A product of floats (what Z3 4.8.12 is slow on) goes to the helper
-    /// when one is installed, and its model satisfies the query.
+    /// Both helpers (scripts/install-deps.sh installs them) decide a
+    /// question over a product of floats, what Z3 4.8.12 is slow on, and
+    /// their models satisfy it.
     #[test]
-    fn a_helper_decides_a_float_question() {
-        let helper = Helper::detect().expect("cvc5 on the PATH (scripts/install-deps.sh installs it)");
+    fn the_helpers_decide_a_float_question() {
+        let cvc5 = Helper::cvc5().expect("cvc5 on the PATH (scripts/install-deps.sh installs it)");
+        let bitwuzla = Helper::bitwuzla().expect("Bitwuzla's environment (scripts/install-deps.sh makes it)");
+        for helper in [cvc5, bitwuzla] {
+            decides_a_float_question(&helper);
+        }
+    }
+
+    fn decides_a_float_question(helper: &Helper) {
         let mut store = TermStore::new();
         let x = store.symbol_term("x", Sort::F64);
         let bits = store.app(Op::Reinterpret, &[x]).unwrap();
