@@ -88,8 +88,25 @@ impl Helper {
     /// Runs the helper on `script`; `process` holds it while it runs, so
     /// that another thread can end it. `None`: no answer (the helper
     /// failed, was ended, or said `unknown`).
-    pub(crate) fn solve(&self, store: &TermStore, script: &Script, process: &Mutex<Process>) -> Option<SatResult> {
-        let mut child = Command::new(&self.program)
+    /// With `memory_mb`, its address space is limited to that (`ulimit -v`).
+    pub(crate) fn solve(
+        &self,
+        store: &TermStore,
+        script: &Script,
+        memory_mb: Option<u64>,
+        process: &Mutex<Process>,
+    ) -> Option<SatResult> {
+        let mut command = match memory_mb {
+            Some(mb) => {
+                let mut c = Command::new("sh");
+                c.args(["-c", "ulimit -v \"$0\" && exec \"$@\""])
+                    .arg((mb << 10).to_string())
+                    .arg(&self.program);
+                c
+            }
+            None => Command::new(&self.program),
+        };
+        let mut child = command
             .args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -532,7 +549,9 @@ mod tests {
         let query = [above, below, odd];
         let s = script(&store, &query).expect("a script");
         assert!(!s.text.contains("to_ieee_bv"), "{}", s.text);
-        let answer = helper.solve(&store, &s, &Mutex::new(Process::default()));
+        let answer = helper.solve(&store, &s, Some(1024), &Mutex::new(Process::default()));
+        // Without room for its own start, a helper gives no answer.
+        assert_eq!(helper.solve(&store, &s, Some(1), &Mutex::new(Process::default())), None);
         let Some(SatResult::Sat(m)) = answer else {
             panic!("expected sat, got {answer:?}")
         };
@@ -542,7 +561,7 @@ mod tests {
         let never = store.app(Op::Lt, &[xx, two]).unwrap();
         let s = script(&store, &[above, never]).expect("a script");
         assert_eq!(
-            helper.solve(&store, &s, &Mutex::new(Process::default())),
+            helper.solve(&store, &s, Some(1024), &Mutex::new(Process::default())),
             Some(SatResult::Unsat)
         );
     }

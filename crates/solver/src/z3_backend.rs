@@ -714,8 +714,9 @@ fn with_watchdog<T>(
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
 /// on its script: the helper starts after its delay unless Z3 has
 /// answered, and a definite answer of the helper's interrupts Z3 and is
-/// returned beside Z3's (then `unknown`) result. The helper's process is
-/// killed as soon as Z3's check returns.
+/// returned beside Z3's (then `unknown`) result. When Z3 gives up early
+/// (out of memory, an incomplete theory) the helper has the rest of the
+/// time alone. The helper's process is killed as soon as the race is over.
 fn race(
     ctx: &Context,
     timeout: Option<Duration>,
@@ -726,37 +727,74 @@ fn race(
     let Some((helper, script, store)) = rival else {
         return (with_watchdog(ctx, timeout, budget, check), None);
     };
-    // `over` (with the helper's process, so that it is killed at once
-    // even if it starts after the check returned) and the helper's answer.
+    #[derive(Default)]
+    struct Race {
+        /// Z3's check returned.
+        z3_done: bool,
+        /// The helper may start before its delay (Z3 gave up).
+        go: bool,
+        /// No answer of the helper's is wanted any more.
+        over: bool,
+        /// The helper returned, with its answer if it had one.
+        helper_done: bool,
+        answer: Option<SatResult>,
+    }
+    let start = Instant::now();
+    let race = (Mutex::new(Race::default()), Condvar::new());
+    let lock = || race.0.lock().unwrap_or_else(|e| e.into_inner());
+    // The helper's process, killed at once even if it starts after the
+    // race is over.
     let process = Mutex::new(external::Process::default());
-    let over = (Mutex::new(false), Condvar::new());
-    let answer = Mutex::new(None);
     let handle = ctx.handle();
     let result = std::thread::scope(|scope| {
         scope.spawn(|| {
-            let finished = over.0.lock().unwrap_or_else(|e| e.into_inner());
-            let (finished, _) = over
+            let (state, _) = race
                 .1
-                .wait_timeout_while(finished, helper.delay, |f| !*f)
+                .wait_timeout_while(lock(), helper.delay, |r| !r.over && !r.go)
                 .unwrap_or_else(|e| e.into_inner());
-            if *finished {
+            if state.over {
                 return;
             }
-            drop(finished);
-            if let Some(a) = helper.solve(store, script, &process) {
-                *answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(a);
-                if !*over.0.lock().unwrap_or_else(|e| e.into_inner()) {
-                    handle.interrupt();
-                }
+            drop(state);
+            // The helper's memory is not the run's resident memory: it
+            // gets what the run's limit leaves (at least 64 MB).
+            let memory_mb = budget.and_then(|b| {
+                let limit = b.limits().memory_mb?;
+                Some(limit.saturating_sub(b.rss() >> 20).max(64))
+            });
+            let answer = helper.solve(store, script, memory_mb, &process);
+            let mut state = lock();
+            if answer.is_some() && !state.z3_done {
+                handle.interrupt();
             }
+            state.answer = answer;
+            state.helper_done = true;
+            race.1.notify_all();
         });
         let result = with_watchdog(ctx, timeout, budget, check);
-        *over.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        over.1.notify_all();
+        let mut state = lock();
+        state.z3_done = true;
+        let stopped = || budget.is_some_and(|b| b.stopped());
+        let left = || timeout.map(|t| t.saturating_sub(start.elapsed()));
+        if result == Z3Result::Unknown && state.answer.is_none() && !stopped() && left() != Some(Duration::ZERO) {
+            // Z3 gave up before its time: the helper's turn, watched for
+            // the time limit and the budget's stop.
+            state.go = true;
+            race.1.notify_all();
+            const POLL: Duration = Duration::from_millis(20);
+            while !state.helper_done && !stopped() && left() != Some(Duration::ZERO) {
+                let wait = left().map_or(POLL, |l| l.min(POLL));
+                state = race.1.wait_timeout(state, wait).unwrap_or_else(|e| e.into_inner()).0;
+            }
+        }
+        state.over = true;
+        race.1.notify_all();
+        drop(state);
         process.lock().unwrap_or_else(|e| e.into_inner()).end();
         result
     });
-    (result, answer.into_inner().unwrap_or_else(|e| e.into_inner()))
+    let answer = race.0.into_inner().unwrap_or_else(|e| e.into_inner()).answer;
+    (result, answer)
 }
 
 impl Solver for Z3Solver {
@@ -770,6 +808,13 @@ impl Solver for Z3Solver {
     }
 
     fn set_budget(&mut self, budget: &braid_budget::Budget) {
+        // Z3's own allocations stop at half the run's memory limit (a
+        // check past it answers unknown, and the run goes on): a product of
+        // doubles bit-blasted took a run limited to 300 MB to 708 MB before
+        // the budget's watchdog could stop it.
+        if let Some(mb) = budget.limits().memory_mb {
+            z3::set_global_param("memory_max_size", &(mb / 2).max(1).to_string());
+        }
         self.deadline = budget.explore_deadline();
         let handle = self.ctx.handle();
         budget.on_stop(move || handle.interrupt());
