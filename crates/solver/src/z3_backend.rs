@@ -5,7 +5,7 @@
 //! does not expose are taken from a parsed SMT-LIB template. Operations Z3 is
 //! not asked to handle give `Unknown` with the reason.
 
-use crate::external::{self, Helper, Script};
+use crate::external::{self, Helper};
 use crate::{SatResult, Solver};
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
@@ -712,7 +712,7 @@ fn with_watchdog<T>(
 }
 
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
-/// on its script: the helper starts after its delay unless Z3 has
+/// on its constraints: the helper starts after its delay unless Z3 has
 /// answered, and a definite answer of the helper's interrupts Z3 and is
 /// returned beside Z3's (then `unknown`) result. When Z3 gives up early
 /// (out of memory, an incomplete theory) the helper has the rest of the
@@ -721,10 +721,10 @@ fn race(
     ctx: &Context,
     timeout: Option<Duration>,
     budget: Option<&braid_budget::Budget>,
-    rival: Option<(&Helper, &Script, &TermStore)>,
+    rival: Option<(&Helper, &TermStore, &[TermId])>,
     check: impl FnOnce() -> Z3Result,
 ) -> (Z3Result, Option<SatResult>) {
-    let Some((helper, script, store)) = rival else {
+    let Some((helper, store, constraints)) = rival else {
         return (with_watchdog(ctx, timeout, budget, check), None);
     };
     #[derive(Default)]
@@ -762,7 +762,9 @@ fn race(
                 let limit = b.limits().memory_mb?;
                 Some(limit.saturating_sub(b.rss() >> 20).max(64))
             });
-            let answer = helper.solve(store, script, memory_mb, &process);
+            // Written only now: most questions never get here.
+            let answer = external::script(store, constraints)
+                .and_then(|script| helper.solve(store, &script, memory_mb, &process));
             let mut state = lock();
             if answer.is_some() && !state.z3_done {
                 handle.interrupt();
@@ -924,11 +926,7 @@ impl Z3Solver {
             .iter()
             .flat_map(|c| store.symbols(*c))
             .any(|s| store.symbol(*s).sort.is_float());
-        let script = match &self.helper {
-            Some(_) if floats => external::script(store, constraints),
-            _ => None,
-        };
-        let rival = self.helper.as_ref().zip(script.as_ref()).map(|(h, s)| (h, s, store));
+        let rival = self.helper.as_ref().filter(|_| floats).map(|h| (h, store, constraints));
         let kept = &self.solver;
         let (mut answer, helper_answer) = if self.incremental {
             // Along a path consecutive queries share their older constraints
