@@ -205,8 +205,8 @@ impl Script {
 
 /// `constraints` as a script that checks them and asks for the symbols'
 /// values, or `None` when a term uses what the script does not write
-/// (arrays, addresses, WebAssembly's min/max/copysign/saturating
-/// conversions): such questions stay with Z3.
+/// (arrays, addresses, WebAssembly's copysign): such questions stay with
+/// Z3.
 pub(crate) fn script(store: &TermStore, constraints: &[TermId]) -> Option<Script> {
     let mut text = String::from("(set-option :produce-models true)\n(set-logic ALL)\n");
     let mut symbols = Vec::new();
@@ -292,17 +292,22 @@ fn to_fp(sort: Sort) -> Option<&'static str> {
 
 /// A term as an operand: a constant written out, anything else by name.
 fn operand(store: &TermStore, t: TermId) -> Option<String> {
-    Some(match store.node(t) {
-        Node::Const(v) => match *v {
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) if i < 0 => format!("(- {})", i.unsigned_abs()),
-            Value::Int(i) => i.to_string(),
-            Value::Bv { width, bits } => format!("(_ bv{bits} {width})"),
-            Value::F32(b) => format!("((_ to_fp 8 24) (_ bv{b} 32))"),
-            Value::F64(b) => format!("((_ to_fp 11 53) (_ bv{b} 64))"),
-            _ => return None,
-        },
-        _ => format!("t{}", t.0),
+    match store.node(t) {
+        Node::Const(v) => operand_value(*v),
+        _ => Some(format!("t{}", t.0)),
+    }
+}
+
+/// A constant written out.
+fn operand_value(v: Value) -> Option<String> {
+    Some(match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) if i < 0 => format!("(- {})", i.unsigned_abs()),
+        Value::Int(i) => i.to_string(),
+        Value::Bv { width, bits } => format!("(_ bv{bits} {width})"),
+        Value::F32(b) => format!("((_ to_fp 8 24) (_ bv{b} 32))"),
+        Value::F64(b) => format!("((_ to_fp 11 53) (_ bv{b} 64))"),
+        _ => return None,
     })
 }
 
@@ -422,6 +427,42 @@ fn application(store: &TermStore, op: Op, args: &[TermId]) -> Option<String> {
             Op::FConvert(to) => Some(format!("({} RNE {x})", to_fp(float_of(to)?)?)),
             Op::TruncS(to) => Some(format!("((_ fp.to_sbv {to}) RTZ {x})")),
             Op::TruncU(to) => Some(format!("((_ fp.to_ubv {to}) RTZ {x})")),
+            // NaN if either is; else the smaller (larger); of equal values
+            // (±0) the negative (positive) one.
+            Op::FMin | Op::FMax => {
+                let y = y();
+                let (eb, sb) = if s0 == Sort::F32 { (8, 24) } else { (11, 53) };
+                let (small, large, tie) = if op == Op::FMin {
+                    (x.as_str(), y.as_str(), format!("(ite (fp.isNegative {x}) {x} {y})"))
+                } else {
+                    (y.as_str(), x.as_str(), format!("(ite (fp.isNegative {x}) {y} {x})"))
+                };
+                Some(format!(
+                    "(ite (or (fp.isNaN {x}) (fp.isNaN {y})) (_ NaN {eb} {sb}) \
+                     (ite (fp.lt {x} {y}) {small} (ite (fp.lt {y} {x}) {large} {tie})))"
+                ))
+            }
+            // NaN is 0, out of range the nearest bound.
+            Op::TruncSatS(to) | Op::TruncSatU(to) => {
+                let signed = op == Op::TruncSatS(to);
+                let (lo, hi) = braid_term::int_range(signed, to);
+                let (min, max) = if signed {
+                    (1u64 << (to - 1), (1u64 << (to - 1)) - 1)
+                } else {
+                    (0, u64::MAX >> (64 - to))
+                };
+                let float = |v: f64| match s0 {
+                    Sort::F32 => operand_value(Value::F32((v as f32).to_bits())),
+                    _ => operand_value(Value::F64(v.to_bits())),
+                };
+                let (lo, hi) = (float(lo)?, float(hi)?);
+                let whole = format!("(fp.roundToIntegral RTZ {x})");
+                let conv = format!("((_ fp.to_{}bv {to}) RTZ {x})", if signed { "s" } else { "u" });
+                Some(format!(
+                    "(ite (fp.isNaN {x}) (_ bv0 {to}) (ite (fp.lt {whole} {lo}) (_ bv{min} {to}) \
+                     (ite (not (fp.lt {whole} {hi})) (_ bv{max} {to}) {conv})))"
+                ))
+            }
             _ => None,
         },
         _ => None,
@@ -501,6 +542,7 @@ fn int_value(v: &Sexp) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use braid_term::eval_op;
 
     #[test]
     fn answers_are_parsed() {
@@ -531,6 +573,67 @@ mod tests {
         let bitwuzla = Helper::bitwuzla().expect("Bitwuzla's environment (scripts/install-deps.sh makes it)");
         for helper in [cvc5, bitwuzla] {
             decides_a_float_question(&helper);
+        }
+    }
+
+    /// The script's WebAssembly min, max and saturating conversions agree
+    /// with `eval_op` on NaN, signed zeros, infinities and out-of-range
+    /// values: that a case differs is unsat (each case's script read and
+    /// checked by Z3 in-process, which reads standard SMT-LIB too).
+    #[test]
+    fn written_float_operations_agree_with_eval() {
+        let mut store = TermStore::new();
+        let values = [0.0, -0.0, 1.5, -2.0, f64::INFINITY, f64::NAN, -3.7, 2.9, 3e9, -1e30];
+        let mut n = 0;
+        let mut input = |store: &mut TermStore, fixed: &mut Vec<TermId>, v: f64| {
+            n += 1;
+            let x = store.symbol_term(&format!("x{n}"), Sort::F64);
+            let bits = store.app(Op::Reinterpret, &[x]).unwrap();
+            let c = store.constant(Value::bv(64, v.to_bits()));
+            fixed.push(store.app(Op::Eq, &[bits, c]).unwrap());
+            x
+        };
+        let check = |store: &TermStore, query: &[TermId], what: String| {
+            let s = script(store, query).expect("a script");
+            let ctx = z3::Context::new(&z3::Config::new());
+            let solver = z3::Solver::new(&ctx);
+            solver.from_string(s.text.replace("(check-sat)", "").split("(get-value").next().unwrap());
+            assert_eq!(solver.check(), z3::SatResult::Unsat, "{what}:\n{}", s.text);
+        };
+        for op in [Op::FMin, Op::FMax] {
+            for a in values {
+                for b in values {
+                    let mut q = Vec::new();
+                    let (x, y) = (input(&mut store, &mut q, a), input(&mut store, &mut q, b));
+                    let r = store.app(op, &[x, y]).unwrap();
+                    let Ok(Value::F64(e)) = eval_op(op, &[Value::F64(a.to_bits()), Value::F64(b.to_bits())]) else {
+                        panic!("a double")
+                    };
+                    q.push(if f64::from_bits(e).is_nan() {
+                        store.app(Op::Eq, &[r, r]).unwrap()
+                    } else {
+                        let bits = store.app(Op::Reinterpret, &[r]).unwrap();
+                        let e = store.constant(Value::bv(64, e));
+                        store.app(Op::Ne, &[bits, e]).unwrap()
+                    });
+                    check(&store, &q, format!("{op} {a} {b}"));
+                }
+            }
+        }
+        for op in [
+            Op::TruncSatS(32),
+            Op::TruncSatU(32),
+            Op::TruncSatS(64),
+            Op::TruncSatU(64),
+        ] {
+            for a in values {
+                let mut q = Vec::new();
+                let x = input(&mut store, &mut q, a);
+                let r = store.app(op, &[x]).unwrap();
+                let e = store.constant(eval_op(op, &[Value::F64(a.to_bits())]).unwrap());
+                q.push(store.app(Op::Ne, &[r, e]).unwrap());
+                check(&store, &q, format!("{op} {a}"));
+            }
         }
     }
 
