@@ -2,8 +2,10 @@
 //! over floats.
 //!
 //! Z3 4.8.12 bit-blasts a product of doubles into a formula it can take
-//! minutes on, where cvc5 (Debian's `cvc5`) or Bitwuzla answers in well
-//! under a second (bench/RESULTS.md, "Query logs through other solvers").
+//! minutes on, where Bitwuzla or cvc5 (Debian's `cvc5`) often answers far
+//! sooner: a query of bench/muse/triangle.c that Z3 leaves unknown after
+//! 60 s is unsat in 6 s to Bitwuzla and 22 s to cvc5 (bench/RESULTS.md,
+//! "Float queries without bit round trips, and a helper solver").
 //! A question over floats that Z3 has not answered after [`Helper::delay`]
 //! is written as a standard SMT-LIB 2 script (the [`script`] below, which
 //! needs none of Z3's extensions) and piped to the helper's command on the
@@ -87,8 +89,8 @@ impl Helper {
 
     /// Runs the helper on `script`; `process` holds it while it runs, so
     /// that another thread can end it. `None`: no answer (the helper
-    /// failed, was ended, or said `unknown`).
-    /// With `memory_mb`, its address space is limited to that (`ulimit -v`).
+    /// failed, was ended, or said `unknown`). With `memory_mb`, its address
+    /// space is limited to that many MiB (`ulimit -v`).
     pub(crate) fn solve(
         &self,
         store: &TermStore,
@@ -123,8 +125,8 @@ impl Helper {
                 return None;
             }
         }
-        // The script is a few kilobytes: the pipe takes it whole, and
-        // closing it ends the helper's input.
+        // Writing returns once the helper has read the script (it fails
+        // if the helper was ended); closing the pipe ends its input.
         let written = stdin.write_all(script.text.as_bytes()).is_ok();
         drop(stdin);
         let mut out = String::new();
