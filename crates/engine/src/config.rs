@@ -71,7 +71,7 @@ pub struct Config {
     /// not pay.
     pub run_ahead: RunAhead,
     /// A solver raced against Z3 on the questions over floats
-    /// (braid_solver::Helper; default: cvc5 when it is installed).
+    /// (braid_solver::Helper; default: Bitwuzla, else cvc5, when installed).
     pub float_solver: Option<braid_solver::Helper>,
 }
 

@@ -286,8 +286,8 @@ pub struct KindDetail {
     pub search_tries: u64,
     pub search_sat: u64,
     pub search_ms: u64,
-    /// Solver calls the helper solver raced against Z3 (cvc5 on questions
-    /// over floats) answered first.
+    /// Solver calls the helper solver raced against Z3 on questions over
+    /// floats (Bitwuzla or cvc5) answered first.
     pub helper_answers: u64,
 }
 
