@@ -36,7 +36,7 @@ pub struct Helper {
 const BITWUZLA_DRIVER: &str = include_str!("bitwuzla.py");
 
 /// How long Z3 has alone on a question over floats (see [`Helper::delay`]).
-pub const DELAY: Duration = Duration::from_millis(50);
+pub const DELAY: Duration = Duration::from_millis(10);
 
 impl Helper {
     /// A helper from a command line (`cvc5 --lang smt2`), split on spaces.
