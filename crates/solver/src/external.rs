@@ -277,19 +277,27 @@ fn sort_name(sort: Sort) -> Option<String> {
         Sort::Bool => "Bool".into(),
         Sort::Int => "Int".into(),
         Sort::Bv(w) => format!("(_ BitVec {w})"),
-        Sort::F32 => "(_ FloatingPoint 8 24)".into(),
-        Sort::F64 => "(_ FloatingPoint 11 53)".into(),
+        Sort::F32 | Sort::F64 => {
+            let (eb, sb) = float_widths(sort)?;
+            format!("(_ FloatingPoint {eb} {sb})")
+        }
         _ => return None,
     })
 }
 
-/// The conversion of a float sort's bits to the float.
-fn to_fp(sort: Sort) -> Option<&'static str> {
+/// A float sort's exponent and significand widths.
+fn float_widths(sort: Sort) -> Option<(u8, u8)> {
     match sort {
-        Sort::F32 => Some("(_ to_fp 8 24)"),
-        Sort::F64 => Some("(_ to_fp 11 53)"),
+        Sort::F32 => Some((8, 24)),
+        Sort::F64 => Some((11, 53)),
         _ => None,
     }
+}
+
+/// The conversion of a float sort's bits to the float.
+fn to_fp(sort: Sort) -> Option<String> {
+    let (eb, sb) = float_widths(sort)?;
+    Some(format!("(_ to_fp {eb} {sb})"))
 }
 
 /// A term as an operand: a constant written out, anything else by name.
@@ -401,8 +409,7 @@ fn application(store: &TermStore, op: Op, args: &[TermId]) -> Option<String> {
             Op::Reinterpret => Some(format!("({} {x})", to_fp(float_of(w)?)?)),
             Op::ConvertS(to) => Some(format!("({} RNE {x})", to_fp(float_of(to)?)?)),
             Op::ConvertU(to) => {
-                let (eb, sb) = if to == 32 { (8, 24) } else { (11, 53) };
-                float_of(to)?;
+                let (eb, sb) = float_widths(float_of(to)?)?;
                 Some(format!("((_ to_fp_unsigned {eb} {sb}) RNE {x})"))
             }
             _ => None,
@@ -433,7 +440,7 @@ fn application(store: &TermStore, op: Op, args: &[TermId]) -> Option<String> {
             // (±0) the negative (positive) one.
             Op::FMin | Op::FMax => {
                 let y = y();
-                let (eb, sb) = if s0 == Sort::F32 { (8, 24) } else { (11, 53) };
+                let (eb, sb) = float_widths(s0)?;
                 let (small, large, tie) = if op == Op::FMin {
                     (x.as_str(), y.as_str(), format!("(ite (fp.isNegative {x}) {x} {y})"))
                 } else {
@@ -448,11 +455,7 @@ fn application(store: &TermStore, op: Op, args: &[TermId]) -> Option<String> {
             Op::TruncSatS(to) | Op::TruncSatU(to) => {
                 let signed = op == Op::TruncSatS(to);
                 let (lo, hi) = braid_term::int_range(signed, to);
-                let (min, max) = if signed {
-                    (1u64 << (to - 1), (1u64 << (to - 1)) - 1)
-                } else {
-                    (0, u64::MAX >> (64 - to))
-                };
+                let (min, max) = braid_term::saturation_bits(signed, to);
                 let float = |v: f64| match s0 {
                     Sort::F32 => operand_value(Value::F32((v as f32).to_bits())),
                     _ => operand_value(Value::F64(v.to_bits())),

@@ -471,11 +471,7 @@ impl<'ctx> Translator<'ctx> {
             Op::TruncSatS(to) | Op::TruncSatU(to) => {
                 let signed = matches!(op, Op::TruncSatS(_));
                 let (lo, hi) = braid_term::int_range(signed, to);
-                let (min, max) = if signed {
-                    (1u64 << (to - 1), (1u64 << (to - 1)) - 1)
-                } else {
-                    (0, u64::MAX >> (64 - to))
-                };
+                let (min, max) = braid_term::saturation_bits(signed, to);
                 let bv = |v: u64| Dynamic::from_ast(&BV::from_u64(ctx, v, to as u32));
                 let whole = app1(&format!("rti{w}"), &[&kit.rtz, x])?;
                 let conv = app1(
@@ -881,6 +877,7 @@ impl Z3Solver {
     }
 
     fn check_once(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
+        self.helper_answered = false;
         if self.budget.as_ref().is_some_and(|b| b.stopped()) {
             return SatResult::Unknown("the run stopped".into());
         }
@@ -921,11 +918,7 @@ impl Z3Solver {
             return answer;
         }
         // A question over floats may go to the helper too (crate::external).
-        self.helper_answered = false;
-        let floats = constraints
-            .iter()
-            .flat_map(|c| store.symbols(*c))
-            .any(|s| store.symbol(*s).sort.is_float());
+        let floats = crate::query::mentions_floats(store, constraints);
         let rival = self.helper.as_ref().filter(|_| floats).map(|h| (h, store, constraints));
         let kept = &self.solver;
         let (mut answer, helper_answer) = if self.incremental {

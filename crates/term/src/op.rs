@@ -452,6 +452,16 @@ pub fn int_range(signed: bool, w: u8) -> (f64, f64) {
     }
 }
 
+/// The bits a saturating conversion to a `w`-bit bit-vector gives below
+/// and above its range: the least and greatest value, signed or unsigned.
+pub fn saturation_bits(signed: bool, w: u8) -> (u64, u64) {
+    if signed {
+        (1u64 << (w - 1), (1u64 << (w - 1)) - 1)
+    } else {
+        (0, u64::MAX >> (64 - w))
+    }
+}
+
 /// NaN results are the canonical NaN (as wasm's arithmetic NaNs may be).
 fn canonical(v: Value) -> Value {
     match v {
