@@ -281,6 +281,9 @@ pub struct KindDetail {
     /// Answered unsat by comparisons contradicting one another (difference
     /// bounds), without the solver.
     pub difference_unsat: u64,
+    /// Answered sat by a model of the comparisons of a case the difference
+    /// bounds did not refute, without the solver.
+    pub difference_sat: u64,
     /// Questions over floats given to XSat's search before the solver,
     /// those it found a model for, and its time.
     pub search_tries: u64,
@@ -334,6 +337,7 @@ impl Stats {
                     simplex_ms: s.simplex_time.as_millis() as u64,
                     cores_missed: s.cores_missed,
                     difference_unsat: s.difference_unsat,
+                    difference_sat: s.difference_sat,
                     search_tries: s.search_tries,
                     search_sat: s.search_sat,
                     search_ms: s.search_time.as_millis() as u64,

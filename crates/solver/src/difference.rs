@@ -1,5 +1,5 @@
 //! Unsat by difference bounds: the constraints that compare two
-//! bit-vector symbols, or a symbol and a constant (`x < y`, `x <= 5`,
+//! bit-vector terms, or a term and a constant (`x < y`, `x <= 5`,
 //! `x == y`, signed or unsigned), read exactly as integer constraints
 //! `x - y <= k`; a negative cycle among them (`x < y`, `y <= z`, `z < x`)
 //! proves the whole set unsat, and the cycle's constraints are its unsat
@@ -8,69 +8,132 @@
 //! Sound because each comparison is read exactly (a signed comparison of
 //! `w`-bit values is the comparison of their two's-complement integers, an
 //! unsigned one of their plain integers; signed and unsigned readings of a
-//! symbol are different integers, so they get separate graphs), and a
-//! subset of a set that is unsat makes the set unsat. Two more rules use
-//! what the bounds imply: an `x != y` (or `x != c`) whose sides the bounds
-//! force to be equal is a contradiction (its core: the two shortest paths
-//! and the disequality), and a disjunction is refuted case by case (its
-//! core: the disjunction and the cases' cores). Everything else
-//! (arithmetic, other sorts) is left out, so nothing is claimed for it.
+//! term are different integers, so they get separate graphs), a term that
+//! is not a symbol (`x & 1`) is a node of its own whose only known bounds
+//! are its width's, and a subset of a set that is unsat makes the set
+//! unsat. More rules use what the bounds imply: an `x != y` (or `x != c`)
+//! whose sides the bounds force to be equal is a contradiction (its core:
+//! the two shortest paths and the disequality); a Boolean atom held both
+//! ways is one; and a disjunction is refuted case by case (its core: the
+//! disjunction and the cases' cores). A comparison with a side
+//! `ite(c, a, b)` is such a disjunction: `c` and the comparison with `a`,
+//! or `¬c` and the comparison with `b` — the shape of a merged state's
+//! values, whose questions are thus answered case by case along the
+//! merge's conditions. Everything else (arithmetic, other sorts) is left
+//! out, so nothing is claimed for it.
 //! Ordered containers over symbolic keys ask thousands of branch
 //! questions of this shape that contradict the path (`k1 < k2` against
-//! `k1 >= k2`, or through a chain); Z3 answers each in 1-3 ms and its
-//! unsat cores, not minimal, answer few later questions.
+//! `k1 >= k2`, or through a chain); Z3 answers each in 1-3 ms (10 ms and
+//! more on a merged state's) and its unsat cores, not minimal, answer few
+//! later questions.
 
-use braid_term::{Node, Op, SymId, TermId, TermStore, Value};
-use rustc_hash::FxHashMap;
+use braid_term::{Model, Node, Op, Sort, TermId, TermStore, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
 
-/// Past this many symbols in one graph, or comparisons and disjunctions
-/// in a question, or disequalities tried, the check claims nothing (the
-/// questions it is for have a few dozen of each; a merged state's guard can
-/// be a formula of millions of shared nodes, which must not be walked as a
-/// tree).
+/// Past this many nodes in one graph, or parts of a question, or
+/// disequalities tried, the check claims nothing (the questions it is for
+/// have a few dozen of each; a merged state's guard can be a formula of
+/// millions of shared nodes, which must not be walked as a tree).
 const MAX_NODES: usize = 128;
 const MAX_PARTS: usize = 1024;
 const MAX_APART: usize = 64;
-/// Disjunctions split at most this deep, and at most this many cases in
-/// all: past them the check claims nothing.
-const MAX_DEPTH: usize = 3;
-const MAX_CASES: usize = 64;
+/// Disjunctions split at most this deep, and at most this many sets
+/// checked in all (cases tried and split): past them the check claims
+/// nothing.
+const MAX_DEPTH: usize = 32;
+const MAX_CHECKS: usize = 1024;
+
+/// What the check found: an unsat core of the set, or else (when it is
+/// not undecided) a candidate model: the values of the symbols that
+/// satisfy the comparisons of one case it could not refute, which the
+/// caller must evaluate the set under (atoms and other terms are not
+/// looked into).
+#[derive(Debug)]
+pub enum Found {
+    Unsat(Vec<TermId>),
+    Candidate(Model),
+    Nothing,
+}
 
 /// An unsat core of `set` (constraints of it that cannot hold together)
 /// when its comparisons have a negative cycle, force two sides that a
-/// disequality keeps apart to be equal, or do either in every case of a
-/// disjunction; `None` claims nothing.
-pub fn unsat_core(store: &TermStore, set: &[TermId]) -> Option<Vec<TermId>> {
-    let mut parts = Parts::default();
-    for &c in set {
-        parts.collect(store, c, false, c)?;
+/// disequality keeps apart to be equal, hold an atom both ways, or do one
+/// of these in every case of a disjunction; `None` claims nothing.
+#[cfg(test)]
+fn unsat_core(store: &TermStore, set: &[TermId]) -> Option<Vec<TermId>> {
+    match check(store, set) {
+        Found::Unsat(core) => Some(core),
+        _ => None,
     }
-    let Parts { lits, ors, .. } = parts;
-    let mut cases = 0;
-    let mut core = refute(store, &lits, &ors, MAX_DEPTH, &mut cases)?;
-    core.sort_unstable();
-    core.dedup();
-    Some(core)
 }
 
-/// A comparison (negated when `neg`) and the member of the set it comes from.
+/// [`unsat_core`], and when a case is left that nothing refutes, a model of
+/// its comparisons.
+pub fn check(store: &TermStore, set: &[TermId]) -> Found {
+    let mut parts = Parts::default();
+    for &c in set {
+        if parts.collect(store, c, false, c).is_none() {
+            return Found::Nothing;
+        }
+    }
+    let mut search = Search::default();
+    match refute(store, parts, MAX_DEPTH, &mut search) {
+        Some(mut core) => {
+            core.sort_unstable();
+            core.dedup();
+            Found::Unsat(core)
+        }
+        None => search.candidate.map_or(Found::Nothing, Found::Candidate),
+    }
+}
+
+/// The sets checked so far (bounded by [`MAX_CHECKS`]), and the model of
+/// the first case found that nothing refutes.
+#[derive(Default)]
+struct Search {
+    checks: usize,
+    candidate: Option<Model>,
+}
+
+/// A comparison `a op b` of two bit-vector terms (negated when `neg`) and
+/// the member of the set it comes from.
 #[derive(Clone, Copy)]
 struct Lit {
-    atom: TermId,
+    op: Op,
+    a: TermId,
+    b: TermId,
     neg: bool,
     from: TermId,
 }
 
-/// A disjunction of the set: its member and its cases (each negated or not).
-type Or = (TermId, Vec<(TermId, bool)>);
+/// One conjunct of a disjunction's case: a term (negated or not), or a
+/// comparison made by taking one side of an `ite`.
+#[derive(Clone, Copy)]
+enum Item {
+    Term(TermId, bool),
+    Cmp(Lit),
+}
 
-/// A question's comparisons that must all hold and its disjunctions, one
-/// case of which must; each `(term, negated)` once.
-#[derive(Default)]
+/// A disjunction of the set: its member and its cases (conjunctions).
+type Or = (TermId, Rc<Vec<Vec<Item>>>);
+
+/// A question's comparisons and other atoms that must all hold, and its
+/// disjunctions, one case of which must; each `(term, negated)` once.
+#[derive(Clone, Default)]
 struct Parts {
     lits: Vec<Lit>,
+    /// Boolean atoms that are not comparisons: `(atom, negated, member)`.
+    atoms: Vec<(TermId, bool, TermId)>,
     ors: Vec<Or>,
-    seen: rustc_hash::FxHashSet<(TermId, bool)>,
+    seen: FxHashSet<(TermId, bool)>,
+}
+
+fn is_comparison(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::ULt | Op::ULe | Op::UGt | Op::UGe | Op::Eq | Op::Ne
+    )
 }
 
 impl Parts {
@@ -83,7 +146,7 @@ impl Parts {
         if self.seen.len() > MAX_PARTS {
             return None;
         }
-        let boolean = store.sort(t) == braid_term::Sort::Bool;
+        let boolean = store.sort(t) == Sort::Bool;
         match store.node(t) {
             Node::App(Op::Not, args) if args.len() == 1 => self.collect(store, args[0], !neg, from)?,
             Node::App(op @ (Op::And | Op::Or), args) if boolean => {
@@ -93,77 +156,238 @@ impl Parts {
                         self.collect(store, x, neg, from)?;
                     }
                 } else {
-                    self.ors.push((from, args.iter().map(|&x| (x, neg)).collect()));
+                    let cases = args.iter().map(|&x| vec![Item::Term(x, neg)]).collect();
+                    self.ors.push((from, Rc::new(cases)));
                 }
             }
-            _ => self.lits.push(Lit { atom: t, neg, from }),
+            // ite(c, p, q) is (c and p) or (not c and q); negated, the
+            // cases take not p and not q.
+            Node::App(Op::Ite, args) if boolean && args.len() == 3 => {
+                let cases = vec![
+                    vec![Item::Term(args[0], false), Item::Term(args[1], neg)],
+                    vec![Item::Term(args[0], true), Item::Term(args[2], neg)],
+                ];
+                self.ors.push((from, Rc::new(cases)));
+            }
+            Node::App(op, args)
+                if is_comparison(*op) && args.len() == 2 && matches!(store.sort(args[0]), Sort::Bv(_)) =>
+            {
+                self.compare(
+                    store,
+                    Lit {
+                        op: *op,
+                        a: args[0],
+                        b: args[1],
+                        neg,
+                        from,
+                    },
+                );
+            }
+            _ => self.atoms.push((t, neg, from)),
         }
         Some(())
     }
-}
 
-/// A core (members of the set) refuting `lits` with `ors`, splitting the
-/// smallest disjunction into its cases when the comparisons alone do not:
-/// the set is unsat when every case is, and the disjunction with the cases'
-/// cores is its core.
-fn refute(store: &TermStore, lits: &[Lit], ors: &[Or], depth: usize, cases: &mut usize) -> Option<Vec<TermId>> {
-    *cases += 1;
-    if *cases > MAX_CASES {
-        return None;
-    }
-    let mut graphs = [Graph::default(), Graph::default()];
-    let mut apart = Vec::new();
-    for l in lits {
-        add(store, *l, &mut graphs, &mut apart);
-    }
-    for g in &graphs {
-        if let Some(core) = g.negative_cycle() {
-            return Some(core);
+    /// Adds comparison `l`; a side `ite(c, x, y)` makes it a disjunction:
+    /// `c` and the comparison with `x`, or `not c` and the one with `y`.
+    fn compare(&mut self, store: &TermStore, l: Lit) {
+        for (i, side) in [l.a, l.b].into_iter().enumerate() {
+            if let Node::App(Op::Ite, args) = store.node(side) {
+                if args.len() == 3 {
+                    let with = |x: TermId| {
+                        let mut m = l;
+                        if i == 0 {
+                            m.a = x;
+                        } else {
+                            m.b = x;
+                        }
+                        Item::Cmp(m)
+                    };
+                    let cases = vec![
+                        vec![Item::Term(args[0], false), with(args[1])],
+                        vec![Item::Term(args[0], true), with(args[2])],
+                    ];
+                    self.ors.push((l.from, Rc::new(cases)));
+                    return;
+                }
+            }
         }
+        self.lits.push(l);
     }
-    for &(a, b, w, from) in apart.iter().take(MAX_APART) {
-        for (i, g) in graphs.iter().enumerate() {
-            if let Some(mut core) = g.forced_equal(a, b, w, i == 0) {
-                core.push(from);
-                return Some(core);
+
+    /// Adds the conjuncts of a disjunction's case, from member `from`.
+    fn case(&mut self, store: &TermStore, case: &[Item], from: TermId) -> Option<()> {
+        for &item in case {
+            self.item(store, item, from)?;
+        }
+        Some(())
+    }
+
+    /// Adds one conjunct of a case, from member `from`.
+    fn item(&mut self, store: &TermStore, item: Item, from: TermId) -> Option<()> {
+        match item {
+            Item::Term(t, neg) => self.collect(store, t, neg, from),
+            Item::Cmp(l) => {
+                self.compare(store, Lit { from, ..l });
+                (self.lits.len() <= MAX_PARTS).then_some(())
             }
         }
     }
-    if depth == 0 {
-        return None;
-    }
-    let (at, (from, split)) = ors.iter().enumerate().min_by_key(|(_, (_, cs))| cs.len())?;
-    let rest: Vec<Or> = ors[..at].iter().chain(&ors[at + 1..]).cloned().collect();
-    let mut core = vec![*from];
-    for &(t, neg) in split {
-        let mut parts = Parts {
-            lits: lits.to_vec(),
-            ors: rest.clone(),
-            seen: Default::default(),
-        };
-        parts.collect(store, t, neg, *from)?;
-        if parts.lits.len() > MAX_PARTS {
-            return None;
-        }
-        core.extend(refute(store, &parts.lits, &parts.ors, depth - 1, cases)?);
-    }
-    Some(core)
 }
 
-/// A term of a comparison: a symbol or a constant (a `w`-bit value read as
-/// an integer, signed or not).
+/// A core (members of the set) refuting `parts`. Like a SAT solver's
+/// propagation, a disjunction's cases that contradict the rest at once are
+/// dropped (their cores join the core), and a disjunction left with one
+/// case becomes a conjunction; when every disjunction keeps two or more,
+/// the one with fewest is split: the set is unsat when every case is, and
+/// the disjunction with the cases' cores is its core.
+fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search) -> Option<Vec<TermId>> {
+    let mut core = Vec::new();
+    loop {
+        if let Some(c) = contradiction(store, &parts, &mut search.checks)? {
+            core.extend(c);
+            return Some(core);
+        }
+        // Every disjunction's cases against the rest: the cores of those
+        // that contradict it at once, and those left. Disjunctions left with
+        // one case are propagated together; else the one with fewest cases
+        // left is split.
+        let mut units: Vec<(usize, Option<Vec<Item>>, Vec<TermId>)> = Vec::new();
+        let mut pick: Option<(usize, Vec<Vec<Item>>, Vec<TermId>)> = None;
+        for (i, (from, cs)) in parts.ors.iter().enumerate() {
+            let (mut live, mut dead) = (Vec::new(), Vec::new());
+            for case in cs.iter() {
+                let mut p = parts.clone();
+                p.case(store, case, *from)?;
+                match contradiction(store, &p, &mut search.checks)? {
+                    Some(c) => dead.extend(c),
+                    None => live.push(case.clone()),
+                }
+            }
+            match live.len() {
+                0 => {
+                    core.push(*from);
+                    core.extend(dead);
+                    return Some(core);
+                }
+                1 => units.push((i, live.pop(), dead)),
+                n if pick.as_ref().is_none_or(|(_, l, _)| n < l.len()) => pick = Some((i, live, dead)),
+                _ => {}
+            }
+        }
+        if !units.is_empty() {
+            // Highest index first, so that the others stay where they are.
+            for (i, case, dead) in units.into_iter().rev() {
+                let (from, _) = parts.ors.swap_remove(i);
+                core.push(from);
+                core.extend(dead);
+                parts.case(store, &case?, from)?;
+            }
+            continue;
+        }
+        let Some((at, live, dead)) = pick else {
+            // Nothing left to split: this case stands, and its comparisons
+            // have a model. Only offered when they are all the case says:
+            // other atoms (floats, Booleans) are the solver's to choose.
+            if parts.atoms.is_empty() && !parts.lits.is_empty() {
+                search.candidate = Some(candidate(store, &parts));
+            }
+            return None;
+        };
+        if depth == 0 {
+            return None;
+        }
+        let (from, _) = parts.ors.swap_remove(at);
+        core.push(from);
+        core.extend(dead);
+        for case in live {
+            let mut p = parts.clone();
+            p.case(store, &case, from)?;
+            core.extend(refute(store, p, depth - 1, search)?);
+        }
+        return Some(core);
+    }
+}
+
+/// A core of a contradiction among `parts`' comparisons and atoms, without
+/// splitting a disjunction: `Some(None)` when there is none, `None` past
+/// [`MAX_CHECKS`] checks.
+fn contradiction(store: &TermStore, parts: &Parts, checks: &mut usize) -> Option<Option<Vec<TermId>>> {
+    *checks += 1;
+    if *checks > MAX_CHECKS {
+        return None;
+    }
+    // An atom held both ways.
+    let mut held: FxHashMap<TermId, (bool, TermId)> = FxHashMap::default();
+    for &(t, neg, from) in &parts.atoms {
+        match held.get(&t) {
+            Some(&(n, other)) if n != neg => return Some(Some(vec![from, other])),
+            Some(_) => {}
+            None => {
+                held.insert(t, (neg, from));
+            }
+        }
+    }
+    let mut graphs = [Graph::default(), Graph::default()];
+    let mut apart = Vec::new();
+    for l in &parts.lits {
+        if let Some(core) = add(store, *l, &mut graphs, &mut apart) {
+            return Some(Some(core));
+        }
+    }
+    for g in &graphs {
+        if let Some(core) = g.negative_cycle() {
+            return Some(Some(core));
+        }
+    }
+    let mut memo = [Paths::default(), Paths::default()];
+    for &(a, b, w, from) in apart.iter().take(MAX_APART) {
+        for (i, g) in graphs.iter().enumerate() {
+            if let Some(mut core) = g.forced_equal(a, b, w, i == 0, &mut memo[i]) {
+                core.push(from);
+                return Some(Some(core));
+            }
+        }
+    }
+    Some(None)
+}
+
+/// Values of the symbols that satisfy `parts`' comparisons (which
+/// [`contradiction`] found consistent): in each reading's graph, shortest
+/// distances from a source joined to every node are a solution of its
+/// constraints `u - v <= k`, shifted so that node 0 (the integer 0) is 0.
+/// A symbol in both graphs takes its signed reading's value.
+fn candidate(store: &TermStore, parts: &Parts) -> Model {
+    let mut graphs = [Graph::default(), Graph::default()];
+    let mut apart = Vec::new();
+    for l in &parts.lits {
+        add(store, *l, &mut graphs, &mut apart);
+    }
+    let mut model = Model::default();
+    for g in &graphs {
+        let Some(dist) = g.potentials() else { continue };
+        for (&t, &n) in &g.nodes {
+            let (Node::Sym(s), Sort::Bv(w)) = (store.node(t), store.sort(t)) else {
+                continue;
+            };
+            let v = dist[n] - dist[0];
+            model.entry(*s).or_insert_with(|| Value::bv(w, v as u64));
+        }
+    }
+    model
+}
+
+/// A term of a comparison: a term of its own (a symbol, or any other
+/// bit-vector term, whose value the check does not look into) or a
+/// constant (a `w`-bit value read as an integer, signed or not).
 #[derive(Clone, Copy)]
 enum Side {
-    Sym(SymId),
+    Term(TermId),
     Const(i128),
 }
 
 fn side(store: &TermStore, t: TermId, signed: bool) -> Option<(Side, u8)> {
     match store.node(t) {
-        Node::Sym(s) => match store.sort(t) {
-            braid_term::Sort::Bv(w) => Some((Side::Sym(*s), w)),
-            _ => None,
-        },
         Node::Const(Value::Bv { width, bits }) => {
             let v = if signed {
                 Value::bv_signed(*width, *bits) as i128
@@ -172,17 +396,23 @@ fn side(store: &TermStore, t: TermId, signed: bool) -> Option<(Side, u8)> {
             };
             Some((Side::Const(v), *width))
         }
-        _ => None,
+        _ => match store.sort(t) {
+            Sort::Bv(w) => Some((Side::Term(t), w)),
+            _ => None,
+        },
     }
 }
 
 /// Adds comparison `l` to the graph of its reading, or to `apart` (a
-/// disequality: its sides as raw bits, their width and its member).
-fn add(store: &TermStore, l: Lit, graphs: &mut [Graph; 2], apart: &mut Vec<(Side, Side, u8, TermId)>) {
-    let Node::App(op, args) = store.node(l.atom) else {
-        return;
-    };
-    let (signed, strict, flip, eq) = match (op, l.neg) {
+/// disequality: its sides as raw bits, their width and its member). A
+/// comparison of two constants that does not hold is a core by itself.
+fn add(
+    store: &TermStore,
+    l: Lit,
+    graphs: &mut [Graph; 2],
+    apart: &mut Vec<(Side, Side, u8, TermId)>,
+) -> Option<Vec<TermId>> {
+    let (signed, strict, flip, eq) = match (l.op, l.neg) {
         // `a op b` as `a <= b` (`strict`: `a < b`), with `flip`: `b … a`.
         (Op::Lt, false) | (Op::Ge, true) => (true, true, false, false),
         (Op::Le, false) | (Op::Gt, true) => (true, false, false, false),
@@ -194,51 +424,59 @@ fn add(store: &TermStore, l: Lit, graphs: &mut [Graph; 2], apart: &mut Vec<(Side
         (Op::UGe, false) | (Op::ULt, true) => (false, false, true, false),
         (Op::Eq, false) | (Op::Ne, true) => (true, false, false, true),
         (Op::Ne, false) | (Op::Eq, true) => {
-            if let [x, y] = args[..] {
-                if let (Some((a, wa)), Some((b, wb))) = (side(store, x, false), side(store, y, false)) {
-                    if wa == wb {
-                        apart.push((a, b, wa, l.from));
-                    }
+            if let (Some((a, wa)), Some((b, wb))) = (side(store, l.a, false), side(store, l.b, false)) {
+                match (a, b) {
+                    (Side::Const(x), Side::Const(y)) if x == y => return Some(vec![l.from]),
+                    (Side::Const(_), Side::Const(_)) => {}
+                    _ if wa == wb => apart.push((a, b, wa, l.from)),
+                    _ => {}
                 }
             }
-            return;
+            return None;
         }
-        _ => return,
+        _ => return None,
     };
-    if args.len() != 2 {
-        return;
-    }
-    let (Some((a, wa)), Some((b, wb))) = (side(store, args[0], signed), side(store, args[1], signed)) else {
-        return;
+    let (Some((a, wa)), Some((b, wb))) = (side(store, l.a, signed), side(store, l.b, signed)) else {
+        return None;
     };
-    if wa != wb || matches!((a, b), (Side::Const(_), Side::Const(_))) {
-        return;
-    }
     let (a, b) = if flip { (b, a) } else { (a, b) };
+    if wa != wb {
+        return None;
+    }
+    if let (Side::Const(x), Side::Const(y)) = (a, b) {
+        // a <= b (a < b when strict; both ways when eq).
+        let holds = if eq { x == y } else { x - y <= -(strict as i128) };
+        return (!holds).then(|| vec![l.from]);
+    }
     let g = &mut graphs[!signed as usize];
     // a - b <= k (a < b: a - b <= -1).
     g.bound((a, b), wa, signed, -(strict as i128), l.from);
     if eq {
         g.bound((b, a), wa, signed, 0, l.from);
     }
+    None
 }
 
+/// Shortest paths from a node of a graph, as [`Graph::paths_from`] gives
+/// them, by the node they start from.
+type Paths = FxHashMap<usize, (Vec<Option<i128>>, Vec<Option<usize>>)>;
+
 /// Constraints `u - v <= k` as edges `v -> u` of weight `k`, each with the
-/// constraint it comes from (`None`: a symbol's range, which always
+/// constraint it comes from (`None`: a term's range, which always
 /// holds); node 0 is the integer 0 (constants are bounds against it).
 #[derive(Default)]
 struct Graph {
-    nodes: FxHashMap<SymId, usize>,
+    nodes: FxHashMap<TermId, usize>,
     edges: Vec<(usize, usize, i128, Option<TermId>)>,
 }
 
 impl Graph {
-    /// The node of `s` and the constant it adds; a symbol's first use adds
+    /// The node of `s` and the constant it adds; a term's first use adds
     /// its range as a `w`-bit integer of the graph's reading.
     fn node(&mut self, s: Side, w: u8, signed: bool) -> (usize, i128) {
         match s {
             Side::Const(v) => (0, v),
-            Side::Sym(s) => {
+            Side::Term(s) => {
                 let next = self.nodes.len() + 1;
                 let n = *self.nodes.entry(s).or_insert(next);
                 if n == next {
@@ -271,7 +509,7 @@ impl Graph {
         match s {
             Side::Const(v) if signed && v >= 1i128 << (w - 1) => Some((0, v - (1i128 << w))),
             Side::Const(v) => Some((0, v)),
-            Side::Sym(s) => self.nodes.get(&s).map(|&n| (n, 0)),
+            Side::Term(s) => self.nodes.get(&s).map(|&n| (n, 0)),
         }
     }
 
@@ -318,7 +556,7 @@ impl Graph {
     /// When the bounds leave `a` and `b` (raw `w`-bit sides) no room but to
     /// be equal: the constraints that force it. Called only on a graph
     /// without a negative cycle.
-    fn forced_equal(&self, a: Side, b: Side, w: u8, signed: bool) -> Option<Vec<TermId>> {
+    fn forced_equal(&self, a: Side, b: Side, w: u8, signed: bool, memo: &mut Paths) -> Option<Vec<TermId>> {
         let (u, cu) = self.find(a, w, signed)?;
         let (v, cv) = self.find(b, w, signed)?;
         if u == v {
@@ -328,15 +566,42 @@ impl Graph {
         }
         // a - b = (u - v) + (cu - cv): u - v is at most the path v -> u,
         // v - u at most the path u -> v.
-        let (to_u, pred_v) = self.paths_from(v);
-        let (to_v, pred_u) = self.paths_from(u);
+        for x in [u, v] {
+            if !memo.contains_key(&x) {
+                memo.insert(x, self.paths_from(x));
+            }
+        }
+        let ((to_u, pred_v), (to_v, pred_u)) = (&memo[&v], &memo[&u]);
         let (up, down) = (to_u[u]? + cu - cv, to_v[v]? - cu + cv);
         if up > 0 || down > 0 {
             return None;
         }
-        let mut core = self.path(&pred_v, v, u)?;
-        core.extend(self.path(&pred_u, u, v)?);
+        let mut core = self.path(pred_v, v, u)?;
+        core.extend(self.path(pred_u, u, v)?);
         Some(core)
+    }
+
+    /// Shortest distances from a virtual source joined to every node at 0,
+    /// when there is no negative cycle: `d[u] <= d[v] + k` for every edge.
+    fn potentials(&self) -> Option<Vec<i128>> {
+        let n = self.nodes.len() + 1;
+        if n > MAX_NODES {
+            return None;
+        }
+        let mut dist = vec![0i128; n];
+        for _ in 0..=n {
+            let mut changed = false;
+            for &(v, u, k, _) in &self.edges {
+                if dist[v] + k < dist[u] {
+                    dist[u] = dist[v] + k;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Some(dist);
+            }
+        }
+        None
     }
 
     /// Bellman-Ford from a virtual source joined to every node: the
@@ -466,6 +731,8 @@ mod tests {
         let mut st = TermStore::new();
         let xs: Vec<TermId> = (0..3).map(|i| st.symbol_term(&format!("y{i}"), Sort::Bv(4))).collect();
         let consts: Vec<TermId> = (0..16u64).map(|v| st.constant(Value::bv(4, v))).collect();
+        // Two Boolean inputs: atoms that are not comparisons.
+        let flags: Vec<TermId> = (0..2).map(|i| st.symbol_term(&format!("f{i}"), Sort::Bool)).collect();
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = |n: usize| {
             seed ^= seed << 13;
@@ -474,11 +741,40 @@ mod tests {
             (seed % n as u64) as usize
         };
         let (mut claimed, mut sets) = (0, 0);
+        // A side: a symbol, a constant, a choice between two of these on a
+        // comparison (a merged value), or a term the check does not look
+        // into (`y & c`).
+        let side = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| -> TermId {
+            let plain = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| {
+                if next(3) == 0 {
+                    consts[next(16)]
+                } else {
+                    xs[next(3)]
+                }
+            };
+            match next(8) {
+                0 => {
+                    let (p, q) = (xs[next(3)], plain(st, next));
+                    let cond = st.app(ops[next(ops.len())], &[p, q]).unwrap();
+                    let (yes, no) = (plain(st, next), plain(st, next));
+                    st.app(Op::Ite, &[cond, yes, no]).unwrap()
+                }
+                1 => {
+                    let k = consts[next(16)];
+                    st.app(Op::And, &[xs[next(3)], k]).unwrap()
+                }
+                _ => plain(st, next),
+            }
+        };
         let atom = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| {
             let a = xs[next(3)];
-            let b = if next(3) == 0 { consts[next(16)] } else { xs[next(3)] };
+            let b = side(st, next);
             let (a, b) = if next(2) == 0 { (a, b) } else { (b, a) };
-            let t = st.app(ops[next(ops.len())], &[a, b]).unwrap();
+            let t = if next(8) == 0 {
+                flags[next(2)]
+            } else {
+                st.app(ops[next(ops.len())], &[a, b]).unwrap()
+            };
             if next(4) == 0 {
                 st.app(Op::Not, &[t]).unwrap()
             } else {
@@ -509,12 +805,15 @@ mod tests {
             let Some(core) = unsat_core(&st, &set) else { continue };
             claimed += 1;
             assert!(core.iter().all(|c| set.contains(c)));
-            for v in 0..4096u64 {
-                let model: braid_term::Model = xs
+            for v in 0..4 * 4096u64 {
+                let mut model: braid_term::Model = xs
                     .iter()
                     .enumerate()
                     .map(|(i, x)| (st.symbols(*x)[0], Value::bv(4, v >> (4 * i) & 15)))
                     .collect();
+                for (i, f) in flags.iter().enumerate() {
+                    model.insert(st.symbols(*f)[0], Value::Bool(v >> (12 + i) & 1 == 1));
+                }
                 assert!(
                     !st.satisfies(&core, &model),
                     "{:?} holds under {model:?}",
@@ -570,6 +869,34 @@ mod tests {
         assert!(unsat_core(&st, &[neither, eq]).is_some());
         // One case left open: nothing claimed.
         assert_eq!(unsat_core(&st, &[either, le]), None);
+    }
+
+    /// A merged value `ite(c, a, b)` compared: the comparison is split
+    /// along `c`, refuted on both sides (unsat), or one side stands and its
+    /// comparisons' model satisfies the set.
+    #[test]
+    fn a_comparison_with_a_choice_is_decided_case_by_case() {
+        let (mut st, x) = store_with(3);
+        // max(x0, x2) > x1 with x0 <= x1 and x2 <= x1.
+        let lt = st.app(Op::Lt, &[x[0], x[2]]).unwrap();
+        let max = st.app(Op::Ite, &[lt, x[2], x[0]]).unwrap();
+        let above = st.app(Op::Gt, &[max, x[1]]).unwrap();
+        let a = st.app(Op::Le, &[x[0], x[1]]).unwrap();
+        let b = st.app(Op::Le, &[x[2], x[1]]).unwrap();
+        let Found::Unsat(mut core) = check(&st, &[a, b, above]) else {
+            panic!("unsat on both sides of the choice")
+        };
+        core.sort_unstable();
+        let mut want = vec![a, b, above];
+        want.sort_unstable();
+        assert_eq!(core, want);
+        // Without x2 <= x1 the side where x2 is the greater stands.
+        let five = c(&mut st, 5);
+        let low = st.app(Op::Ge, &[x[1], five]).unwrap();
+        let Found::Candidate(m) = check(&st, &[a, above, low]) else {
+            panic!("a case stands")
+        };
+        assert!(st.satisfies(&[a, above, low], &m), "{m:?}");
     }
 
     #[test]

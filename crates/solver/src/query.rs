@@ -78,6 +78,9 @@ pub struct KindStats {
     pub cores_missed: u64,
     /// Answered unsat by contradicting difference bounds (no backend call).
     pub difference_unsat: u64,
+    /// Answered sat by a model of the comparisons of a case the difference
+    /// bounds left standing, which satisfied the whole question.
+    pub difference_sat: u64,
     /// Questions over floats given to the search for a model before the
     /// backend, those it answered, and its time.
     pub search_tries: u64,
@@ -434,16 +437,22 @@ impl QuerySolver {
             }
         }
         // Comparisons that contradict one another through difference bounds
-        // (crate::difference): unsat with a minimal core, no backend call.
+        // (crate::difference): unsat with a minimal core, no backend call; or
+        // a model of a case they leave standing, tried after the simplex.
+        let mut candidate = None;
         if self.simplex && self.caching {
-            if let Some(core) = crate::difference::unsat_core(store, &set) {
-                self.stats.kind(self.kind).difference_unsat += 1;
-                self.last_core = core;
-                if self.use_cores {
-                    self.remember_core(self.last_core.clone());
+            match crate::difference::check(store, &set) {
+                crate::difference::Found::Unsat(core) => {
+                    self.stats.kind(self.kind).difference_unsat += 1;
+                    self.last_core = core;
+                    if self.use_cores {
+                        self.remember_core(self.last_core.clone());
+                    }
+                    self.remember(set, None);
+                    return SatResult::Unsat;
                 }
-                self.remember(set, None);
-                return SatResult::Unsat;
+                crate::difference::Found::Candidate(m) => candidate = Some(m),
+                crate::difference::Found::Nothing => {}
             }
         }
         // Braid's simplex with abstraction refinement first (§3.2–3.3 of
@@ -461,6 +470,10 @@ impl QuerySolver {
                 k.simplex_sat += 1;
                 return self.answered_by_own(set, m);
             }
+        }
+        if let Some(m) = candidate.and_then(|m| satisfying(store, &set, m)) {
+            self.stats.kind(self.kind).difference_sat += 1;
+            return self.answered_by_own(set, m);
         }
         // Floating point: XSat's search (crate::optimize) before Z3, once Z3
         // has taken seconds on a question over floats. Not from the start:

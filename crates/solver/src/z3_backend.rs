@@ -71,6 +71,7 @@ impl Z3Solver {
                 kit: None,
                 done: FxHashMap::default(),
                 reads: Default::default(),
+                nonlinear: Default::default(),
                 stop: None,
             },
             timeout_ms,
@@ -84,6 +85,7 @@ impl Z3Solver {
                 kit: None,
                 done: FxHashMap::default(),
                 reads: Default::default(),
+                nonlinear: Default::default(),
                 stop: None,
             },
             incremental: true,
@@ -238,6 +240,11 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
     Err(format!("unsupported by the Z3 backend: {}", what.into()))
 }
 
+/// How long the kept solver has on a question with integer division,
+/// remainder or products of unknowns before a fresh solver with the
+/// non-linear tactic takes the rest of the time.
+const NONLINEAR_FIRST: Duration = Duration::from_millis(500);
+
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
 
@@ -248,6 +255,9 @@ struct Translator<'ctx> {
     done: FxHashMap<TermId, Dynamic<'ctx>>,
     /// The translated terms that read an array (`Op::Read`).
     reads: rustc_hash::FxHashSet<TermId>,
+    /// The translated terms with integer division, remainder or a product
+    /// of two non-constants.
+    nonlinear: rustc_hash::FxHashSet<TermId>,
     /// When translating must stop (the run's deadline, or its budget's
     /// stop): a merged state's terms can be millions of nodes, which took
     /// Z3 52 s and 14 GB past a 30 s limit.
@@ -300,6 +310,7 @@ impl<'ctx> Translator<'ctx> {
         if self.done.len() >= TRANSLATIONS_KEPT {
             self.done.clear();
             self.reads.clear();
+            self.nonlinear.clear();
         }
         for (i, t) in store.postorder(&[root]).into_iter().enumerate() {
             if self.done.contains_key(&t) {
@@ -322,6 +333,16 @@ impl<'ctx> Translator<'ctx> {
                 Node::App(op, args) => {
                     if args.iter().any(|a| self.reads.contains(a)) {
                         self.reads.insert(t);
+                    }
+                    let constant = |x: &TermId| matches!(store.node(*x), Node::Const(_));
+                    let own = store.sort(t) == Sort::Int
+                        && match op {
+                            Op::Div | Op::Rem => true,
+                            Op::Mul => !args.iter().any(constant),
+                            _ => false,
+                        };
+                    if own || args.iter().any(|a| self.nonlinear.contains(a)) {
+                        self.nonlinear.insert(t);
                     }
                     let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
@@ -876,6 +897,27 @@ impl Z3Solver {
         self.core_translator.stop = stop;
     }
 
+    /// `asserted` (the translation of `constraints`) checked by `fresh`, a
+    /// solver of its own; unsat keeps the whole set as the core.
+    fn check_fresh(
+        &mut self,
+        fresh: z3::Solver<'static>,
+        store: &TermStore,
+        constraints: &[TermId],
+        asserted: &[Bool<'static>],
+        timeout: Option<Duration>,
+    ) -> SatResult {
+        for b in asserted {
+            fresh.assert(b);
+        }
+        let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check());
+        let answer = self.translator.answer(store, constraints, &fresh, r);
+        if answer == SatResult::Unsat && self.cores {
+            self.last_core = Some(constraints.to_vec());
+        }
+        answer
+    }
+
     fn check_once(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         self.helper_answered = false;
         if self.budget.as_ref().is_some_and(|b| b.stopped()) {
@@ -906,17 +948,20 @@ impl Z3Solver {
         // bit-blast the `ite` chains: a proof over an array of 1 000 ints took
         // the kept (incremental) solver past 18 s, a fresh one about 1 s.
         if constraints.iter().any(|c| self.translator.reads.contains(c)) {
-            let fresh = z3::Solver::new(self.ctx);
-            for b in &asserted {
-                fresh.assert(b);
-            }
-            let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check());
-            let answer = self.translator.answer(store, constraints, &fresh, r);
-            if answer == SatResult::Unsat && self.cores {
-                self.last_core = Some(constraints.to_vec());
-            }
-            return answer;
+            return self.check_fresh(z3::Solver::new(self.ctx), store, constraints, &asserted, timeout);
         }
+        // Integer division and remainder (and products of unknowns): the
+        // kept solver for a short while, then a fresh one with Z3's tactic
+        // for non-linear integers. Each decides questions the other gives
+        // up on: with `x mod 5` asked twice, the kept solver gave up after
+        // 10 s on a question (unsat) the tactic decides in 5 ms, and the
+        // other way round on another.
+        let nonlinear = constraints.iter().any(|c| self.translator.nonlinear.contains(c));
+        let first = match (nonlinear, timeout) {
+            (true, Some(t)) => Some(t.min(NONLINEAR_FIRST)),
+            (true, None) => Some(NONLINEAR_FIRST),
+            (false, t) => t,
+        };
         // A question over floats may go to the helper too (crate::external).
         let floats = crate::query::mentions_floats(store, constraints);
         let rival = self.helper.as_ref().filter(|_| floats).map(|h| (h, store, constraints));
@@ -937,14 +982,14 @@ impl Z3Solver {
                 kept.assert(b);
                 self.stack.push(*c);
             }
-            let (r, helper) = race(self.ctx, timeout, self.budget.as_ref(), rival, || kept.check());
+            let (r, helper) = race(self.ctx, first, self.budget.as_ref(), rival, || kept.check());
             (self.translator.answer(store, constraints, kept, r), helper)
         } else {
             kept.push();
             for b in &asserted {
                 kept.assert(b);
             }
-            let (r, helper) = race(self.ctx, timeout, self.budget.as_ref(), rival, || kept.check());
+            let (r, helper) = race(self.ctx, first, self.budget.as_ref(), rival, || kept.check());
             let answer = self.translator.answer(store, constraints, kept, r);
             kept.pop(1);
             (answer, helper)
@@ -1002,6 +1047,13 @@ impl Z3Solver {
                             .collect(),
                     );
                 }
+            }
+        }
+        if nonlinear && matches!(answer, SatResult::Unknown(_)) && !self.budget.as_ref().is_some_and(|b| b.stopped()) {
+            let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
+            if left != Some(Duration::ZERO) {
+                let fresh = z3::Tactic::new(self.ctx, "qfnia").solver();
+                return self.check_fresh(fresh, store, constraints, &asserted, left);
             }
         }
         // The kept solver is incremental, and Z3's incremental core gives up

@@ -36,6 +36,11 @@ use std::rc::Rc;
 
 /// Statements a state runs before the searcher chooses again.
 const SLICE: u64 = 10_000;
+/// Merge conditions a load looks through to put a word's bytes together
+/// as a choice of words (see `assemble`); at 3, the B-tree of
+/// bench/containers under ssm read keys as four choices of bytes, which
+/// neither the difference bounds nor Z3 reason about well.
+const ASSEMBLE_DEPTH: u32 = 16;
 struct States(FxHashMap<StateId, State>);
 
 impl StateInfo for States {
@@ -1860,7 +1865,7 @@ impl<'m> Dse<'m> {
             None => cells[off],
             Some(w) => {
                 let bytes: Vec<TermId> = (0..w as usize / 8).map(|i| cells[off + i]).collect();
-                match self.assemble(&bytes, w, 3) {
+                match self.assemble(&bytes, w, ASSEMBLE_DEPTH, &mut FxHashMap::default()) {
                     Some(v) => v,
                     None => return self.fail(&st, BugKind::TypeError),
                 }
@@ -1876,14 +1881,26 @@ impl<'m> Dse<'m> {
     /// `ite(c, …)` or the same on both sides) give the choice of the two
     /// words, `depth` conditions deep, so a merged word reads as
     /// `ite(c, v₁, v₂)` rather than four choices of bytes put together.
-    fn assemble(&mut self, bytes: &[TermId], w: u8, depth: u32) -> Option<TermId> {
+    /// `done` keeps the words of the byte tuples met: choices that share
+    /// their sides are put together once.
+    fn assemble(
+        &mut self,
+        bytes: &[TermId],
+        w: u8,
+        depth: u32,
+        done: &mut FxHashMap<Vec<TermId>, Option<TermId>>,
+    ) -> Option<TermId> {
         if let Some(v) = crate::semantics::stored_whole(&self.store, bytes, w) {
             return Some(v);
+        }
+        if let Some(v) = done.get(bytes) {
+            return *v;
         }
         let cond = bytes.iter().find_map(|b| match self.store.node(*b) {
             Node::App(Op::Ite, a) => Some(a[0]),
             _ => None,
         });
+        let mut word = None;
         if let Some(c) = cond.filter(|_| depth > 0) {
             let side = |me: &Self, holds: bool| -> Option<Vec<TermId>> {
                 bytes
@@ -1896,12 +1913,16 @@ impl<'m> Dse<'m> {
                     .collect()
             };
             if let (Some(yes), Some(no)) = (side(self, true), side(self, false)) {
-                let yes = self.assemble(&yes, w, depth - 1)?;
-                let no = self.assemble(&no, w, depth - 1)?;
-                return self.store.app(Op::Ite, &[c, yes, no]).ok();
+                let yes = self.assemble(&yes, w, depth - 1, done);
+                let no = self.assemble(&no, w, depth - 1, done);
+                if let (Some(yes), Some(no)) = (yes, no) {
+                    word = self.store.app(Op::Ite, &[c, yes, no]).ok();
+                }
             }
         }
-        crate::semantics::word_of(&mut self.store, w, bytes)
+        let word = word.or_else(|| crate::semantics::word_of(&mut self.store, w, bytes));
+        done.insert(bytes.to_vec(), word);
+        word
     }
 
     fn store(&mut self, st: State, alloc: u32, off: Offset, v: TermId, width: Option<u8>) -> Step {
