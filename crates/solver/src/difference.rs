@@ -567,9 +567,7 @@ impl Graph {
         // a - b = (u - v) + (cu - cv): u - v is at most the path v -> u,
         // v - u at most the path u -> v.
         for x in [u, v] {
-            if !memo.contains_key(&x) {
-                memo.insert(x, self.paths_from(x));
-            }
+            memo.entry(x).or_insert_with(|| self.paths_from(x));
         }
         let ((to_u, pred_v), (to_v, pred_u)) = (&memo[&v], &memo[&u]);
         let (up, down) = (to_u[u]? + cu - cv, to_v[v]? - cu + cv);
@@ -745,7 +743,7 @@ mod tests {
         // comparison (a merged value), or a term the check does not look
         // into (`y & c`).
         let side = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| -> TermId {
-            let plain = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| {
+            let plain = |next: &mut dyn FnMut(usize) -> usize| {
                 if next(3) == 0 {
                     consts[next(16)]
                 } else {
@@ -754,16 +752,16 @@ mod tests {
             };
             match next(8) {
                 0 => {
-                    let (p, q) = (xs[next(3)], plain(st, next));
+                    let (p, q) = (xs[next(3)], plain(next));
                     let cond = st.app(ops[next(ops.len())], &[p, q]).unwrap();
-                    let (yes, no) = (plain(st, next), plain(st, next));
+                    let (yes, no) = (plain(next), plain(next));
                     st.app(Op::Ite, &[cond, yes, no]).unwrap()
                 }
                 1 => {
                     let k = consts[next(16)];
                     st.app(Op::And, &[xs[next(3)], k]).unwrap()
                 }
-                _ => plain(st, next),
+                _ => plain(next),
             }
         };
         let atom = |st: &mut TermStore, next: &mut dyn FnMut(usize) -> usize| {
