@@ -1900,24 +1900,26 @@ impl<'m> Dse<'m> {
             Node::App(Op::Ite, a) => Some(a[0]),
             _ => None,
         });
+        let Some(c) = cond.filter(|_| depth > 0) else {
+            // No choice to look through (most loads): nothing to remember.
+            return crate::semantics::word_of(&mut self.store, w, bytes);
+        };
+        let side = |me: &Self, holds: bool| -> Option<Vec<TermId>> {
+            bytes
+                .iter()
+                .map(|b| match me.store.node(*b) {
+                    Node::App(Op::Ite, a) if a[0] == c => Some(a[if holds { 1 } else { 2 }]),
+                    Node::App(Op::Ite, _) => None,
+                    _ => Some(*b),
+                })
+                .collect()
+        };
         let mut word = None;
-        if let Some(c) = cond.filter(|_| depth > 0) {
-            let side = |me: &Self, holds: bool| -> Option<Vec<TermId>> {
-                bytes
-                    .iter()
-                    .map(|b| match me.store.node(*b) {
-                        Node::App(Op::Ite, a) if a[0] == c => Some(a[if holds { 1 } else { 2 }]),
-                        Node::App(Op::Ite, _) => None,
-                        _ => Some(*b),
-                    })
-                    .collect()
-            };
-            if let (Some(yes), Some(no)) = (side(self, true), side(self, false)) {
-                let yes = self.assemble(&yes, w, depth - 1, done);
-                let no = self.assemble(&no, w, depth - 1, done);
-                if let (Some(yes), Some(no)) = (yes, no) {
-                    word = self.store.app(Op::Ite, &[c, yes, no]).ok();
-                }
+        if let (Some(yes), Some(no)) = (side(self, true), side(self, false)) {
+            let yes = self.assemble(&yes, w, depth - 1, done);
+            let no = self.assemble(&no, w, depth - 1, done);
+            if let (Some(yes), Some(no)) = (yes, no) {
+                word = self.store.app(Op::Ite, &[c, yes, no]).ok();
             }
         }
         let word = word.or_else(|| crate::semantics::word_of(&mut self.store, w, bytes));
