@@ -179,6 +179,8 @@ pub struct QuerySolver {
     cores: FxHashMap<TermId, Vec<Core>>,
     core_count: usize,
     use_cores: bool,
+    /// Whether merged states' questions get cores from the backend too.
+    merge_cores: bool,
     /// The constraints that made the last unsat answer unsat (a core, or the
     /// whole set).
     last_core: Vec<TermId>,
@@ -207,6 +209,7 @@ impl QuerySolver {
             cores: FxHashMap::default(),
             core_count: 0,
             use_cores: true,
+            merge_cores: true,
             last_core: Vec::new(),
             dump: None,
             stats: SolverStats::default(),
@@ -233,6 +236,15 @@ impl QuerySolver {
             self.cores.clear();
             self.core_count = 0;
         }
+    }
+
+    /// Whether an unsat answer to a merged state's question
+    /// ([`QueryKind::Merge`]) asks the backend for a core (on by default;
+    /// the whole set is kept otherwise). A core costs a second check about
+    /// as long as the question (the constraints again, as assumptions), and
+    /// pays only where later questions contain it.
+    pub fn set_merge_cores(&mut self, on: bool) {
+        self.merge_cores = on;
     }
 
     /// Write every backend call to `dir` as an SMT-LIB 2 file
@@ -500,6 +512,8 @@ impl QuerySolver {
             }
         }
         self.stats.solver_calls += 1;
+        let core_wanted = self.use_cores && (self.merge_cores || self.kind != QueryKind::Merge);
+        self.backend.set_cores(core_wanted);
         let start = Instant::now();
         let mut answer = self.backend.check(store, &set);
         let took = start.elapsed();
@@ -566,7 +580,8 @@ impl QuerySolver {
                 if self.use_cores {
                     match self.backend.unsat_core() {
                         Some(core) => self.last_core = core,
-                        None => self.stats.kind(self.kind).cores_missed += 1,
+                        None if core_wanted => self.stats.kind(self.kind).cores_missed += 1,
+                        None => {}
                     }
                     self.remember_core(self.last_core.clone());
                 }
@@ -783,6 +798,37 @@ mod tests {
             }
             // Still satisfiable without the contradiction.
             assert!(q.check(&s, &[a7, b9], a_lt_b, None).is_sat());
+        }
+    }
+
+    #[test]
+    fn merged_questions_keep_the_whole_set_when_their_cores_are_off() {
+        for merge_cores in [true, false] {
+            let mut s = TermStore::new();
+            let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
+            let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
+            let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
+            let mut q = backend_only();
+            q.set_merge_cores(merge_cores);
+            q.kind = QueryKind::Merge;
+            let a0 = gt(&mut s, "a", 0);
+            assert_eq!(q.check(&s, &[a0, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            let mut pair = vec![a_lt_b, b_lt_a];
+            pair.sort_unstable();
+            let mut all = vec![a0, a_lt_b, b_lt_a];
+            all.sort_unstable();
+            let merge = &q.stats.by_kind[QueryKind::Merge as usize];
+            // No core asked for is no core missed.
+            assert_eq!(merge.cores_missed, 0);
+            let mut core = q.last_core().to_vec();
+            core.sort_unstable();
+            assert_eq!(core, if merge_cores { pair } else { all });
+            // A branch question around the same contradiction: answered by
+            // the merged question's core, or by the backend without one.
+            q.kind = QueryKind::Branch;
+            let b9 = gt(&mut s, "b", 9);
+            assert_eq!(q.check(&s, &[b9, a_lt_b], b_lt_a, None), SatResult::Unsat);
+            assert_eq!(q.stats.solver_calls, if merge_cores { 1 } else { 2 });
         }
     }
 
