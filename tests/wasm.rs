@@ -185,6 +185,19 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
     let (_, json, _) = run_json(&m, &out, &[&l]);
     assert_eq!(json["bugs"][0]["kind"], "division-by-zero", "{json}");
     replay_all(&m, &out);
+    // Replayed with the sources typed as for the run; a source the run did
+    // not compile is an error.
+    let tests = out.join("tests").display().to_string();
+    let o = braid(&["replay", &m, &l, &tests]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = braid(&[
+        "replay",
+        &m,
+        &main.with_file_name("other.c").display().to_string(),
+        &tests,
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a source of this test's run"));
     let o = braid(&["run", &m]);
     assert_eq!(code(&o), 2, "limit undefined: the link fails");
     let o = braid(&["run", &example("examples/c/svcomp.wasm"), &l]);

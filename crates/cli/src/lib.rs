@@ -949,7 +949,11 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     let mut modules: std::collections::BTreeMap<Vec<String>, Loaded> = Default::default();
     let mut failed = 0;
     let mut files = Vec::new();
-    for t in tests {
+    // `braid replay main.c lib.c DIR` as `braid run main.c lib.c` was
+    // typed: the further sources must be the ones the tests record.
+    let is_source = |p: &Path| !p.is_dir() && p.extension().is_some_and(|e| e == "c" || e == "i");
+    let sources: Vec<&PathBuf> = tests.iter().filter(|t| is_source(t)).collect();
+    for t in tests.iter().filter(|t| !is_source(t)) {
         if t.is_dir() {
             let mut in_dir: Vec<PathBuf> = std::fs::read_dir(t)
                 .with_context(|| format!("cannot read {}", t.display()))?
@@ -967,6 +971,23 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
         let test: TestCase =
             serde_json::from_str(&text).with_context(|| format!("{}: not a braid test", path.display()))?;
         let args = ProgramArgs::parse(&test.run_args).with_context(|| format!("{}: run_args", path.display()))?;
+        let recorded: Vec<&String> = test
+            .run_args
+            .windows(2)
+            .filter(|w| w[0] == "--source")
+            .map(|w| &w[1])
+            .collect();
+        if let Some(s) = sources
+            .iter()
+            .find(|s| !recorded.iter().any(|r| Path::new(r) == s.as_path()))
+        {
+            bail!(
+                "{}: {} is not a source of this test's run (it records {}); the tests compile their recorded sources themselves",
+                path.display(),
+                s.display(),
+                if recorded.is_empty() { "none".to_string() } else { recorded.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ") }
+            );
+        }
         if !modules.contains_key(&test.run_args) {
             modules.insert(test.run_args.clone(), load(program, &args)?);
         }
