@@ -80,6 +80,16 @@ impl Computed {
         (k == key).then_some(r)
     }
 
+    /// The bytes the next insertion allocates (0: it does not grow the table).
+    fn growth(&self, nodes: usize) -> usize {
+        let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
+        if self.inserted >= self.slots.len() && self.slots.len() < cap {
+            self.slots.len() * 2 * std::mem::size_of::<((Guard, Guard), Guard)>()
+        } else {
+            0
+        }
+    }
+
     /// Caches `r` for `key`. The table doubles after as many insertions as
     /// it has slots, up to `nodes` times [`Computed::PER_NODE`] slots (`nodes`:
     /// the BDD nodes alive): a cache much larger than the node table costs
@@ -301,6 +311,18 @@ impl Guards {
         if let Some(&g) = self.unique.get(&(var, lo, hi)) {
             return g;
         }
+        // The node table and the unique table grow by doubling, in one
+        // allocation each that no budget check interrupts: they ask first.
+        if self.free.is_empty() && self.nodes.len() == self.nodes.capacity() {
+            let per_node = std::mem::size_of::<Node>() + std::mem::size_of::<Forced>();
+            self.room_for(self.nodes.capacity() * per_node);
+        }
+        if self.unique.len() == self.unique.capacity() {
+            // hashbrown: twice the buckets (capacity is 7/8 of them), an
+            // entry and a control byte each.
+            let entry = std::mem::size_of::<((u32, Guard, Guard), Guard)>() + 1;
+            self.room_for(self.unique.capacity() * 16 / 7 * entry);
+        }
         let node = Node { var, lo, hi };
         let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
         let g = match self.free.pop() {
@@ -318,6 +340,14 @@ impl Guards {
         self.unique.insert((var, lo, hi), g);
         self.peak_nodes = self.peak_nodes.max(self.node_count());
         g
+    }
+
+    /// Unwinds (the run stops for memory) unless `bytes` more fit under the
+    /// run's memory limit.
+    fn room_for(&mut self, bytes: usize) {
+        if !self.budget.reserve(bytes as u64) {
+            self.budget.check_unwind();
+        }
     }
 
     /// Counts a recursive step of an operation; every few thousand, looks
@@ -478,6 +508,14 @@ impl Guards {
         let lo = self.apply(op, a0, b0);
         let hi = self.apply(op, a1, b1);
         let r = self.mk(v, lo, hi);
+        let cache = match op {
+            Connective::And => &self.and_cache,
+            Connective::Or => &self.or_cache,
+        };
+        let growth = cache.growth(self.nodes.len());
+        if growth > 0 {
+            self.room_for(growth);
+        }
         match op {
             Connective::And => self.and_cache.insert(key, r, self.nodes.len()),
             Connective::Or => self.or_cache.insert(key, r, self.nodes.len()),
