@@ -214,3 +214,34 @@ fn qce_prints_the_papers_numbers_for_echo() {
     let bad = braid(&["qce", &example("examples/paper/echo.bir"), "--beta", "2"]);
     assert_eq!(code(&bad), 2);
 }
+
+#[test]
+fn a_second_run_into_the_same_directory_leaves_only_its_own_results() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let program = example("examples/c/svcomp.wasm");
+    let (_, first, _) = run_json(&program, dir.path(), &[]);
+    assert!(first["tests"].as_u64().expect("tests") > 1);
+    // Files an earlier run might have left past this run's last test, and
+    // a file of the user's, which stays.
+    std::fs::write(dir.path().join("tests/009999.json"), "{}").expect("write");
+    std::fs::write(dir.path().join("test-suite/test009999.xml"), "<testcase/>").expect("write");
+    let (_, second, tests) = run_json(&program, dir.path(), &[]);
+    assert_eq!(second["tests"].as_u64(), Some(tests.len() as u64), "{second}");
+    assert!(!dir.path().join("tests/009999.json").exists());
+    let xml = std::fs::read_dir(dir.path().join("test-suite")).expect("suite").count();
+    assert_eq!(xml, tests.len() + 1, "the tests and metadata.xml");
+    replay_all(&program, dir.path());
+    // A directory holding other files keeps them.
+    std::fs::write(dir.path().join("tests/notes.txt"), "mine").expect("write");
+    let (_, third, tests) = run_json(&program, dir.path(), &[]);
+    assert_eq!(third["tests"].as_u64(), Some(tests.len() as u64), "{third}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("tests/notes.txt")).expect("kept"),
+        "mine"
+    );
+    // The Test-Comp archive lists this run's tests alone.
+    let zip = std::fs::read(dir.path().join("test-suite.zip")).expect("test-suite.zip");
+    let listed = String::from_utf8_lossy(&zip);
+    assert!(!listed.contains("test009999.xml"));
+    assert_eq!(listed.matches("PK\x01\x02").count(), tests.len() + 1);
+}

@@ -27,6 +27,63 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Clears what an earlier run left in `dir` (its tests, Test-Comp suite
+/// and summary), so that the directory holds this run's results only: a
+/// second run into it kept the first one's tests (replayed, zipped and
+/// counted as this run's). `tests/` and `test-suite/` holding only files
+/// named as braid names them are moved into `dir/.braid-previous/`, which
+/// a thread of its own deletes while the run goes on (deleting 127 000
+/// files took a 15 s run's whole time); a directory with other files in
+/// it keeps them, and only braid's are deleted.
+fn clear_previous_run(dir: &Path) -> Result<()> {
+    let numbered = |name: &str, prefix: &str, ext: &str| {
+        let name = name.strip_suffix(".tmp").unwrap_or(name);
+        name.strip_prefix(prefix)
+            .and_then(|n| n.strip_suffix(ext))
+            .is_some_and(|n| n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let trash = dir.join(".braid-previous");
+    for (sub, prefix, ext) in [("tests", "", ".json"), ("test-suite", "test", ".xml")] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        let names: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let ours = |n: &String| numbered(n, prefix, ext) || (sub == "test-suite" && n.starts_with("metadata.xml"));
+        if names.is_empty() {
+            continue;
+        }
+        if names.iter().all(ours) {
+            std::fs::create_dir_all(&trash).with_context(|| format!("cannot create {}", trash.display()))?;
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let to = trash.join(format!("{sub}-{}-{nanos}", std::process::id()));
+            let from = dir.join(sub);
+            std::fs::rename(&from, &to).with_context(|| format!("cannot move {} aside", from.display()))?;
+        } else {
+            for n in names.iter().filter(|n| ours(n)) {
+                let p = dir.join(sub).join(n);
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("cannot remove {} (from an earlier run)", p.display()))?;
+            }
+        }
+    }
+    for name in ["summary.json", "test-suite.zip"] {
+        let p = dir.join(name);
+        if p.exists() {
+            std::fs::remove_file(&p).with_context(|| format!("cannot remove {} (from an earlier run)", p.display()))?;
+        }
+    }
+    if trash.exists() {
+        // Detached: what the run's end leaves of it, the next run deletes.
+        std::thread::spawn(move || std::fs::remove_dir_all(trash));
+    }
+    Ok(())
+}
+
 /// `--progress`: when a run reports how it is going on stderr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgressMode {
@@ -63,8 +120,9 @@ enum Display {
 /// The sink of `braid run`: each test goes to disk as it comes.
 pub struct RunSink {
     out: Option<PathBuf>,
-    /// Whether Test-Comp test files are written too (WebAssembly programs).
-    testcomp: bool,
+    /// Test-Comp's `test-suite.zip`, when its test files are written too
+    /// (WebAssembly programs).
+    zip: Option<crate::testcomp::Zip>,
     display: Display,
     /// The first error writing a test (reported when the run ends).
     pub error: Option<anyhow::Error>,
@@ -78,11 +136,13 @@ impl RunSink {
         testcomp: Option<(&Path, &str, crate::testcomp::Goal)>,
         progress: ProgressMode,
     ) -> Result<RunSink> {
+        let mut zip = None;
         if let Some(dir) = out {
+            clear_previous_run(dir)?;
             let tests = dir.join("tests");
             std::fs::create_dir_all(&tests).with_context(|| format!("cannot create {}", tests.display()))?;
             if let Some((program, entry, goal)) = testcomp {
-                crate::testcomp::start(dir, program, entry, goal)?;
+                zip = Some(crate::testcomp::start(dir, program, entry, goal)?);
             }
         }
         let lines = |secs| Display::Lines {
@@ -101,7 +161,7 @@ impl RunSink {
         };
         Ok(RunSink {
             out: out.map(Path::to_path_buf),
-            testcomp: testcomp.is_some(),
+            zip,
             display,
             error: None,
         })
@@ -113,21 +173,21 @@ impl RunSink {
         if let Display::Bar(bar) = &self.display {
             bar.finish_and_clear();
         }
-        if let (Some(dir), true) = (&self.out, self.testcomp) {
-            if let Err(e) = crate::testcomp::zip(dir) {
+        if let Some(zip) = self.zip.take() {
+            if let Err(e) = zip.finish() {
                 self.error.get_or_insert(e);
             }
         }
     }
 
-    fn write(&self, index: usize, test: &TestCase) -> Result<()> {
+    fn write(&mut self, index: usize, test: &TestCase) -> Result<()> {
         let Some(dir) = &self.out else { return Ok(()) };
         write_atomically(
             &dir.join(test_file(index)),
             serde_json::to_string_pretty(test)?.as_bytes(),
         )?;
-        if self.testcomp {
-            crate::testcomp::write_test(dir, index, test)?;
+        if let Some(zip) = &mut self.zip {
+            crate::testcomp::write_test(dir, zip, index, test)?;
         }
         Ok(())
     }

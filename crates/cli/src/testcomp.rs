@@ -1,9 +1,9 @@
 //! Test-Comp's test-suite format (sosy-lab.org/test-format 1.1):
 //! `test-suite/metadata.xml` and one `testNNNNNN.xml` per test, whose
 //! `<input>` elements are the test's inputs in the order the program reads
-//! them, written as C literals of the type each input was read as; at the
-//! end of the run, `test-suite.zip` with the same files, as Test-Comp
-//! submits them.
+//! them, written as C literals of the type each input was read as; and
+//! `test-suite.zip` with the same files, as Test-Comp submits them, written
+//! as the tests come and put in place when the run ends.
 
 use anyhow::{Context, Result};
 use braid_engine::results::TestInput;
@@ -53,8 +53,9 @@ impl Goal {
     }
 }
 
-/// Starts `dir/test-suite/` for `program`: its `metadata.xml`.
-pub fn start(dir: &Path, program: &Path, entry: &str, goal: Goal) -> Result<()> {
+/// Starts `dir/test-suite/` for `program`: its `metadata.xml`, which is
+/// also the first entry of `test-suite.zip` (returned, written as tests come).
+pub fn start(dir: &Path, program: &Path, entry: &str, goal: Goal) -> Result<Zip> {
     let suite = dir.join("test-suite");
     std::fs::create_dir_all(&suite).with_context(|| format!("cannot create {}", suite.display()))?;
     let bytes = std::fs::read(program).with_context(|| format!("cannot read {}", program.display()))?;
@@ -87,11 +88,15 @@ pub fn start(dir: &Path, program: &Path, entry: &str, goal: Goal) -> Result<()> 
         escape(entry),
         now_utc()
     );
-    crate::output::write_atomically(&suite.join("metadata.xml"), metadata.as_bytes())
+    crate::output::write_atomically(&suite.join("metadata.xml"), metadata.as_bytes())?;
+    let mut zip = Zip::create(&dir.join("test-suite.zip"))?;
+    zip.add("test-suite/metadata.xml", metadata.as_bytes())?;
+    Ok(zip)
 }
 
-/// Writes the `index`-th test (from 0) as `dir/test-suite/testNNNNNN.xml`.
-pub fn write_test(dir: &Path, index: usize, test: &TestCase) -> Result<()> {
+/// Writes the `index`-th test (from 0) as `dir/test-suite/testNNNNNN.xml`
+/// and adds it to the suite's `zip`.
+pub fn write_test(dir: &Path, zip: &mut Zip, index: usize, test: &TestCase) -> Result<()> {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
          <!DOCTYPE testcase PUBLIC \"+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN\" \"https://sosy-lab.org/test-format/testcase-1.1.dtd\">\n\
@@ -101,8 +106,9 @@ pub fn write_test(dir: &Path, index: usize, test: &TestCase) -> Result<()> {
         let _ = writeln!(xml, "  <input>{}</input>", escape(&literal(input)));
     }
     xml.push_str("</testcase>\n");
-    let path = dir.join("test-suite").join(format!("test{:06}.xml", index + 1));
-    crate::output::write_atomically(&path, xml.as_bytes())
+    let name = format!("test{:06}.xml", index + 1);
+    crate::output::write_atomically(&dir.join("test-suite").join(&name), xml.as_bytes())?;
+    zip.add(&format!("test-suite/{name}"), xml.as_bytes())
 }
 
 /// The current time as `YYYY-MM-DDThh:mm:ssZ`.
@@ -129,53 +135,108 @@ fn now_utc() -> String {
     )
 }
 
-/// Writes `dir/test-suite.zip`: every file of `dir/test-suite/` under
-/// `test-suite/`, stored (ZIP's method 0, which every unzip reads).
-pub fn zip(dir: &Path) -> Result<()> {
-    let suite = dir.join("test-suite");
-    let mut names: Vec<String> = std::fs::read_dir(&suite)
-        .with_context(|| format!("cannot read {}", suite.display()))?
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.ends_with(".xml"))
-        .collect();
-    names.sort();
-    let mut out: Vec<u8> = Vec::new();
-    let mut central: Vec<u8> = Vec::new();
-    for name in &names {
-        let data = std::fs::read(suite.join(name)).with_context(|| format!("cannot read {name}"))?;
-        let path = format!("test-suite/{name}");
-        let (crc, size, offset) = (crc32(&data), data.len() as u32, out.len() as u32);
-        // Local file header: version 2.0, no flags, stored, no time.
-        out.extend(0x0403_4b50u32.to_le_bytes());
-        out.extend([20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
-        out.extend(crc.to_le_bytes());
-        out.extend(size.to_le_bytes());
-        out.extend(size.to_le_bytes());
-        out.extend((path.len() as u16).to_le_bytes());
-        out.extend(0u16.to_le_bytes());
-        out.extend(path.as_bytes());
-        out.extend(&data);
-        central.extend(0x0201_4b50u32.to_le_bytes());
-        central.extend([20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
-        central.extend(crc.to_le_bytes());
-        central.extend(size.to_le_bytes());
-        central.extend(size.to_le_bytes());
-        central.extend((path.len() as u16).to_le_bytes());
-        central.extend([0u8; 8]);
-        central.extend(0u32.to_le_bytes());
-        central.extend(offset.to_le_bytes());
-        central.extend(path.as_bytes());
+/// `test-suite.zip` written as the tests come: each file's entry appended
+/// as it is written (stored, ZIP's method 0, which every unzip reads), the
+/// central directory at the end (ZIP64's end records past 65 535 entries).
+/// Zipping the directory at the end re-read every file after the run's time
+/// was up. The archive is written under a temporary name and renamed when
+/// finished, so a run killed outright leaves no half archive.
+pub struct Zip {
+    file: std::io::BufWriter<std::fs::File>,
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    central: Vec<u8>,
+    entries: u64,
+    offset: u64,
+}
+
+impl Zip {
+    pub fn create(path: &Path) -> Result<Zip> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+        Ok(Zip {
+            file: std::io::BufWriter::new(file),
+            tmp,
+            path: path.to_path_buf(),
+            central: Vec::new(),
+            entries: 0,
+            offset: 0,
+        })
     }
-    let start = out.len() as u32;
-    out.extend(&central);
-    out.extend(0x0605_4b50u32.to_le_bytes());
-    out.extend([0u8; 4]);
-    out.extend((names.len() as u16).to_le_bytes());
-    out.extend((names.len() as u16).to_le_bytes());
-    out.extend((central.len() as u32).to_le_bytes());
-    out.extend(start.to_le_bytes());
-    out.extend(0u16.to_le_bytes());
-    crate::output::write_atomically(&dir.join("test-suite.zip"), &out)
+
+    pub fn add(&mut self, name: &str, data: &[u8]) -> Result<()> {
+        use std::io::Write as _;
+        let offset = u32::try_from(self.offset).context("test-suite.zip past 4 GiB")?;
+        let (crc, size) = (crc32(data), data.len() as u32);
+        let mut local = Vec::with_capacity(30 + name.len() + data.len());
+        // Local file header: version 2.0, no flags, stored, no time.
+        local.extend(0x0403_4b50u32.to_le_bytes());
+        local.extend([20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        local.extend(crc.to_le_bytes());
+        local.extend(size.to_le_bytes());
+        local.extend(size.to_le_bytes());
+        local.extend((name.len() as u16).to_le_bytes());
+        local.extend(0u16.to_le_bytes());
+        local.extend(name.as_bytes());
+        local.extend(data);
+        self.file
+            .write_all(&local)
+            .with_context(|| format!("cannot write {}", self.tmp.display()))?;
+        let c = &mut self.central;
+        c.extend(0x0201_4b50u32.to_le_bytes());
+        c.extend([20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        c.extend(crc.to_le_bytes());
+        c.extend(size.to_le_bytes());
+        c.extend(size.to_le_bytes());
+        c.extend((name.len() as u16).to_le_bytes());
+        c.extend([0u8; 8]);
+        c.extend(0u32.to_le_bytes());
+        c.extend(offset.to_le_bytes());
+        c.extend(name.as_bytes());
+        self.offset += local.len() as u64;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// The central directory and end records; the archive renamed into place.
+    pub fn finish(mut self) -> Result<()> {
+        use std::io::Write as _;
+        let start = self.offset;
+        let size = self.central.len() as u64;
+        let mut end = std::mem::take(&mut self.central);
+        let small = self.entries <= 0xFFFF && start + size <= u32::MAX as u64;
+        if !small {
+            // ZIP64 end of central directory record, then its locator.
+            let record = start + size;
+            end.extend(0x0606_4b50u32.to_le_bytes());
+            end.extend(44u64.to_le_bytes());
+            end.extend([45, 0, 45, 0]);
+            end.extend([0u8; 8]);
+            end.extend(self.entries.to_le_bytes());
+            end.extend(self.entries.to_le_bytes());
+            end.extend(size.to_le_bytes());
+            end.extend(start.to_le_bytes());
+            end.extend(0x0706_4b50u32.to_le_bytes());
+            end.extend(0u32.to_le_bytes());
+            end.extend(record.to_le_bytes());
+            end.extend(1u32.to_le_bytes());
+        }
+        let count = if small { self.entries as u16 } else { 0xFFFF };
+        end.extend(0x0605_4b50u32.to_le_bytes());
+        end.extend([0u8; 4]);
+        end.extend(count.to_le_bytes());
+        end.extend(count.to_le_bytes());
+        end.extend((size.min(u32::MAX as u64) as u32).to_le_bytes());
+        end.extend((start.min(u32::MAX as u64) as u32).to_le_bytes());
+        end.extend(0u16.to_le_bytes());
+        self.file
+            .write_all(&end)
+            .and_then(|()| self.file.flush())
+            .with_context(|| format!("cannot write {}", self.tmp.display()))?;
+        std::fs::rename(&self.tmp, &self.path).with_context(|| format!("cannot write {}", self.path.display()))
+    }
 }
 
 /// CRC-32 (IEEE), as ZIP checks entries.
@@ -199,5 +260,36 @@ mod tests {
     #[test]
     fn crc32_of_a_known_string() {
         assert_eq!(super::crc32(b"123456789"), 0xcbf4_3926);
+    }
+
+    /// The archive as Python's zipfile reads it, past 65 535 entries too
+    /// (ZIP64's end records).
+    #[test]
+    fn zips_of_few_and_many_entries_read_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for n in [3usize, 70_000] {
+            let path = dir.path().join(format!("t{n}.zip"));
+            let mut zip = super::Zip::create(&path).expect("create");
+            for i in 0..n {
+                zip.add(&format!("test-suite/test{i:06}.xml"), format!("<t>{i}</t>").as_bytes())
+                    .expect("add");
+            }
+            zip.finish().expect("finish");
+            let script = "import sys, zipfile\n\
+                z = zipfile.ZipFile(sys.argv[1])\n\
+                assert z.testzip() is None\n\
+                names = z.namelist()\n\
+                assert len(names) == int(sys.argv[2]), len(names)\n\
+                assert z.read(names[-1]) == ('<t>%d</t>' % (len(names) - 1)).encode()\n";
+            let Ok(o) = std::process::Command::new("python3")
+                .args(["-c", script, &path.display().to_string(), &n.to_string()])
+                .output()
+            else {
+                // No Python: the bytes still start as a ZIP does.
+                assert!(std::fs::read(&path).expect("read").starts_with(b"PK\x03\x04"));
+                continue;
+            };
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
     }
 }
