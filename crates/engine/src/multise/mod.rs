@@ -127,6 +127,19 @@ const MAX_SOLVED_GUARD: usize = 20_000;
 /// whole to the solver.
 const CUBES_TRIED: usize = 64;
 
+/// How many cubes of a guard too large to send whole (over
+/// [`MAX_SOLVED_GUARD`] nodes) the check tries before it gives its paths up.
+const CUBES_MAX: usize = 4096;
+
+/// What the cubes tried of a guard tell: a model, that it is infeasible, or
+/// what is left of it (after cubes whose cores were wide, or one the solver
+/// could not decide).
+enum Cubes {
+    Sat(Rc<Model>),
+    Infeasible,
+    Left { rest: Guard, wide: bool, undecided: bool },
+}
+
 /// After this many unsat cubes in a row whose cores keep more than half of
 /// their literals, the feasibility check sends the rest of the guard whole.
 const WIDE_CORES: usize = 4;
@@ -671,13 +684,79 @@ impl<'m> Multise<'m> {
         // contains it: a lazy DPLL(T) over the BDD, where a guard of many
         // cubes that the theory rules out (orders of inputs) would otherwise
         // go whole to the solver as one large formula.
-        let mut rest = g;
+        let mut tried = CUBES_TRIED;
+        let mut left = self.try_cubes(g, hint, CUBES_TRIED);
+        let (rest, wide) = loop {
+            match left {
+                Cubes::Sat(m) => return Some(m),
+                Cubes::Infeasible => {
+                    // Every cube is infeasible: so is the guard.
+                    self.guard_checks().infeasible_by_cores += 1;
+                    return None;
+                }
+                Cubes::Left { rest, wide, undecided } => {
+                    // A guard too large to send whole is not given up while
+                    // cubes are left to try: as many again, up to CUBES_MAX
+                    // in all.
+                    if undecided
+                        || tried >= CUBES_MAX
+                        || rest.is_false()
+                        || self.budget.poll()
+                        || !self.guards.larger_than(rest, MAX_SOLVED_GUARD)
+                    {
+                        break (rest, wide);
+                    }
+                    left = self.try_cubes(rest, hint, tried);
+                    tried *= 2;
+                }
+            }
+        };
+        if rest.is_false() {
+            self.guard_checks().infeasible_by_cores += 1;
+            return None;
+        }
+        let g = rest;
+        // A guard past this size would be a term the solver cannot take in
+        // (nor the run build in time): the paths it holds are given up.
+        if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
+            // (Past the run's stop, the stop is the reason.)
+            if !self.budget.poll() {
+                self.incomplete(format!(
+                    "a path guard of more than {MAX_SOLVED_GUARD} BDD nodes and {CUBES_MAX} cubes was not sent to the solver"
+                ));
+            }
+            return None;
+        }
+        self.guard_checks().whole += 1;
+        if wide {
+            self.guard_checks().wide_cores += 1;
+        }
+        let parts = self.guards.conjuncts(&mut self.store, g);
+        match self.solver.model(&self.store, &parts) {
+            SatResult::Sat(m) => {
+                let mut full = hint.clone();
+                full.extend(m);
+                Some(Rc::new(full))
+            }
+            SatResult::Unsat => None,
+            SatResult::Unknown(why) => {
+                // A query cut short by the run's stop is not the solver's failure.
+                if !self.budget.poll() {
+                    self.incomplete(format!("solver: {why}"));
+                }
+                None
+            }
+        }
+    }
+
+    /// Up to `n` cubes of `rest`, one at a time, each unsat one's core cut
+    /// out of it (see [`Multise::feasible`]).
+    fn try_cubes(&mut self, mut rest: Guard, hint: &Model, n: usize) -> Cubes {
         let mut wide = 0;
-        for _ in 0..CUBES_TRIED {
+        for _ in 0..n {
             let Some(cube) = self.guards.cubes(&self.store, rest, hint, 1).pop() else {
                 // Every cube is infeasible: so is the guard.
-                self.guard_checks().infeasible_by_cores += 1;
-                return None;
+                return Cubes::Infeasible;
             };
             let literals: Vec<TermId> = cube
                 .into_iter()
@@ -689,7 +768,7 @@ impl<'m> Multise<'m> {
                     self.guard_checks().by_cube += 1;
                     let mut full = hint.clone();
                     full.extend(m);
-                    return Some(Rc::new(full));
+                    return Cubes::Sat(Rc::new(full));
                 }
                 SatResult::Unsat => {
                     self.guard_checks().cores_cut += 1;
@@ -714,45 +793,27 @@ impl<'m> Multise<'m> {
                     // the guard goes whole, as one query.
                     wide = if is_wide { wide + 1 } else { 0 };
                     if wide == WIDE_CORES {
-                        break;
+                        return Cubes::Left {
+                            rest,
+                            wide: true,
+                            undecided: false,
+                        };
                     }
                 }
-                // Undecided: the whole guard goes to the solver below.
-                SatResult::Unknown(_) => break,
-            }
-        }
-        if rest.is_false() {
-            self.guard_checks().infeasible_by_cores += 1;
-            return None;
-        }
-        let g = rest;
-        // A guard past this size would be a term the solver cannot take in
-        // (nor the run build in time): the paths it holds are given up.
-        if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
-            self.incomplete(format!(
-                "a path guard of more than {MAX_SOLVED_GUARD} BDD nodes was not sent to the solver"
-            ));
-            return None;
-        }
-        self.guard_checks().whole += 1;
-        if wide == WIDE_CORES {
-            self.guard_checks().wide_cores += 1;
-        }
-        let parts = self.guards.conjuncts(&mut self.store, g);
-        match self.solver.model(&self.store, &parts) {
-            SatResult::Sat(m) => {
-                let mut full = hint.clone();
-                full.extend(m);
-                Some(Rc::new(full))
-            }
-            SatResult::Unsat => None,
-            SatResult::Unknown(why) => {
-                // A query cut short by the run's stop is not the solver's failure.
-                if !self.budget.poll() {
-                    self.incomplete(format!("solver: {why}"));
+                // Undecided: the whole guard goes to the solver.
+                SatResult::Unknown(_) => {
+                    return Cubes::Left {
+                        rest,
+                        wide: false,
+                        undecided: true,
+                    }
                 }
-                None
             }
+        }
+        Cubes::Left {
+            rest,
+            wide: false,
+            undecided: false,
         }
     }
 
