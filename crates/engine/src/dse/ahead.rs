@@ -14,8 +14,11 @@ use braid_term::{TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
-/// Pages whose conversion is kept.
-const PAGE_CACHE: usize = 1 << 15;
+/// Bytes of pages (a state's and its conversion) past which the cache drops
+/// the pages no state holds. It held 32 768 pages, alive or not, up to 28 KB
+/// each with a conversion to values: dse on a regex matcher grew to 914 MB
+/// with 15 live states (52 MB with running ahead off).
+const PAGE_CACHE_BYTES: usize = 64 << 20;
 
 /// A page as machine values: bytes while every cell holds one (`Zero`:
 /// that many zero bytes, which the interpreter's fresh memory holds).
@@ -33,6 +36,20 @@ pub(crate) struct Ahead {
     pub pacing: Pacing,
     /// Converted pages by address, holding the page so the address stays its.
     pages: FxHashMap<usize, (Rc<Vec<TermId>>, Rc<Page>)>,
+    /// What `pages` holds, in bytes, and the size at which pages no state
+    /// holds are dropped.
+    bytes: usize,
+    limit: usize,
+}
+
+/// The bytes a cached page and its conversion take.
+fn cached_bytes(page: &[TermId], conv: &Page) -> usize {
+    page.len() * std::mem::size_of::<TermId>()
+        + match conv {
+            Page::Zero(_) => 0,
+            Page::Bytes(b) => b.len(),
+            Page::Values(v) => v.len() * std::mem::size_of::<Value>(),
+        }
 }
 
 impl Ahead {
@@ -41,6 +58,8 @@ impl Ahead {
             code: Code::for_engines(module, entry),
             pacing: Pacing::new(eager),
             pages: FxHashMap::default(),
+            bytes: 0,
+            limit: PAGE_CACHE_BYTES,
         }
     }
 
@@ -71,8 +90,15 @@ impl Ahead {
             Some(b) => Page::Bytes(b),
             None => Page::Values(page.iter().map(|t| value_of(store, *t)).collect()),
         });
-        if self.pages.len() >= PAGE_CACHE {
-            self.pages.clear();
+        self.bytes += cached_bytes(page, &conv);
+        if self.bytes > self.limit {
+            // Pages no state holds any more go (the states' own pages are
+            // alive anyway), and the next look is at twice what is left:
+            // a look costs a pass over the cache.
+            self.pages.retain(|_, (p, _)| Rc::strong_count(p) > 1);
+            self.bytes =
+                self.pages.values().map(|(p, c)| cached_bytes(p, c)).sum::<usize>() + cached_bytes(page, &conv);
+            self.limit = PAGE_CACHE_BYTES.max(2 * self.bytes);
         }
         self.pages.insert(key, (page.clone(), conv.clone()));
         conv
