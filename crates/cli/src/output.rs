@@ -78,8 +78,17 @@ fn clear_previous_run(dir: &Path) -> Result<()> {
         }
     }
     if trash.exists() {
-        // Detached: what the run's end leaves of it, the next run deletes.
-        std::thread::spawn(move || std::fs::remove_dir_all(trash));
+        // Detached, and at the lowest priority: the run's own work (and its
+        // tests going to disk) comes first. What the run's end leaves of it,
+        // the next run deletes.
+        std::thread::spawn(move || {
+            // SAFETY: plain system calls on this thread's own id.
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+            }
+            std::fs::remove_dir_all(trash)
+        });
     }
     Ok(())
 }
