@@ -44,11 +44,11 @@ pub(crate) struct Ahead {
 
 /// The bytes a cached page and its conversion take.
 fn cached_bytes(page: &[TermId], conv: &Page) -> usize {
-    page.len() * std::mem::size_of::<TermId>()
+    std::mem::size_of_val(page)
         + match conv {
             Page::Zero(_) => 0,
             Page::Bytes(b) => b.len(),
-            Page::Values(v) => v.len() * std::mem::size_of::<Value>(),
+            Page::Values(v) => std::mem::size_of_val(v.as_slice()),
         }
 }
 
