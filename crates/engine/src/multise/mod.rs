@@ -2066,6 +2066,10 @@ impl Multise<'_> {
                 let cell = self.memory[k].cells[o + i].clone();
                 let mut next = Vec::new();
                 for (g, a) in acc {
+                    // The product can be large (a UTF-8 decoder's load ran
+                    // past the time limit): the run's stop unwinds from here
+                    // as from a BDD operation.
+                    self.budget.check_unwind();
                     for (h, byte) in self.restrict(&cell, g) {
                         match self.store.sort(byte) {
                             Sort::Undef | Sort::Bv(8) => {
@@ -2084,6 +2088,7 @@ impl Multise<'_> {
                 acc = next;
             }
             for (g, bytes) in acc {
+                self.budget.check_unwind();
                 let v = crate::semantics::word_of(&mut self.store, w, &bytes).expect("bytes or undefined cells");
                 let g = self.guards.and(g, go);
                 out.push(&mut self.guards, g, v, self.opts.coalesce);
