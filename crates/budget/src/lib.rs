@@ -65,6 +65,12 @@ const MIN_RESERVE: Duration = Duration::from_millis(250);
 const GRACE: Duration = Duration::from_secs(1);
 /// Exploration stops at this fraction of the memory limit short of it.
 const MEMORY_MARGIN: u64 = 10;
+/// The bytes at which exploration stops for a limit of `mb` MiB.
+fn soft_limit(mb: u64) -> u64 {
+    let limit = mb.saturating_mul(1 << 20);
+    limit - limit / MEMORY_MARGIN
+}
+
 /// How often the watchdog looks at the clock, the memory and the signals.
 const TICK: Duration = Duration::from_millis(10);
 
@@ -267,8 +273,7 @@ impl Budget {
         let Some(mb) = self.inner.limits.memory_mb else {
             return true;
         };
-        let limit = mb.saturating_mul(1 << 20);
-        if self.rss().saturating_add(bytes) > limit - limit / MEMORY_MARGIN {
+        if self.rss().saturating_add(bytes) > soft_limit(mb) {
             self.stop(StopReason::MemoryLimit(mb));
             return false;
         }
@@ -310,7 +315,7 @@ impl Budget {
             // after the stop (multise on a JSON parser, stopped at 502 MB of
             // 500, grew 41 MB more). At the limit itself the frontier phase
             // ends too.
-            if rss > limit - limit / MEMORY_MARGIN {
+            if rss > soft_limit(mb) {
                 self.stop(StopReason::MemoryLimit(mb));
             }
             if rss > limit {

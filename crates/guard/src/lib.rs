@@ -82,8 +82,11 @@ impl Computed {
 
     /// The bytes the next insertion allocates (0: it does not grow the table).
     fn growth(&self, nodes: usize) -> usize {
+        if self.inserted < self.slots.len() {
+            return 0;
+        }
         let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
-        if self.inserted >= self.slots.len() && self.slots.len() < cap {
+        if self.slots.len() < cap {
             self.slots.len() * 2 * std::mem::size_of::<((Guard, Guard), Guard)>()
         } else {
             0

@@ -753,13 +753,17 @@ mod tests {
         assert!(q.stats.slowest.windows(2).all(|w| w[0].time >= w[1].time));
     }
 
+    /// `a < b` and `b < a` over integer symbols `a` and `b`.
+    fn opposite_orders(s: &mut TermStore) -> (TermId, TermId) {
+        let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
+        (s.app(Op::Lt, &[a, b]).unwrap(), s.app(Op::Lt, &[b, a]).unwrap())
+    }
+
     #[test]
     fn an_unsat_core_answers_every_query_that_contains_it() {
         for cores in [true, false] {
             let mut s = TermStore::new();
-            let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
-            let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
-            let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
+            let (a_lt_b, b_lt_a) = opposite_orders(&mut s);
             let mut q = backend_only();
             q.set_unsat_cores(cores);
             // {a > 0, a > 3, a < b} with b < a: the core is {a < b, b < a}.
@@ -805,9 +809,7 @@ mod tests {
     fn merged_questions_keep_the_whole_set_when_their_cores_are_off() {
         for merge_cores in [true, false] {
             let mut s = TermStore::new();
-            let (a, b) = (s.symbol_term("a", Sort::Int), s.symbol_term("b", Sort::Int));
-            let a_lt_b = s.app(Op::Lt, &[a, b]).unwrap();
-            let b_lt_a = s.app(Op::Lt, &[b, a]).unwrap();
+            let (a_lt_b, b_lt_a) = opposite_orders(&mut s);
             let mut q = backend_only();
             q.set_merge_cores(merge_cores);
             q.kind = QueryKind::Merge;
