@@ -447,6 +447,127 @@ impl TermStore {
         self.app(unsigned, &[y, kt]).ok()
     }
 
+    /// A narrow bit-vector widened and narrowed or masked again (C's `char`
+    /// through WebAssembly's `i32`: `(x << 24) >> 24`, `zext(trunc(sext x))
+    /// & 255`) in one form, the widening of `x` itself, and a widened value
+    /// compared with a constant as `x` compared with it. So a predicate on a
+    /// byte is one term however the program computed it: `c == 0` came in
+    /// three forms per input byte of an INI parser, three independent BDD
+    /// variables for one fact.
+    fn rewrite_width(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
+        let width = |s: &Self, t: TermId| match s.sort(t) {
+            Sort::Bv(w) => Some(w),
+            _ => None,
+        };
+        // `(x, signed)` when `t` widens `x`.
+        let widened = |s: &Self, t: TermId| match s.node(t) {
+            Node::App(Op::ZExt(_), a) => Some((a[0], false)),
+            Node::App(Op::SExt(_), a) => Some((a[0], true)),
+            _ => None,
+        };
+        let bits = |s: &Self, t: TermId| match s.as_const(t) {
+            Some(Value::Bv { bits, .. }) => Some(bits),
+            _ => None,
+        };
+        let extend = |signed: bool, w: u8| if signed { Op::SExt(w) } else { Op::ZExt(w) };
+        match op {
+            Op::Trunc(w) => {
+                let (x, signed) = widened(self, args[0])?;
+                let v = width(self, x)?;
+                match v.cmp(&w) {
+                    std::cmp::Ordering::Equal => Some(x),
+                    std::cmp::Ordering::Greater => self.app(Op::Trunc(w), &[x]).ok(),
+                    std::cmp::Ordering::Less => self.app(extend(signed, w), &[x]).ok(),
+                }
+            }
+            Op::ZExt(w) | Op::SExt(w) => {
+                // Widening a widened value: one widening (a zero-extended
+                // value's top bit is 0, so sign-extending it again is zext).
+                // (Not `zext(sext x)`: the sign's copies are kept as bits.)
+                let (x, signed) = widened(self, args[0])?;
+                if width(self, x)? >= width(self, args[0])? {
+                    return None;
+                }
+                match (op, signed) {
+                    (Op::ZExt(_), true) => None,
+                    _ => self.app(extend(signed, w), &[x]).ok(),
+                }
+            }
+            Op::And => {
+                // `ext(x) & k` keeping every bit of `x` and none above.
+                let (e, k) = match (bits(self, args[0]), bits(self, args[1])) {
+                    (None, Some(k)) => (args[0], k),
+                    (Some(k), None) => (args[1], k),
+                    _ => return None,
+                };
+                let (x, _) = widened(self, e)?;
+                let (v, w) = (width(self, x)?, width(self, e)?);
+                (k == crate::value::mask(v) && v < w).then_some(())?;
+                self.app(Op::ZExt(w), &[x]).ok()
+            }
+            Op::AShr | Op::LShr => {
+                // `(y << s) >> s` where the low bits of `y` are a narrower `x`.
+                let s = bits(self, args[1])?;
+                // A zero-extended value shifted right past its bits: 0 (a
+                // byte's higher "bytes" when its word is stored and read back).
+                if let (Op::LShr, Some((x, false))) = (op, widened(self, args[0])) {
+                    let (v, w) = (width(self, x)?, width(self, args[0])?);
+                    if s >= u64::from(v) && v < w {
+                        return Some(self.constant(Value::bv(w, 0)));
+                    }
+                }
+                let Node::App(Op::Shl, inner) = self.node(args[0]).clone() else {
+                    return None;
+                };
+                if bits(self, inner[1])? != s {
+                    return None;
+                }
+                let w = width(self, args[0])?;
+                let (x, _) = widened(self, inner[0])?;
+                let v = width(self, x)?;
+                if s == 0 || u64::from(w) - u64::from(v) != s {
+                    return None;
+                }
+                self.app(extend(op == Op::AShr, w), &[x]).ok()
+            }
+            Op::Eq | Op::Ne | Op::ULt | Op::ULe | Op::UGt | Op::UGe | Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                let k = bits(self, args[1])?;
+                let (x, signed) = widened(self, args[0])?;
+                let (v, w) = (width(self, x)?, width(self, args[0])?);
+                if v >= w {
+                    return None;
+                }
+                let unsigned_op = matches!(op, Op::ULt | Op::ULe | Op::UGt | Op::UGe);
+                let signed_op = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
+                if (unsigned_op && signed) || (signed_op && !signed) {
+                    return None;
+                }
+                // The constant as a number of the widened value's kind, and
+                // the range of values `x` widens to.
+                let (k, lo, hi) = if signed {
+                    let half = 1i128 << (v - 1);
+                    (i128::from(Value::bv_signed(w, k)), -half, half - 1)
+                } else {
+                    (i128::from(k), 0, (1i128 << v) - 1)
+                };
+                let decided = match op {
+                    Op::Eq | Op::Ne if !(lo..=hi).contains(&k) => Some(op == Op::Ne),
+                    Op::ULt | Op::Lt if k > hi || k <= lo => Some(k > hi),
+                    Op::ULe | Op::Le if k >= hi || k < lo => Some(k >= hi),
+                    Op::UGt | Op::Gt if k >= hi || k < lo => Some(k < lo),
+                    Op::UGe | Op::Ge if k > hi || k <= lo => Some(k <= lo),
+                    _ => None,
+                };
+                if let Some(b) = decided {
+                    return Some(self.bool(b));
+                }
+                let narrow = self.constant(Value::bv(v, k as u64));
+                self.app(op, &[x, narrow]).ok()
+            }
+            _ => None,
+        }
+    }
+
     /// A read at a known index is the value there; a read of one value is it.
     fn rewrite_read(&mut self, args: &[TermId]) -> Option<TermId> {
         if let Some(k) = self.as_const(args[0]) {
@@ -606,6 +727,9 @@ impl TermStore {
                     return self.compare_unsigned(op, y, k.checked_sub(c)?);
                 }
             }
+        }
+        if let Some(t) = self.rewrite_width(op, args) {
+            return Some(t);
         }
         let c = |s: &Self, i: usize| s.as_const(args[i]);
         let zero = |v: Option<Value>| matches!(v, Some(Value::Int(0)) | Some(Value::Bv { bits: 0, .. }));
@@ -1016,6 +1140,126 @@ fn negate_comparison(op: Op, float: bool) -> Option<Op> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every form of a byte widened, narrowed, masked, shifted and compared
+    /// that the width rewrites touch gives, for every value of the byte,
+    /// what the operations give on that value.
+    #[test]
+    fn width_rewrites_keep_every_byte_value() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        type Build = fn(&mut TermStore, TermId) -> TermId;
+        let bv32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
+        let forms: Vec<(&str, Build)> = vec![
+            ("trunc8 sext", |s, x| {
+                let w = s.app(Op::SExt(32), &[x]).unwrap();
+                s.app(Op::Trunc(8), &[w]).unwrap()
+            }),
+            ("trunc16 sext", |s, x| {
+                let w = s.app(Op::SExt(32), &[x]).unwrap();
+                s.app(Op::Trunc(16), &[w]).unwrap()
+            }),
+            ("trunc16 zext", |s, x| {
+                let w = s.app(Op::ZExt(32), &[x]).unwrap();
+                s.app(Op::Trunc(16), &[w]).unwrap()
+            }),
+            ("zext64 sext", |s, x| {
+                let w = s.app(Op::SExt(32), &[x]).unwrap();
+                s.app(Op::ZExt(64), &[w]).unwrap()
+            }),
+            ("sext64 zext", |s, x| {
+                let w = s.app(Op::ZExt(32), &[x]).unwrap();
+                s.app(Op::SExt(64), &[w]).unwrap()
+            }),
+            ("sext64 sext", |s, x| {
+                let w = s.app(Op::SExt(32), &[x]).unwrap();
+                s.app(Op::SExt(64), &[w]).unwrap()
+            }),
+            ("zext64 zext", |s, x| {
+                let w = s.app(Op::ZExt(32), &[x]).unwrap();
+                s.app(Op::ZExt(64), &[w]).unwrap()
+            }),
+        ];
+        let mut terms: Vec<(String, Build, Option<(Op, bool, u64)>)> =
+            forms.into_iter().map(|(n, f)| (n.to_string(), f, None)).collect();
+        // Masks and shifts on a widened byte, and comparisons with
+        // constants inside, at and past the byte's range.
+        for signed in [false, true] {
+            for op in [Op::And, Op::AShr, Op::LShr] {
+                for k in [255u64, 127, 0xffff, 24, 16, 8, 7] {
+                    terms.push((format!("{op:?} {signed} {k}"), |_, x| x, Some((op, signed, k))));
+                }
+            }
+            for op in [
+                Op::Eq,
+                Op::Ne,
+                Op::ULt,
+                Op::ULe,
+                Op::UGt,
+                Op::UGe,
+                Op::Lt,
+                Op::Le,
+                Op::Gt,
+                Op::Ge,
+            ] {
+                for k in [
+                    0u64,
+                    1,
+                    10,
+                    127,
+                    128,
+                    200,
+                    255,
+                    256,
+                    0xffff_ff80,
+                    0xffff_ff7f,
+                    0xffff_ffff,
+                    0x7fff_ffff,
+                ] {
+                    terms.push((format!("{op:?} {signed} {k}"), |_, x| x, Some((op, signed, k))));
+                }
+            }
+        }
+        let build = |s: &mut TermStore, x: TermId, f: Build, extra: Option<(Op, bool, u64)>| {
+            let t = f(s, x);
+            let Some((op, signed, k)) = extra else { return t };
+            let wide = s.app(if signed { Op::SExt(32) } else { Op::ZExt(32) }, &[t]).unwrap();
+            let kt = bv32(s, k);
+            match op {
+                Op::AShr | Op::LShr => {
+                    let up = s.app(Op::Shl, &[wide, kt]).unwrap();
+                    s.app(op, &[up, kt]).unwrap()
+                }
+                _ => s.app(op, &[wide, kt]).unwrap(),
+            }
+        };
+        for (name, f, extra) in &terms {
+            let t = build(&mut s, x, *f, *extra);
+            for v in 0..=255u64 {
+                let xv = s.constant(Value::bv(8, v));
+                let want = build(&mut s, xv, *f, *extra);
+                let want = s.as_const(want).expect("constants fold");
+                let mut m = Model::default();
+                m.insert(SymId(0), Value::bv(8, v));
+                assert_eq!(s.eval(t, &m), Ok(want), "{name} at x = {v}: {}", s.display(t));
+            }
+        }
+        // The three forms of `c == 0` an INI parser computed are one term.
+        let sext = s.app(Op::SExt(32), &[x]).unwrap();
+        let byte = s.app(Op::Trunc(8), &[sext]).unwrap();
+        let zext = s.app(Op::ZExt(32), &[byte]).unwrap();
+        let k255 = bv32(&mut s, 255);
+        let masked = s.app(Op::And, &[zext, k255]).unwrap();
+        let k24 = bv32(&mut s, 24);
+        let up = s.app(Op::Shl, &[zext, k24]).unwrap();
+        let shifted = s.app(Op::AShr, &[up, k24]).unwrap();
+        let zero = bv32(&mut s, 0);
+        let a = s.app(Op::Eq, &[masked, zero]).unwrap();
+        let b = s.app(Op::Eq, &[shifted, zero]).unwrap();
+        let zero8 = s.constant(Value::bv(8, 0));
+        let c = s.app(Op::Eq, &[x, zero8]).unwrap();
+        assert_eq!((a, b), (c, c));
+    }
 
     #[test]
     fn equal_terms_share_one_id() {
