@@ -1180,7 +1180,10 @@ mod tests {
                 s.app(Op::ZExt(64), &[w]).unwrap()
             }),
         ];
-        let mut terms: Vec<(String, Build, Option<(Op, bool, u64)>)> =
+        // A form, and what is put around it: `ext(form) op k` (or for shifts
+        // `(ext(form) << k) op k`), `ext` signed or not.
+        type Around = Option<(Op, bool, u64)>;
+        let mut terms: Vec<(String, Build, Around)> =
             forms.into_iter().map(|(n, f)| (n.to_string(), f, None)).collect();
         // Masks and shifts on a widened byte, and comparisons with
         // constants inside, at and past the byte's range.
@@ -1220,7 +1223,7 @@ mod tests {
                 }
             }
         }
-        let build = |s: &mut TermStore, x: TermId, f: Build, extra: Option<(Op, bool, u64)>| {
+        let build = |s: &mut TermStore, x: TermId, f: Build, extra: Around| {
             let t = f(s, x);
             let Some((op, signed, k)) = extra else { return t };
             let wide = s.app(if signed { Op::SExt(32) } else { Op::ZExt(32) }, &[t]).unwrap();
