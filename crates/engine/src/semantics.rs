@@ -347,13 +347,15 @@ pub fn word_of(store: &mut TermStore, w: u8, bytes: &[TermId]) -> Option<TermId>
 }
 
 /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the
-/// bytes a store of `v` wrote (`trunc8(v >> 8i)` at `i`), in order.
-pub fn stored_whole(store: &TermStore, bytes: &[TermId], w: u8) -> Option<TermId> {
-    if bytes.len() != w as usize / 8 {
+/// bytes a store of `v` wrote ([`bytes_of`]), in order. The candidate is
+/// the value a byte `trunc8(v >> 8i)` names, or a widened byte (whose
+/// bytes the term store folds: `trunc8(sext x)` is `x`, and the higher
+/// bytes of `zext x` are 0), and it is checked by storing it again.
+pub fn stored_whole(store: &mut TermStore, bytes: &[TermId], w: u8) -> Option<TermId> {
+    if bytes.len() != w as usize / 8 || bytes.is_empty() {
         return None;
     }
-    let mut whole = None;
-    for (i, &b) in bytes.iter().enumerate() {
+    let named = bytes.iter().enumerate().find_map(|(i, &b)| {
         let Node::App(Op::Trunc(8), arg) = store.node(b) else {
             return None;
         };
@@ -362,12 +364,28 @@ pub fn stored_whole(store: &TermStore, bytes: &[TermId], w: u8) -> Option<TermId
             _ if i == 0 => arg[0],
             _ => return None,
         };
-        if store.sort(v) != Sort::Bv(w) || whole.is_some_and(|u| u != v) {
-            return None;
+        (store.sort(v) == Sort::Bv(w)).then_some(v)
+    });
+    let candidates: Vec<TermId> = match named {
+        Some(v) => vec![v],
+        // The higher bytes all alike: zeros (zext) or copies of the sign.
+        None if w > 8
+            && store.sort(bytes[0]) == Sort::Bv(8)
+            && store.as_const(bytes[0]).is_none()
+            && bytes[2..].iter().all(|b| *b == bytes[1]) =>
+        {
+            let op = if store.as_const(bytes[1]) == Some(Value::bv(8, 0)) {
+                Op::ZExt(w)
+            } else {
+                Op::SExt(w)
+            };
+            store.app(op, &[bytes[0]]).ok().into_iter().collect()
         }
-        whole = Some(v);
-    }
-    whole
+        None => return None,
+    };
+    candidates
+        .into_iter()
+        .find(|&v| bytes_of(store, v, Some(w)).is_some_and(|b| b == bytes))
 }
 
 /// The cells a store of `v` writes, little-endian bytes for a `width`-bit
@@ -535,6 +553,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_stored_word_is_read_back_whole() {
+        let mut s = TermStore::new();
+        let c = s.symbol_term("c", Sort::Bv(8));
+        let n = s.symbol_term("n", Sort::Bv(32));
+        let zext = s.app(Op::ZExt(32), &[c]).unwrap();
+        let sext = s.app(Op::SExt(32), &[c]).unwrap();
+        // A word, and a widened byte (whose bytes fold: `c`, then zeros or
+        // the sign's copies), stored and loaded again are themselves.
+        for v in [n, zext, sext] {
+            let bytes = bytes_of(&mut s, v, Some(32)).unwrap();
+            assert_eq!(word_of(&mut s, 32, &bytes), Some(v), "{}", s.display(v));
+        }
+        // Bytes of two stores are put together, not taken for either.
+        let mut mixed = bytes_of(&mut s, zext, Some(32)).unwrap();
+        mixed[1] = bytes_of(&mut s, n, Some(32)).unwrap()[1];
+        let word = word_of(&mut s, 32, &mixed).unwrap();
+        assert!(word != zext && word != n);
+        let d = s.symbol_term("d", Sort::Bv(8));
+        let zero = s.constant(Value::bv(8, 0));
+        let other = word_of(&mut s, 32, &[c, zero, zero, d]).unwrap();
+        assert!(other != zext);
     }
 
     #[test]

@@ -1901,7 +1901,7 @@ impl<'m> Dse<'m> {
         depth: u32,
         done: &mut FxHashMap<Vec<TermId>, Option<TermId>>,
     ) -> Option<TermId> {
-        if let Some(v) = crate::semantics::stored_whole(&self.store, bytes, w) {
+        if let Some(v) = crate::semantics::stored_whole(&mut self.store, bytes, w) {
             return Some(v);
         }
         if let Some(v) = done.get(bytes) {
