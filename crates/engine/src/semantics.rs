@@ -347,15 +347,16 @@ pub fn word_of(store: &mut TermStore, w: u8, bytes: &[TermId]) -> Option<TermId>
 }
 
 /// Store-to-load forwarding: the `w`-bit value `v` when `bytes` are the
-/// bytes a store of `v` wrote ([`bytes_of`]), in order. The candidate is
-/// the value a byte `trunc8(v >> 8i)` names, or a widened byte (whose
-/// bytes the term store folds: `trunc8(sext x)` is `x`, and the higher
-/// bytes of `zext x` are 0), and it is checked by storing it again.
+/// bytes a store of `v` wrote ([`bytes_of`]), in order: `trunc8(v >> 8i)`
+/// at `i`, or for a widened byte the bytes the term store folds them to
+/// (`trunc8(sext x)` is `x`, the higher bytes of `zext x` are 0), which a
+/// candidate named by a higher byte, or `zext x`, must give again.
 pub fn stored_whole(store: &mut TermStore, bytes: &[TermId], w: u8) -> Option<TermId> {
     if bytes.len() != w as usize / 8 || bytes.is_empty() {
         return None;
     }
-    let named = bytes.iter().enumerate().find_map(|(i, &b)| {
+    // The value byte `i` names, if it is `trunc8(v >> 8i)` of a `w`-bit `v`.
+    let named = |store: &TermStore, i: usize, b: TermId| {
         let Node::App(Op::Trunc(8), arg) = store.node(b) else {
             return None;
         };
@@ -365,27 +366,30 @@ pub fn stored_whole(store: &mut TermStore, bytes: &[TermId], w: u8) -> Option<Te
             _ => return None,
         };
         (store.sort(v) == Sort::Bv(w)).then_some(v)
-    });
-    let candidates: Vec<TermId> = match named {
-        Some(v) => vec![v],
-        // The higher bytes all alike: zeros (zext) or copies of the sign.
-        None if w > 8
-            && store.sort(bytes[0]) == Sort::Bv(8)
-            && store.as_const(bytes[0]).is_none()
-            && bytes[2..].iter().all(|b| *b == bytes[1]) =>
-        {
-            let op = if store.as_const(bytes[1]) == Some(Value::bv(8, 0)) {
-                Op::ZExt(w)
-            } else {
-                Op::SExt(w)
-            };
-            store.app(op, &[bytes[0]]).ok().into_iter().collect()
+    };
+    let first = named(store, 0, bytes[0]);
+    if let Some(v) = first {
+        return bytes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .all(|(i, &b)| named(store, i, b) == Some(v))
+            .then_some(v);
+    }
+    // A widened byte: its word is named by a higher byte (sext), or its
+    // higher bytes are zeros (zext).
+    if w == 8 || store.sort(bytes[0]) != Sort::Bv(8) {
+        return None;
+    }
+    let zero = Value::bv(8, 0);
+    let v = match named(store, 1, bytes[1]) {
+        Some(v) => v,
+        None if bytes[1..].iter().all(|b| store.as_const(*b) == Some(zero)) => {
+            store.app(Op::ZExt(w), &[bytes[0]]).ok()?
         }
         None => return None,
     };
-    candidates
-        .into_iter()
-        .find(|&v| bytes_of(store, v, Some(w)).is_some_and(|b| b == bytes))
+    (bytes_of(store, v, Some(w))? == bytes).then_some(v)
 }
 
 /// The cells a store of `v` writes, little-endian bytes for a `width`-bit
