@@ -241,6 +241,20 @@ impl Op {
         }
     }
 
+    /// The comparisons, signed and unsigned.
+    pub const COMPARISONS: [Op; 10] = [
+        Op::Eq,
+        Op::Ne,
+        Op::ULt,
+        Op::ULe,
+        Op::UGt,
+        Op::UGe,
+        Op::Lt,
+        Op::Le,
+        Op::Gt,
+        Op::Ge,
+    ];
+
     pub fn is_comparison(self) -> bool {
         matches!(
             self,
@@ -931,17 +945,10 @@ mod tests {
             Op::AShr,
             Op::UDiv,
             Op::URem,
-            Op::Eq,
-            Op::Ne,
-            Op::ULt,
-            Op::ULe,
-            Op::UGt,
-            Op::UGe,
-            Op::Lt,
-            Op::Le,
-            Op::Gt,
-            Op::Ge,
-        ];
+        ]
+        .into_iter()
+        .chain(Op::COMPARISONS)
+        .collect::<Vec<_>>();
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             seed ^= seed << 13;
@@ -958,7 +965,7 @@ mod tests {
                     1 => next() % (width as u64 + 2),
                     _ => [0, 1, mask(width)][(next() % 3) as usize],
                 } & mask(width);
-                for op in ops {
+                for &op in &ops {
                     let args = [Value::bv(width, x), Value::bv(width, y)];
                     assert_eq!(
                         eval_bv(op, width, x, y),

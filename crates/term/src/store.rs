@@ -1148,64 +1148,38 @@ mod tests {
     fn width_rewrites_keep_every_byte_value() {
         let mut s = TermStore::new();
         let x = s.symbol_term("x", Sort::Bv(8));
-        type Build = fn(&mut TermStore, TermId) -> TermId;
         let bv32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
-        let forms: Vec<(&str, Build)> = vec![
-            ("trunc8 sext", |s, x| {
-                let w = s.app(Op::SExt(32), &[x]).unwrap();
-                s.app(Op::Trunc(8), &[w]).unwrap()
-            }),
-            ("trunc16 sext", |s, x| {
-                let w = s.app(Op::SExt(32), &[x]).unwrap();
-                s.app(Op::Trunc(16), &[w]).unwrap()
-            }),
-            ("trunc16 zext", |s, x| {
-                let w = s.app(Op::ZExt(32), &[x]).unwrap();
-                s.app(Op::Trunc(16), &[w]).unwrap()
-            }),
-            ("zext64 sext", |s, x| {
-                let w = s.app(Op::SExt(32), &[x]).unwrap();
-                s.app(Op::ZExt(64), &[w]).unwrap()
-            }),
-            ("sext64 zext", |s, x| {
-                let w = s.app(Op::ZExt(32), &[x]).unwrap();
-                s.app(Op::SExt(64), &[w]).unwrap()
-            }),
-            ("sext64 sext", |s, x| {
-                let w = s.app(Op::SExt(32), &[x]).unwrap();
-                s.app(Op::SExt(64), &[w]).unwrap()
-            }),
-            ("zext64 zext", |s, x| {
-                let w = s.app(Op::ZExt(32), &[x]).unwrap();
-                s.app(Op::ZExt(64), &[w]).unwrap()
-            }),
-        ];
-        // A form, and what is put around it: `ext(form) op k` (or for shifts
-        // `(ext(form) << k) op k`), `ext` signed or not.
-        type Around = Option<(Op, bool, u64)>;
-        let mut terms: Vec<(String, Build, Around)> =
-            forms.into_iter().map(|(n, f)| (n.to_string(), f, None)).collect();
+        /// What is built from the byte.
+        #[derive(Clone, Copy, Debug)]
+        enum Case {
+            /// `outer(inner(x))`.
+            Twice(Op, Op),
+            /// `ext(x) op k` (for shifts `(ext(x) << k) op k`), `ext` signed or not.
+            Around(Op, bool, u64),
+        }
+        let (sext, zext) = (Op::SExt(32), Op::ZExt(32));
+        let mut cases: Vec<Case> = [
+            (sext, Op::Trunc(8)),
+            (sext, Op::Trunc(16)),
+            (zext, Op::Trunc(16)),
+            (sext, Op::ZExt(64)),
+            (zext, Op::SExt(64)),
+            (sext, Op::SExt(64)),
+            (zext, Op::ZExt(64)),
+        ]
+        .into_iter()
+        .map(|(inner, outer)| Case::Twice(inner, outer))
+        .collect();
         // Masks and shifts on a widened byte, and comparisons with
         // constants inside, at and past the byte's range.
         for signed in [false, true] {
             for op in [Op::And, Op::AShr, Op::LShr] {
                 for k in [255u64, 127, 0xffff, 24, 16, 8, 7] {
-                    terms.push((format!("{op:?} {signed} {k}"), |_, x| x, Some((op, signed, k))));
+                    cases.push(Case::Around(op, signed, k));
                 }
             }
-            for op in [
-                Op::Eq,
-                Op::Ne,
-                Op::ULt,
-                Op::ULe,
-                Op::UGt,
-                Op::UGe,
-                Op::Lt,
-                Op::Le,
-                Op::Gt,
-                Op::Ge,
-            ] {
-                for k in [
+            for op in Op::COMPARISONS {
+                let ks = [
                     0u64,
                     1,
                     10,
@@ -1218,33 +1192,36 @@ mod tests {
                     0xffff_ff7f,
                     0xffff_ffff,
                     0x7fff_ffff,
-                ] {
-                    terms.push((format!("{op:?} {signed} {k}"), |_, x| x, Some((op, signed, k))));
-                }
+                ];
+                cases.extend(ks.into_iter().map(|k| Case::Around(op, signed, k)));
             }
         }
-        let build = |s: &mut TermStore, x: TermId, f: Build, extra: Around| {
-            let t = f(s, x);
-            let Some((op, signed, k)) = extra else { return t };
-            let wide = s.app(if signed { Op::SExt(32) } else { Op::ZExt(32) }, &[t]).unwrap();
-            let kt = bv32(s, k);
-            match op {
-                Op::AShr | Op::LShr => {
-                    let up = s.app(Op::Shl, &[wide, kt]).unwrap();
-                    s.app(op, &[up, kt]).unwrap()
+        let build = |s: &mut TermStore, x: TermId, case: Case| match case {
+            Case::Twice(inner, outer) => {
+                let w = s.app(inner, &[x]).unwrap();
+                s.app(outer, &[w]).unwrap()
+            }
+            Case::Around(op, signed, k) => {
+                let wide = s.app(if signed { sext } else { zext }, &[x]).unwrap();
+                let kt = bv32(s, k);
+                match op {
+                    Op::AShr | Op::LShr => {
+                        let up = s.app(Op::Shl, &[wide, kt]).unwrap();
+                        s.app(op, &[up, kt]).unwrap()
+                    }
+                    _ => s.app(op, &[wide, kt]).unwrap(),
                 }
-                _ => s.app(op, &[wide, kt]).unwrap(),
             }
         };
-        for (name, f, extra) in &terms {
-            let t = build(&mut s, x, *f, *extra);
+        for case in cases {
+            let t = build(&mut s, x, case);
             for v in 0..=255u64 {
                 let xv = s.constant(Value::bv(8, v));
-                let want = build(&mut s, xv, *f, *extra);
+                let want = build(&mut s, xv, case);
                 let want = s.as_const(want).expect("constants fold");
                 let mut m = Model::default();
                 m.insert(SymId(0), Value::bv(8, v));
-                assert_eq!(s.eval(t, &m), Ok(want), "{name} at x = {v}: {}", s.display(t));
+                assert_eq!(s.eval(t, &m), Ok(want), "{case:?} at x = {v}: {}", s.display(t));
             }
         }
         // The three forms of `c == 0` an INI parser computed are one term.
