@@ -3,14 +3,21 @@
 //! (XSat's: for a comparison of floats the number of representable values
 //! between its sides, of integers their difference; conjunctions add,
 //! disjunctions take the least), and minimised by local search with
-//! restarts from the caller's input (basin hopping). Each local minimum it
-//! gets stuck in satisfies part of the query: a partial solution. A point of
-//! distance zero is a solution.
+//! restarts (basin hopping). Each local minimum it gets stuck in satisfies
+//! part of the query: a partial solution. A point of distance zero is a
+//! solution.
 //!
-//! Moves change one variable at a time: by a power of two (in units in the
-//! last place, for floats), to the value the other side of a violated
-//! comparison has, or to a random value after a restart. The random source
-//! is a fixed-seed xorshift, so runs repeat.
+//! The local search is coordinate descent with a line search on a log
+//! scale: each variable in turn moves by ±2^k units in the last place (for
+//! floats; by ±2^k for integers and bit-vectors) for every k, to the value
+//! the other side of a comparison has, or to another variable's value, and
+//! takes the best of these; a joint move shifts every float by the same
+//! amount. Steps of every size matter because a float's distances span
+//! sixty orders of two: a tolerance of 1e-9 relative to values near 1e6
+//! is a few thousand units in the last place, a move from 1 to 1e6 some
+//! 2^60. Where no move improves, the point is a local minimum; the search
+//! hops from it by a random large step. The random source is a fixed-seed
+//! xorshift, so runs repeat.
 
 use braid_term::{EvalMemo, Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashSet;
@@ -19,7 +26,8 @@ use rustc_hash::FxHashSet;
 #[derive(Clone, Debug, Default)]
 pub struct Optimized {
     pub solution: Option<Model>,
-    /// Local minima, distinct, in the order found.
+    /// The points the descent passed through and the local minima, in the
+    /// order found (a local minimum is the last point of its descent).
     pub partials: Vec<Model>,
     pub evaluations: usize,
 }
@@ -28,16 +36,11 @@ pub struct Optimized {
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub evaluations: usize,
-    /// Moves without improvement before the point counts as a local minimum.
-    pub patience: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            evaluations: 3_000,
-            patience: 60,
-        }
+        Limits { evaluations: 3_000 }
     }
 }
 
@@ -49,24 +52,20 @@ fn ordered(v: Value) -> Option<i128> {
         Value::F64(b) => Some(b as i128),
         Value::F32(b) if b >> 31 == 1 => Some(-((b & !(1 << 31)) as i128)),
         Value::F32(b) => Some(b as i128),
-        Value::Int(n) => Some(n),
-        Value::Bv { .. } => None,
         _ => None,
     }
 }
 
 fn from_ordered(sort: Sort, o: i128) -> Value {
     match sort {
-        Sort::F64 => {
-            let o = o.clamp(-(i64::MAX as i128), i64::MAX as i128);
-            Value::F64(if o < 0 { (-o) as u64 | 1 << 63 } else { o as u64 })
-        }
         Sort::F32 => {
             let o = o.clamp(-(i32::MAX as i128), i32::MAX as i128);
             Value::F32(if o < 0 { (-o) as u32 | 1 << 31 } else { o as u32 })
         }
-        Sort::Bv(w) => Value::bv(w, o as u64),
-        _ => Value::Int(o),
+        _ => {
+            let o = o.clamp(-(i64::MAX as i128), i64::MAX as i128);
+            Value::F64(if o < 0 { (-o) as u64 | 1 << 63 } else { o as u64 })
+        }
     }
 }
 
@@ -91,10 +90,60 @@ fn number(v: Value, unsigned: bool) -> Option<f64> {
     }
 }
 
+/// How far apart two sides of a violated comparison are: units in the last
+/// place between floats, the difference of numbers otherwise.
+fn gap(a: Value, b: Value, unsigned: bool) -> f64 {
+    if let (Some(x), Some(y)) = (ordered(a), ordered(b)) {
+        return (x - y).unsigned_abs() as f64;
+    }
+    match (number(a, unsigned), number(b, unsigned)) {
+        (Some(x), Some(y)) => (x - y).abs(),
+        _ => 0.0,
+    }
+}
+
+/// A variable the search moves.
+#[derive(Clone, Copy)]
+struct Var {
+    sym: SymId,
+    term: TermId,
+    sort: Sort,
+}
+
+impl Var {
+    /// How many step sizes (powers of two) its line search tries.
+    fn scales(self) -> u32 {
+        match self.sort {
+            Sort::F64 => 63,
+            Sort::F32 => 31,
+            Sort::Bv(w) => u32::from(w).min(64),
+            _ => 62,
+        }
+    }
+
+    /// `cur` moved by `dir · 2^k` (units in the last place for floats).
+    fn step(self, cur: Value, up: bool, k: u32) -> Value {
+        let sign = if up { 1 } else { -1 };
+        match (self.sort, cur) {
+            (Sort::F64 | Sort::F32, v) => {
+                from_ordered(self.sort, ordered(v).unwrap_or(0).saturating_add(sign * (1i128 << k)))
+            }
+            (Sort::Bv(w), Value::Bv { bits, .. }) => {
+                let d = 1u64.wrapping_shl(k);
+                Value::bv(w, if up { bits.wrapping_add(d) } else { bits.wrapping_sub(d) })
+            }
+            (_, Value::Int(n)) => Value::Int(n.saturating_add(sign * (1i128 << k))),
+            (_, v) => v,
+        }
+    }
+}
+
 struct Search<'s> {
     store: &'s TermStore,
     constraints: &'s [TermId],
+    vars: Vec<Var>,
     seed: u64,
+    evaluations: usize,
 }
 
 /// The distance of what cannot be measured (NaN, a value of no number).
@@ -134,9 +183,7 @@ impl Search<'_> {
                 .iter()
                 .map(|a| self.distance(*a, positive, model, memo, depth + 1))
                 .fold(FAR, f64::min),
-            (Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::ULt | Op::ULe | Op::UGt | Op::UGe, _)
-                if !bool_args =>
-            {
+            (op, _) if op.is_comparison() && !bool_args => {
                 if holds(self, memo) {
                     return 0.0;
                 }
@@ -147,14 +194,11 @@ impl Search<'_> {
                     return FAR;
                 }
                 let unsigned = matches!(op, Op::ULt | Op::ULe | Op::UGt | Op::UGe);
-                let (Some(x), Some(y)) = (number(a, unsigned), number(b, unsigned)) else {
-                    return 1.0;
-                };
                 // Violated: the gap to close, and a little more (a strict
                 // bound, or an equality off by less than one).
-                let gap = (x - y).abs();
-                if gap.is_finite() {
-                    (gap + 1.0).min(FAR)
+                let d = gap(a, b, unsigned) + 1.0;
+                if d.is_finite() {
+                    d.min(FAR)
                 } else {
                     FAR
                 }
@@ -169,7 +213,8 @@ impl Search<'_> {
         }
     }
 
-    fn objective(&self, model: &Model) -> f64 {
+    fn objective(&mut self, model: &Model) -> f64 {
+        self.evaluations += 1;
         let mut memo = EvalMemo::default();
         self.constraints
             .iter()
@@ -177,9 +222,13 @@ impl Search<'_> {
             .fold(0.0, |s, d| (s + d).min(FAR))
     }
 
-    /// Values the sides of violated comparisons have that mention `var`'s
-    /// other side: setting `var` to one often satisfies a comparison.
-    fn targets(&self, model: &Model, var: TermId) -> Vec<Value> {
+    fn value(model: &Model, v: Var) -> Value {
+        model.get(&v.sym).copied().unwrap_or(Value::default_of(v.sort))
+    }
+
+    /// Values the sides of comparisons have whose other side is `var`:
+    /// setting `var` to one often satisfies a comparison.
+    fn targets(&self, model: &Model, var: Var) -> Vec<Value> {
         let mut out = Vec::new();
         let mut memo = EvalMemo::default();
         let mut stack: Vec<TermId> = self.constraints.to_vec();
@@ -191,9 +240,9 @@ impl Search<'_> {
             if let Node::App(op, args) = self.store.node(t) {
                 if op.is_comparison() && args.len() == 2 {
                     for (me, other) in [(args[0], args[1]), (args[1], args[0])] {
-                        if me == var {
+                        if me == var.term {
                             if let Some(v) = self.eval(other, model, &mut memo) {
-                                if v.sort() == self.store.sort(var) {
+                                if v.sort() == var.sort {
                                     out.push(v);
                                 }
                             }
@@ -208,56 +257,101 @@ impl Search<'_> {
         out
     }
 
-    /// One move: `var` changed by a power of two, or to a target value.
-    fn mutate(&mut self, model: &Model, vars: &[(SymId, TermId, Sort)]) -> Model {
-        let (s, t, sort) = vars[(self.next() % vars.len() as u64) as usize];
-        let cur = model.get(&s).copied().unwrap_or(Value::default_of(sort));
-        let new = match self.next() % 4 {
-            0 => {
-                let targets = self.targets(model, t);
-                if targets.is_empty() {
-                    None
-                } else {
-                    Some(targets[(self.next() % targets.len() as u64) as usize])
+    /// The points one move of `var` away from `cur`.
+    fn moves(&self, cur: &Model, var: Var) -> Vec<Value> {
+        let now = Self::value(cur, var);
+        let mut out: Vec<Value> = (0..var.scales())
+            .flat_map(|k| [var.step(now, true, k), var.step(now, false, k)])
+            .collect();
+        out.extend(self.targets(cur, var));
+        out.extend(
+            self.vars
+                .iter()
+                .filter(|o| o.sym != var.sym && o.sort == var.sort)
+                .map(|o| Self::value(cur, *o)),
+        );
+        out.retain(|v| *v != now);
+        out
+    }
+
+    /// The best point among `cur`'s neighbours, if it is better than `f`.
+    fn descend(&mut self, cur: &Model, f: f64, limit: usize) -> Option<(Model, f64)> {
+        let mut best: Option<(Model, f64)> = None;
+        let n = self.vars.len() as u64;
+        let start = (self.next() % n) as usize;
+        for i in 0..self.vars.len() {
+            let var = self.vars[(start + i) % self.vars.len()];
+            for v in self.moves(cur, var) {
+                if self.evaluations >= limit {
+                    return best;
+                }
+                let mut m = cur.clone();
+                m.insert(var.sym, v);
+                let fm = self.objective(&m);
+                if fm < best.as_ref().map_or(f, |b| b.1) {
+                    best = Some((m, fm));
                 }
             }
-            _ => None,
-        };
-        let sign = if self.next().is_multiple_of(2) { 1.0 } else { -1.0 };
-        let new = new.unwrap_or_else(|| match (sort, cur) {
-            // Floats: a step in value (2^-12 .. 2^20), or a few units in
-            // the last place.
-            (Sort::F64 | Sort::F32, _) if !self.next().is_multiple_of(4) => {
-                let step = sign * 2f64.powi((self.next() % 33) as i32 - 12);
-                match cur {
-                    Value::F64(b) => Value::F64((f64::from_bits(b) + step).to_bits()),
-                    Value::F32(b) => Value::F32((f32::from_bits(b) + step as f32).to_bits()),
-                    v => v,
+            // Greedy per variable: the first variable that improves moves.
+            if best.is_some() {
+                return best;
+            }
+        }
+        // Every float shifted together (a scale that the sides of a
+        // relative comparison share).
+        let floats: Vec<Var> = self
+            .vars
+            .iter()
+            .copied()
+            .filter(|v| ordered(Self::value(cur, *v)).is_some())
+            .collect();
+        if floats.len() > 1 {
+            for k in 0..63 {
+                for up in [true, false] {
+                    if self.evaluations >= limit {
+                        return best;
+                    }
+                    let mut m = cur.clone();
+                    for v in &floats {
+                        m.insert(v.sym, v.step(Self::value(cur, *v), up, k));
+                    }
+                    let fm = self.objective(&m);
+                    if fm < best.as_ref().map_or(f, |b| b.1) {
+                        best = Some((m, fm));
+                    }
                 }
             }
-            (Sort::F64 | Sort::F32, _) => {
-                let ulps = sign as i128 * (1i128 << (self.next() % 20));
-                from_ordered(sort, ordered(cur).unwrap_or(0).saturating_add(ulps))
+        }
+        best
+    }
+
+    /// A random large step of one or two variables away from `cur`; or,
+    /// one time in four, a fresh point where every float is a number of
+    /// moderate size (a product of tiny numbers underflows to zero, where
+    /// distances measured in units in the last place are smallest: a
+    /// search that hops only by steps stays there).
+    fn hop(&mut self, cur: &Model) -> Model {
+        let mut m = cur.clone();
+        if self.next().is_multiple_of(4) {
+            for var in self.vars.clone() {
+                let mantissa = 1.0 + (self.next() % 1024) as f64 / 1024.0;
+                let exp = (self.next() % 41) as i32 - 20;
+                let v = mantissa * 2f64.powi(exp);
+                match var.sort {
+                    Sort::F64 => m.insert(var.sym, Value::F64(v.to_bits())),
+                    Sort::F32 => m.insert(var.sym, Value::F32((v as f32).to_bits())),
+                    _ => None,
+                };
             }
-            (Sort::Bv(w), Value::Bv { bits, .. }) => {
-                let step = 1u64 << (self.next() % w.min(63) as u64);
-                Value::bv(
-                    w,
-                    if sign > 0.0 {
-                        bits.wrapping_add(step)
-                    } else {
-                        bits.wrapping_sub(step)
-                    },
-                )
-            }
-            (_, Value::Int(n)) => {
-                let step = 1i128 << (self.next() % 62);
-                Value::Int(n.saturating_add(sign as i128 * step))
-            }
-            (_, v) => v,
-        });
-        let mut m = model.clone();
-        m.insert(s, new);
+            return m;
+        }
+        for _ in 0..1 + self.next() % 2 {
+            let i = (self.next() % self.vars.len() as u64) as usize;
+            let var = self.vars[i];
+            let k = (self.next() % var.scales() as u64) as u32;
+            let up = self.next().is_multiple_of(2);
+            m.insert(var.sym, var.step(Self::value(cur, var), up, k));
+        }
         m
     }
 }
@@ -265,7 +359,12 @@ impl Search<'_> {
 /// Minimises the distance of `constraints` from `start` (symbols it leaves
 /// out take their defaults), moving the symbols the constraints mention.
 pub fn minimize(store: &TermStore, constraints: &[TermId], start: &Model, limits: Limits) -> Optimized {
-    let mut vars: Vec<(SymId, TermId, Sort)> = Vec::new();
+    minimize_from(store, constraints, std::slice::from_ref(start), limits)
+}
+
+/// [`minimize`] from the best of several starting points.
+pub fn minimize_from(store: &TermStore, constraints: &[TermId], starts: &[Model], limits: Limits) -> Optimized {
+    let mut vars: Vec<Var> = Vec::new();
     let mut seen = FxHashSet::default();
     let mut stack = constraints.to_vec();
     while let Some(t) = stack.pop() {
@@ -276,14 +375,14 @@ pub fn minimize(store: &TermStore, constraints: &[TermId], start: &Model, limits
             Node::Sym(s) => {
                 let sort = store.symbol(*s).sort;
                 if matches!(sort, Sort::F32 | Sort::F64 | Sort::Int | Sort::Bv(_)) {
-                    vars.push((*s, t, sort));
+                    vars.push(Var { sym: *s, term: t, sort });
                 }
             }
             Node::App(_, args) => stack.extend(args.iter().copied()),
             Node::Const(_) => {}
         }
     }
-    vars.sort_by_key(|(s, ..)| *s);
+    vars.sort_by_key(|v| v.sym);
     let mut out = Optimized::default();
     if vars.is_empty() {
         return out;
@@ -291,38 +390,49 @@ pub fn minimize(store: &TermStore, constraints: &[TermId], start: &Model, limits
     let mut search = Search {
         store,
         constraints,
+        vars,
         seed: 0x9E37_79B9_7F4A_7C15,
+        evaluations: 0,
     };
-    let mut cur = start.clone();
-    let mut f = search.objective(&cur);
-    out.evaluations = 1;
-    let mut stuck = 0;
-    while out.evaluations < limits.evaluations {
-        if f == 0.0 {
-            out.solution = Some(cur);
-            return out;
-        }
-        let cand = search.mutate(&cur, &vars);
-        let fc = search.objective(&cand);
-        out.evaluations += 1;
-        if fc < f {
-            (cur, f, stuck) = (cand, fc, 0);
-            continue;
-        }
-        stuck += 1;
-        if stuck >= limits.patience {
-            // A local minimum: a partial solution; hop away from it.
-            if !out.partials.contains(&cur) {
-                out.partials.push(cur.clone());
-            }
-            for _ in 0..3 {
-                cur = search.mutate(&cur, &vars);
-            }
-            f = search.objective(&cur);
-            out.evaluations += 1;
-            stuck = 0;
+    // Besides the caller's starts, every float 1.0 (see `hop`).
+    let ones: Model = search
+        .vars
+        .iter()
+        .filter_map(|v| match v.sort {
+            Sort::F64 => Some((v.sym, Value::F64(1f64.to_bits()))),
+            Sort::F32 => Some((v.sym, Value::F32(1f32.to_bits()))),
+            _ => None,
+        })
+        .collect();
+    let mut cur = Model::default();
+    let mut f = f64::INFINITY;
+    for s in starts.iter().chain([&ones]) {
+        let fs = search.objective(s);
+        if fs < f {
+            (cur, f) = (s.clone(), fs);
         }
     }
+    while f > 0.0 && search.evaluations < limits.evaluations {
+        match search.descend(&cur, f, limits.evaluations) {
+            Some((m, fm)) => {
+                // Each point the descent passes through satisfies part of
+                // the query too, as a simplex's assignment before a pivot.
+                if fm > 0.0 {
+                    out.partials.push(m.clone());
+                }
+                (cur, f) = (m, fm)
+            }
+            None => {
+                // A local minimum (already a partial solution): hop away.
+                cur = search.hop(&cur);
+                f = search.objective(&cur);
+            }
+        }
+    }
+    if f == 0.0 {
+        out.solution = Some(cur);
+    }
+    out.evaluations = search.evaluations;
     out
 }
 
@@ -350,6 +460,41 @@ mod tests {
         let r = minimize(&s, &[c1, c2, c3], &Model::default(), Limits::default());
         let sol = r.solution.expect("found");
         assert!(s.satisfies(&[c1, c2, c3], &sol));
+    }
+
+    /// bench/muse/triangle.c's right isosceles triangle: `a·a + a·a` within
+    /// a relative 1e-9 of `b·b`, with `a` past 1000 (so `b` is `a·√2`
+    /// to nine digits), found from a tiny start: a tolerance among values
+    /// near 1e6 is thousands of units in the last place, which only steps
+    /// of every size reach.
+    #[test]
+    fn a_relative_tolerance_is_met_at_any_scale() {
+        let mut s = TermStore::new();
+        let a = s.symbol_term("a", Sort::F64);
+        let b = s.symbol_term("b", Sort::F64);
+        let k = |s: &mut TermStore, v: f64| s.constant(Value::F64(v.to_bits()));
+        let (eps, thousand) = (k(&mut s, 1e-9), k(&mut s, 1000.0));
+        let aa = s.app(Op::Mul, &[a, a]).unwrap();
+        let lhs = s.app(Op::Add, &[aa, aa]).unwrap();
+        let rhs = s.app(Op::Mul, &[b, b]).unwrap();
+        let diff = s.app(Op::Sub, &[lhs, rhs]).unwrap();
+        let sum = s.app(Op::Add, &[lhs, rhs]).unwrap();
+        let tol = s.app(Op::Mul, &[eps, sum]).unwrap();
+        let under = s.app(Op::Le, &[diff, tol]).unwrap();
+        let neg = s.app(Op::Sub, &[rhs, lhs]).unwrap();
+        let over = s.app(Op::Le, &[neg, tol]).unwrap();
+        let big = s.app(Op::Gt, &[a, thousand]).unwrap();
+        let query = [under, over, big];
+        let tiny: Model = [
+            (SymId(0), Value::F64(1e-300f64.to_bits())),
+            (SymId(1), Value::F64(3e-300f64.to_bits())),
+        ]
+        .into_iter()
+        .collect();
+        let r = minimize(&s, &query, &tiny, Limits { evaluations: 20_000 });
+        let sol = r.solution.expect("found");
+        assert!(s.satisfies(&query, &sol));
+        assert!(!r.partials.is_empty(), "the points on the way are partial solutions");
     }
 
     #[test]

@@ -496,13 +496,14 @@ impl QuerySolver {
         let floats = self.simplex && mentions_floats(store, &set);
         if floats && self.float_search {
             let start = Instant::now();
-            let limits = crate::optimize::Limits {
-                evaluations: 20_000,
-                ..Default::default()
-            };
-            let found = crate::optimize::minimize(store, &set, &Model::default(), limits)
-                .solution
-                .and_then(|m| satisfying(store, &set, m));
+            let limits = crate::optimize::Limits { evaluations: 20_000 };
+            // From the recent models too: the state's own input satisfies
+            // the path's prefix, which is most of a branch question.
+            let starts: Vec<Model> = std::iter::once(Model::default())
+                .chain(self.recent.iter().cloned())
+                .collect();
+            let res = crate::optimize::minimize_from(store, &set, &starts, limits);
+            let found = res.solution.and_then(|m| satisfying(store, &set, m));
             let k = self.stats.kind(self.kind);
             k.search_tries += 1;
             k.search_time += start.elapsed();

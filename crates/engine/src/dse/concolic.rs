@@ -515,7 +515,6 @@ impl Dse<'_> {
             if solution.is_none() && floats {
                 let limits = optimize::Limits {
                     evaluations: SEARCH_EVALUATIONS,
-                    ..optimize::Limits::default()
                 };
                 let found = minimize(&self.store, &query, &flip.parent, limits);
                 if let Some(m) = found.solution.filter(|m| self.store.satisfies(&query, m)) {
