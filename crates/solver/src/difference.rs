@@ -80,6 +80,9 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
     let mut search = Search::default();
     match refute(store, parts, MAX_DEPTH, &mut search) {
         Some(mut core) => {
+            if search.derived {
+                core = set.to_vec();
+            }
             core.sort_unstable();
             core.dedup();
             Found::Unsat(core)
@@ -94,6 +97,9 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
 struct Search {
     checks: usize,
     candidate: Option<Model>,
+    /// Whether bounds were derived from affine terms ([`derive`]): a core
+    /// found is then the whole set.
+    derived: bool,
 }
 
 /// A comparison `a op b` of two bit-vector terms (negated when `neg`) and
@@ -127,6 +133,8 @@ struct Parts {
     atoms: Vec<(TermId, bool, TermId)>,
     ors: Vec<Or>,
     seen: FxHashSet<(TermId, bool)>,
+    /// Disequalities `a != b` split into `a < b` or `a > b` already.
+    split: FxHashSet<(TermId, TermId)>,
 }
 
 fn is_comparison(op: Op) -> bool {
@@ -215,6 +223,18 @@ impl Parts {
         self.lits.push(l);
     }
 
+    /// A disequality not split yet whose sides `model` makes equal.
+    fn broken_apart(&self, store: &TermStore, model: &Model) -> Option<Lit> {
+        self.lits.iter().copied().find(|l| {
+            matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true))
+                && !self.split.contains(&(l.a, l.b))
+                && matches!(
+                    (store.eval(l.a, model), store.eval(l.b, model)),
+                    (Ok(x), Ok(y)) if x == y
+                )
+        })
+    }
+
     /// Adds the conjuncts of a disjunction's case, from member `from`.
     fn case(&mut self, store: &TermStore, case: &[Item], from: TermId) -> Option<()> {
         for &item in case {
@@ -244,7 +264,7 @@ impl Parts {
 fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search) -> Option<Vec<TermId>> {
     let mut core = Vec::new();
     loop {
-        if let Some(c) = contradiction(store, &parts, &mut search.checks)? {
+        if let Some(c) = contradiction(store, &parts, search)? {
             core.extend(c);
             return Some(core);
         }
@@ -259,7 +279,7 @@ fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search
             for case in cs.iter() {
                 let mut p = parts.clone();
                 p.case(store, case, *from)?;
-                match contradiction(store, &p, &mut search.checks)? {
+                match contradiction(store, &p, search)? {
                     Some(c) => dead.extend(c),
                     None => live.push(case.clone()),
                 }
@@ -290,7 +310,20 @@ fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search
             // have a model. Only offered when they are all the case says:
             // other atoms (floats, Booleans) are the solver's to choose.
             if parts.atoms.is_empty() && !parts.lits.is_empty() {
-                search.candidate = Some(candidate(store, &parts));
+                let model = candidate(store, &parts);
+                // Shortest distances make many terms equal; a disequality
+                // they break is split, as `a < b` or `a > b` (a merged
+                // state's question is mostly such: `k1 != k2` and the
+                // orders of the keys, case by case).
+                if depth > 0 {
+                    if let Some(l) = parts.broken_apart(store, &model) {
+                        parts.split.insert((l.a, l.b));
+                        let side = |op| vec![Item::Cmp(Lit { op, neg: false, ..l })];
+                        parts.ors.push((l.from, Rc::new(vec![side(Op::Lt), side(Op::Gt)])));
+                        continue;
+                    }
+                }
+                search.candidate = Some(model);
             }
             return None;
         };
@@ -312,9 +345,9 @@ fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search
 /// A core of a contradiction among `parts`' comparisons and atoms, without
 /// splitting a disjunction: `Some(None)` when there is none, `None` past
 /// [`MAX_CHECKS`] checks.
-fn contradiction(store: &TermStore, parts: &Parts, checks: &mut usize) -> Option<Option<Vec<TermId>>> {
-    *checks += 1;
-    if *checks > MAX_CHECKS {
+fn contradiction(store: &TermStore, parts: &Parts, search: &mut Search) -> Option<Option<Vec<TermId>>> {
+    search.checks += 1;
+    if search.checks > MAX_CHECKS {
         return None;
     }
     // An atom held both ways.
@@ -340,6 +373,14 @@ fn contradiction(store: &TermStore, parts: &Parts, checks: &mut usize) -> Option
             return Some(Some(core));
         }
     }
+    if derive(store, parts, &mut graphs) {
+        search.derived = true;
+        for g in &graphs {
+            if let Some(core) = g.negative_cycle() {
+                return Some(Some(core));
+            }
+        }
+    }
     let mut memo = [Paths::default(), Paths::default()];
     for &(a, b, w, from) in apart.iter().take(MAX_APART) {
         for (i, g) in graphs.iter().enumerate() {
@@ -363,6 +404,7 @@ fn candidate(store: &TermStore, parts: &Parts) -> Model {
     for l in &parts.lits {
         add(store, *l, &mut graphs, &mut apart);
     }
+    derive(store, parts, &mut graphs);
     let mut model = Model::default();
     for g in &graphs {
         let Some(dist) = g.potentials() else { continue };
@@ -412,18 +454,9 @@ fn add(
     graphs: &mut [Graph; 2],
     apart: &mut Vec<(Side, Side, u8, TermId)>,
 ) -> Option<Vec<TermId>> {
-    let (signed, strict, flip, eq) = match (l.op, l.neg) {
-        // `a op b` as `a <= b` (`strict`: `a < b`), with `flip`: `b … a`.
-        (Op::Lt, false) | (Op::Ge, true) => (true, true, false, false),
-        (Op::Le, false) | (Op::Gt, true) => (true, false, false, false),
-        (Op::Gt, false) | (Op::Le, true) => (true, true, true, false),
-        (Op::Ge, false) | (Op::Lt, true) => (true, false, true, false),
-        (Op::ULt, false) | (Op::UGe, true) => (false, true, false, false),
-        (Op::ULe, false) | (Op::UGt, true) => (false, false, false, false),
-        (Op::UGt, false) | (Op::ULe, true) => (false, true, true, false),
-        (Op::UGe, false) | (Op::ULt, true) => (false, false, true, false),
-        (Op::Eq, false) | (Op::Ne, true) => (true, false, false, true),
-        (Op::Ne, false) | (Op::Eq, true) => {
+    let (signed, strict, flip, eq) = match reading(l) {
+        Some(r) => r,
+        None if matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true)) => {
             if let (Some((a, wa)), Some((b, wb))) = (side(store, l.a, false), side(store, l.b, false)) {
                 match (a, b) {
                     (Side::Const(x), Side::Const(y)) if x == y => return Some(vec![l.from]),
@@ -434,7 +467,7 @@ fn add(
             }
             return None;
         }
-        _ => return None,
+        None => return None,
     };
     let (Some((a, wa)), Some((b, wb))) = (side(store, l.a, signed), side(store, l.b, signed)) else {
         return None;
@@ -455,6 +488,140 @@ fn add(
         g.bound((b, a), wa, signed, 0, l.from);
     }
     None
+}
+
+/// Comparison `l` as `a <= b` (`strict`: `a < b`; `eq`: both ways), with
+/// `flip`: `b … a`, in the signed reading or not: `(signed, strict, flip,
+/// eq)`; `None` for a disequality.
+fn reading(l: Lit) -> Option<(bool, bool, bool, bool)> {
+    Some(match (l.op, l.neg) {
+        (Op::Lt, false) | (Op::Ge, true) => (true, true, false, false),
+        (Op::Le, false) | (Op::Gt, true) => (true, false, false, false),
+        (Op::Gt, false) | (Op::Le, true) => (true, true, true, false),
+        (Op::Ge, false) | (Op::Lt, true) => (true, false, true, false),
+        (Op::ULt, false) | (Op::UGe, true) => (false, true, false, false),
+        (Op::ULe, false) | (Op::UGt, true) => (false, false, false, false),
+        (Op::UGt, false) | (Op::ULe, true) => (false, true, true, false),
+        (Op::UGe, false) | (Op::ULt, true) => (false, false, true, false),
+        (Op::Eq, false) | (Op::Ne, true) => (true, false, false, true),
+        _ => return None,
+    })
+}
+
+/// `t` as `a·s + c` for a symbol `s` of `t`'s width, a factor `a > 0` and
+/// a constant `c` (raw bits): `s`, `s << k`, `s * a`, each plus a constant.
+fn affine(store: &TermStore, t: TermId) -> Option<(TermId, i128, i128)> {
+    let constant = |x: TermId| match store.node(x) {
+        Node::Const(Value::Bv { bits, .. }) => Some(*bits as i128),
+        _ => None,
+    };
+    let scaled = |x: TermId| -> Option<(TermId, i128)> {
+        match store.node(x) {
+            Node::Sym(_) => Some((x, 1)),
+            Node::App(Op::Shl, args) if matches!(store.node(args[0]), Node::Sym(_)) => {
+                let k = constant(args[1])?;
+                (k < 32).then(|| (args[0], 1i128 << k))
+            }
+            Node::App(Op::Mul, args) if args.len() == 2 => {
+                let (s, a) = match (store.node(args[0]), store.node(args[1])) {
+                    (Node::Sym(_), _) => (args[0], constant(args[1])?),
+                    (_, Node::Sym(_)) => (args[1], constant(args[0])?),
+                    _ => return None,
+                };
+                (a > 0 && a < 1 << 32).then_some((s, a))
+            }
+            _ => None,
+        }
+    };
+    let (s, a, c) = match store.node(t) {
+        Node::App(Op::Add, args) if args.len() == 2 => match (constant(args[0]), constant(args[1])) {
+            (Some(c), None) => scaled(args[1]).map(|(s, a)| (s, a, c))?,
+            (None, Some(c)) => scaled(args[0]).map(|(s, a)| (s, a, c))?,
+            _ => return None,
+        },
+        _ => scaled(t).map(|(s, a)| (s, a, 0))?,
+    };
+    (store.sort(s) == store.sort(t)).then_some((s, a, c))
+}
+
+/// Bounds on symbols that comparisons of an affine term with a constant
+/// imply (`4·s + c >=u K`: `s >= ⌈(K - c)/4⌉`), where the bounds the
+/// graphs already put on `s` keep `a·s + c` from wrapping around in the
+/// comparison's reading and keep `s` in `0 .. 2^(w-1)`, where both
+/// readings of `s` agree: such a bound is added to both graphs. It holds
+/// in every model of the set, but follows from constraints that the
+/// graphs' paths do not name, so a contradiction it takes part in has the
+/// whole set as its core ([`Search::derived`]). Whether any was added.
+fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
+    let mut found = Vec::new();
+    for l in &parts.lits {
+        let Some((signed, strict, flip, eq)) = reading(*l) else {
+            continue;
+        };
+        let (x, y) = if flip { (l.b, l.a) } else { (l.a, l.b) };
+        // x <= y (x < y when strict), one side an affine term, the other a
+        // constant: the term at most (`upper`) or at least the constant.
+        let (t, k, upper) = match (side(store, x, signed), side(store, y, signed)) {
+            (Some((Side::Term(t), _)), Some((Side::Const(k), _))) => (t, k - strict as i128, true),
+            (Some((Side::Const(k), _)), Some((Side::Term(t), _))) => (t, k + strict as i128, false),
+            _ => continue,
+        };
+        let Some((s, a, c)) = affine(store, t).filter(|&(s, ..)| s != t) else {
+            continue;
+        };
+        let Sort::Bv(w) = store.sort(s) else { continue };
+        let Some((lo, hi)) = range(graphs, s, w) else { continue };
+        let half = 1i128 << (w - 1);
+        let c = if signed && c >= half { c - (1i128 << w) } else { c };
+        let (min, max) = if signed {
+            (-half, half - 1)
+        } else {
+            (0, (1i128 << w) - 1)
+        };
+        if a * lo + c < min || a * hi + c > max {
+            continue;
+        }
+        // a·s + c <= k: s <= ⌊(k - c)/a⌋; a·s + c >= k: s >= ⌈(k - c)/a⌉.
+        if upper || eq {
+            found.push((s, w, Some((k - c).div_euclid(a)), None, l.from));
+        }
+        if !upper || eq {
+            found.push((s, w, None, Some(-(c - k).div_euclid(a)), l.from));
+        }
+    }
+    for &(s, w, at_most, at_least, from) in &found {
+        for (i, g) in graphs.iter_mut().enumerate() {
+            let signed = i == 0;
+            if let Some(hi) = at_most {
+                g.bound((Side::Term(s), Side::Const(0)), w, signed, hi, from);
+            }
+            if let Some(lo) = at_least {
+                g.bound((Side::Const(0), Side::Term(s)), w, signed, -lo, from);
+            }
+        }
+    }
+    !found.is_empty()
+}
+
+/// The bounds the graphs put on symbol `s` (`w` bits), when they keep it
+/// in `0 .. 2^(w-1)`, where its two readings agree.
+fn range(graphs: &[Graph; 2], s: TermId, w: u8) -> Option<(i128, i128)> {
+    let half = 1i128 << (w - 1);
+    let (mut lo, mut hi) = (i128::MIN, i128::MAX);
+    for g in graphs {
+        let Some(&n) = g.nodes.get(&s) else { continue };
+        if g.nodes.len() + 1 > MAX_NODES {
+            return None;
+        }
+        // n - 0 <= d(0 -> n); 0 - n <= d(n -> 0).
+        if let Some(d) = g.paths_from(0).0[n] {
+            hi = hi.min(d);
+        }
+        if let Some(d) = g.paths_from(n).0[0] {
+            lo = lo.max(-d);
+        }
+    }
+    (lo >= 0 && hi < half).then_some((lo, hi))
 }
 
 /// Shortest paths from a node of a graph, as [`Graph::paths_from`] gives
@@ -761,6 +928,13 @@ mod tests {
                     let k = consts[next(16)];
                     st.app(Op::And, &[xs[next(3)], k]).unwrap()
                 }
+                // An affine term: `c + (y << k)` or `y * a` (bounds derived
+                // where it cannot wrap around).
+                2 => {
+                    let shifted = st.app(Op::Shl, &[xs[next(3)], consts[next(3)]]).unwrap();
+                    st.app(Op::Add, &[consts[next(16)], shifted]).unwrap()
+                }
+                3 => st.app(Op::Mul, &[xs[next(3)], consts[1 + next(4)]]).unwrap(),
                 _ => plain(next),
             }
         };
@@ -895,6 +1069,69 @@ mod tests {
             panic!("a case stands")
         };
         assert!(st.satisfies(&[a, above, low], &m), "{m:?}");
+    }
+
+    /// Keys in a range that must differ pairwise: the shortest distances
+    /// make them all equal, so the disequalities are split until a case's
+    /// model keeps them apart; with more keys than the range holds, every
+    /// case is refuted.
+    #[test]
+    fn a_disequality_the_distances_break_is_split() {
+        let (mut st, x) = store_with(3);
+        let (zero, two, three) = (c(&mut st, 0), c(&mut st, 2), c(&mut st, 3));
+        let mut set = Vec::new();
+        for &k in &x {
+            set.push(st.app(Op::Ge, &[k, zero]).unwrap());
+            set.push(st.app(Op::Lt, &[k, three]).unwrap());
+        }
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            set.push(st.app(Op::Ne, &[x[i], x[j]]).unwrap());
+        }
+        let Found::Candidate(m) = check(&st, &set) else {
+            panic!("three keys fit in 0..3")
+        };
+        assert!(st.satisfies(&set, &m), "{m:?}");
+        set[1] = st.app(Op::Lt, &[x[0], two]).unwrap();
+        set[3] = st.app(Op::Lt, &[x[1], two]).unwrap();
+        set[5] = st.app(Op::Lt, &[x[2], two]).unwrap();
+        assert!(
+            matches!(check(&st, &set), Found::Unsat(_)),
+            "three keys do not fit in 0..2"
+        );
+    }
+
+    /// A red-black tree's question over a node's address: `s` in `0..8`
+    /// and `0x10400 + (s << 2) >=u 0x1041c` put `s` at 7, so no `t` is
+    /// above `s` and below 8.
+    #[test]
+    fn an_address_bound_bounds_its_index() {
+        let (mut st, x) = store_with(2);
+        let (zero, eight, two) = (c(&mut st, 0), c(&mut st, 8), c(&mut st, 2));
+        let (base, end) = (c(&mut st, 0x10400), c(&mut st, 0x1041c));
+        let shifted = st.app(Op::Shl, &[x[0], two]).unwrap();
+        let addr = st.app(Op::Add, &[base, shifted]).unwrap();
+        let mut set = vec![
+            st.app(Op::Ge, &[x[0], zero]).unwrap(),
+            st.app(Op::Lt, &[x[0], eight]).unwrap(),
+            st.app(Op::UGe, &[addr, end]).unwrap(),
+            st.app(Op::Gt, &[x[1], x[0]]).unwrap(),
+        ];
+        let Found::Candidate(m) = check(&st, &set) else {
+            panic!("t = 8 is above s = 7")
+        };
+        assert!(st.satisfies(&set, &m), "{m:?}");
+        set.push(st.app(Op::Lt, &[x[1], eight]).unwrap());
+        let Found::Unsat(core) = check(&st, &set) else {
+            panic!("no t in 8..8")
+        };
+        assert_eq!(core.len(), set.len(), "a derived bound's core is the whole set");
+        // With s below 8 only through t < 8, the same.
+        set.remove(1);
+        assert!(matches!(check(&st, &set), Found::Unsat(_)));
+        // With no upper bound on s the address may wrap: nothing derived,
+        // and the set is satisfiable (s = 7, t = 8).
+        set.pop();
+        assert!(!matches!(check(&st, &set), Found::Unsat(_)));
     }
 
     #[test]
