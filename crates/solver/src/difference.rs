@@ -331,13 +331,23 @@ fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search
             return None;
         }
         let (from, _) = parts.ors.swap_remove(at);
-        core.push(from);
-        core.extend(dead);
+        let mut split = vec![from];
+        split.extend(dead);
         for case in live {
             let mut p = parts.clone();
             p.case(store, &case, from)?;
-            core.extend(refute(store, p, depth - 1, search)?);
+            let refuted = refute(store, p, depth - 1, search)?;
+            if !refuted.contains(&from) {
+                // The case took no part in its refutation (nothing of the
+                // disjunction's member is in the core): the same core
+                // refutes every other case, which need not be tried (as a
+                // SAT solver's backjumping).
+                core.extend(refuted);
+                return Some(core);
+            }
+            split.extend(refuted);
         }
+        core.extend(split);
         return Some(core);
     }
 }
