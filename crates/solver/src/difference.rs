@@ -564,6 +564,8 @@ fn affine(store: &TermStore, t: TermId) -> Option<(TermId, i128, i128)> {
 /// whole set as its core ([`Search::derived`]). Whether any was added.
 fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
     let mut found = Vec::new();
+    // Each graph's shortest paths from the integer 0, once asked.
+    let mut from_zero = [None, None];
     for l in &parts.lits {
         let Some((signed, strict, flip, eq)) = reading(*l) else {
             continue;
@@ -580,7 +582,9 @@ fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
             continue;
         };
         let Sort::Bv(w) = store.sort(s) else { continue };
-        let Some((lo, hi)) = range(graphs, s, w) else { continue };
+        let Some((lo, hi)) = range(graphs, &mut from_zero, s, w) else {
+            continue;
+        };
         let half = 1i128 << (w - 1);
         let c = if signed && c >= half { c - (1i128 << w) } else { c };
         let (min, max) = if signed {
@@ -615,16 +619,21 @@ fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
 
 /// The bounds the graphs put on symbol `s` (`w` bits), when they keep it
 /// in `0 .. 2^(w-1)`, where its two readings agree.
-fn range(graphs: &[Graph; 2], s: TermId, w: u8) -> Option<(i128, i128)> {
+fn range(
+    graphs: &[Graph; 2],
+    from_zero: &mut [Option<Vec<Option<i128>>>; 2],
+    s: TermId,
+    w: u8,
+) -> Option<(i128, i128)> {
     let half = 1i128 << (w - 1);
     let (mut lo, mut hi) = (i128::MIN, i128::MAX);
-    for g in graphs {
+    for (g, zero) in graphs.iter().zip(from_zero) {
         let Some(&n) = g.nodes.get(&s) else { continue };
         if g.nodes.len() + 1 > MAX_NODES {
             return None;
         }
         // n - 0 <= d(0 -> n); 0 - n <= d(n -> 0).
-        if let Some(d) = g.paths_from(0).0[n] {
+        if let Some(d) = zero.get_or_insert_with(|| g.paths_from(0).0)[n] {
             hi = hi.min(d);
         }
         if let Some(d) = g.paths_from(n).0[0] {
