@@ -121,7 +121,7 @@ impl Var {
         }
     }
 
-    /// `cur` moved by `dir · 2^k` (units in the last place for floats).
+    /// `cur` moved up or down by 2^k (units in the last place for floats).
     fn step(self, cur: Value, up: bool, k: u32) -> Value {
         let sign = if up { 1 } else { -1 };
         match (self.sort, cur) {
