@@ -223,15 +223,20 @@ impl Parts {
         self.lits.push(l);
     }
 
-    /// A disequality not split yet whose sides `model` makes equal.
+    /// A disequality not split yet whose sides `model` makes equal (a
+    /// symbol it leaves out at its default, as the caller evaluates it).
     fn broken_apart(&self, store: &TermStore, model: &Model) -> Option<Lit> {
         self.lits.iter().copied().find(|l| {
-            matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true))
-                && !self.split.contains(&(l.a, l.b))
-                && matches!(
-                    (store.eval(l.a, model), store.eval(l.b, model)),
-                    (Ok(x), Ok(y)) if x == y
-                )
+            if !matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true)) || self.split.contains(&(l.a, l.b)) {
+                return false;
+            }
+            let mut m = model.clone();
+            for &t in &[l.a, l.b] {
+                for &s in store.symbols(t) {
+                    m.entry(s).or_insert_with(|| Value::default_of(store.symbol(s).sort));
+                }
+            }
+            matches!((store.eval(l.a, &m), store.eval(l.b, &m)), (Ok(x), Ok(y)) if x == y)
         })
     }
 
@@ -426,6 +431,26 @@ fn candidate(store: &TermStore, parts: &Parts) -> Model {
             model.entry(*s).or_insert_with(|| Value::bv(w, v as u64));
         }
     }
+    // A masked symbol (`s & m`: a parity test) that no bound names itself
+    // takes its node's value, where the mask allows it.
+    for g in &graphs {
+        let Some(dist) = g.potentials() else { continue };
+        for (&t, &n) in &g.nodes {
+            let Node::App(Op::And, args) = store.node(t) else {
+                continue;
+            };
+            let (sym, mask) = match (store.node(args[0]), store.node(args[1])) {
+                (Node::Sym(s), Node::Const(Value::Bv { bits, .. }))
+                | (Node::Const(Value::Bv { bits, .. }), Node::Sym(s)) => (*s, *bits),
+                _ => continue,
+            };
+            let Sort::Bv(w) = store.sort(t) else { continue };
+            let v = Value::bv(w, (dist[n] - dist[0]) as u64);
+            if matches!(v, Value::Bv { bits, .. } if bits & !mask == 0) {
+                model.entry(sym).or_insert(v);
+            }
+        }
+    }
     model
 }
 
@@ -486,6 +511,11 @@ fn add(
     if wa != wb {
         return None;
     }
+    for t in [l.a, l.b] {
+        if let Some(m) = mask_of(store, t) {
+            graphs[!signed as usize].masks.insert(t, m);
+        }
+    }
     if let (Side::Const(x), Side::Const(y)) = (a, b) {
         // a <= b (a < b when strict; both ways when eq).
         let holds = if eq { x == y } else { x - y <= -(strict as i128) };
@@ -498,6 +528,17 @@ fn add(
         g.bound((b, a), wa, signed, 0, l.from);
     }
     None
+}
+
+/// The mask `m` of a term `x & m`, as an unsigned integer.
+fn mask_of(store: &TermStore, t: TermId) -> Option<i128> {
+    let Node::App(Op::And, args) = store.node(t) else {
+        return None;
+    };
+    args.iter().find_map(|&a| match store.node(a) {
+        Node::Const(Value::Bv { bits, .. }) => Some(*bits as i128),
+        _ => None,
+    })
 }
 
 /// Comparison `l` as `a <= b` (`strict`: `a < b`; `eq`: both ways), with
@@ -654,6 +695,8 @@ type Paths = FxHashMap<usize, (Vec<Option<i128>>, Vec<Option<usize>>)>;
 struct Graph {
     nodes: FxHashMap<TermId, usize>,
     edges: Vec<(usize, usize, i128, Option<TermId>)>,
+    /// Terms `x & m` (a constant mask) with their mask: at most `m`.
+    masks: FxHashMap<TermId, i128>,
 }
 
 impl Graph {
@@ -670,6 +713,12 @@ impl Graph {
                         (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
                     } else {
                         (0, (1i128 << w) - 1)
+                    };
+                    // `x & m` is in 0..=m (unsigned; signed too when m is
+                    // below the sign bit).
+                    let (lo, hi) = match self.masks.get(&s) {
+                        Some(&m) if !signed || m < 1i128 << (w - 1) => (0, m),
+                        _ => (lo, hi),
                     };
                     // n - 0 <= hi and 0 - n <= -lo.
                     self.edges.push((0, n, hi, None));
@@ -1151,6 +1200,22 @@ mod tests {
         // and the set is satisfiable (s = 7, t = 8).
         set.pop();
         assert!(!matches!(check(&st, &set), Found::Unsat(_)));
+    }
+
+    /// A parity test `x & 1 != 0`: the masked term lies in `0..=1`, so the
+    /// split leaves `x & 1 > 0`, and the model gives `x` the node's value.
+    #[test]
+    fn a_masked_symbol_takes_its_value() {
+        let (mut st, x) = store_with(1);
+        let (zero, one) = (c(&mut st, 0), c(&mut st, 1));
+        let odd = st.app(Op::And, &[x[0], one]).unwrap();
+        let set = [st.app(Op::Ne, &[odd, zero]).unwrap()];
+        let Found::Candidate(m) = check(&st, &set) else {
+            panic!("x = 1 is odd")
+        };
+        assert!(st.satisfies(&set, &m), "{m:?}");
+        let above = st.app(Op::UGt, &[odd, one]).unwrap();
+        assert!(matches!(check(&st, &[above]), Found::Unsat(_)), "x & 1 is at most 1");
     }
 
     #[test]
