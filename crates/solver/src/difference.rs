@@ -226,18 +226,20 @@ impl Parts {
     /// A disequality not split yet whose sides `model` makes equal (a
     /// symbol it leaves out at its default, as the caller evaluates it).
     fn broken_apart(&self, store: &TermStore, model: &Model) -> Option<Lit> {
-        self.lits.iter().copied().find(|l| {
-            if !matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true)) || self.split.contains(&(l.a, l.b)) {
-                return false;
-            }
-            let mut m = model.clone();
-            for &t in &[l.a, l.b] {
+        let open =
+            |l: &Lit| matches!((l.op, l.neg), (Op::Ne, false) | (Op::Eq, true)) && !self.split.contains(&(l.a, l.b));
+        let mut m = model.clone();
+        for l in self.lits.iter().filter(|l| open(l)) {
+            for t in [l.a, l.b] {
                 for &s in store.symbols(t) {
                     m.entry(s).or_insert_with(|| Value::default_of(store.symbol(s).sort));
                 }
             }
-            matches!((store.eval(l.a, &m), store.eval(l.b, &m)), (Ok(x), Ok(y)) if x == y)
-        })
+        }
+        self.lits
+            .iter()
+            .copied()
+            .find(|l| open(l) && matches!((store.eval(l.a, &m), store.eval(l.b, &m)), (Ok(x), Ok(y)) if x == y))
     }
 
     /// Adds the conjuncts of a disjunction's case, from member `from`.
@@ -420,9 +422,10 @@ fn candidate(store: &TermStore, parts: &Parts) -> Model {
         add(store, *l, &mut graphs, &mut apart);
     }
     derive(store, parts, &mut graphs);
+    let dists: Vec<Option<Vec<i128>>> = graphs.iter().map(Graph::potentials).collect();
     let mut model = Model::default();
-    for g in &graphs {
-        let Some(dist) = g.potentials() else { continue };
+    for (g, dist) in graphs.iter().zip(&dists) {
+        let Some(dist) = dist else { continue };
         for (&t, &n) in &g.nodes {
             let (Node::Sym(s), Sort::Bv(w)) = (store.node(t), store.sort(t)) else {
                 continue;
@@ -433,21 +436,19 @@ fn candidate(store: &TermStore, parts: &Parts) -> Model {
     }
     // A masked symbol (`s & m`: a parity test) that no bound names itself
     // takes its node's value, where the mask allows it.
-    for g in &graphs {
-        let Some(dist) = g.potentials() else { continue };
-        for (&t, &n) in &g.nodes {
-            let Node::App(Op::And, args) = store.node(t) else {
+    for (g, dist) in graphs.iter().zip(&dists) {
+        let Some(dist) = dist else { continue };
+        for (&t, &mask) in &g.masks {
+            let (Some(&n), Node::App(_, args), Sort::Bv(w)) = (g.nodes.get(&t), store.node(t), store.sort(t)) else {
                 continue;
             };
-            let (sym, mask) = match (store.node(args[0]), store.node(args[1])) {
-                (Node::Sym(s), Node::Const(Value::Bv { bits, .. }))
-                | (Node::Const(Value::Bv { bits, .. }), Node::Sym(s)) => (*s, *bits),
-                _ => continue,
+            let [a, b] = args.as_slice() else { continue };
+            let ((Node::Sym(sym), _) | (_, Node::Sym(sym))) = (store.node(*a), store.node(*b)) else {
+                continue;
             };
-            let Sort::Bv(w) = store.sort(t) else { continue };
             let v = Value::bv(w, (dist[n] - dist[0]) as u64);
-            if matches!(v, Value::Bv { bits, .. } if bits & !mask == 0) {
-                model.entry(sym).or_insert(v);
+            if matches!(v, Value::Bv { bits, .. } if bits as i128 & !mask == 0) {
+                model.entry(*sym).or_insert(v);
             }
         }
     }
@@ -530,15 +531,20 @@ fn add(
     None
 }
 
+/// A bit-vector constant's bits, as an unsigned integer.
+fn bits_of(store: &TermStore, t: TermId) -> Option<i128> {
+    match store.node(t) {
+        Node::Const(Value::Bv { bits, .. }) => Some(*bits as i128),
+        _ => None,
+    }
+}
+
 /// The mask `m` of a term `x & m`, as an unsigned integer.
 fn mask_of(store: &TermStore, t: TermId) -> Option<i128> {
     let Node::App(Op::And, args) = store.node(t) else {
         return None;
     };
-    args.iter().find_map(|&a| match store.node(a) {
-        Node::Const(Value::Bv { bits, .. }) => Some(*bits as i128),
-        _ => None,
-    })
+    args.iter().find_map(|&a| bits_of(store, a))
 }
 
 /// Comparison `l` as `a <= b` (`strict`: `a < b`; `eq`: both ways), with
@@ -562,10 +568,7 @@ fn reading(l: Lit) -> Option<(bool, bool, bool, bool)> {
 /// `t` as `a·s + c` for a symbol `s` of `t`'s width, a factor `a > 0` and
 /// a constant `c` (raw bits): `s`, `s << k`, `s * a`, each plus a constant.
 fn affine(store: &TermStore, t: TermId) -> Option<(TermId, i128, i128)> {
-    let constant = |x: TermId| match store.node(x) {
-        Node::Const(Value::Bv { bits, .. }) => Some(*bits as i128),
-        _ => None,
-    };
+    let constant = |x: TermId| bits_of(store, x);
     let scaled = |x: TermId| -> Option<(TermId, i128)> {
         match store.node(x) {
             Node::Sym(_) => Some((x, 1)),

@@ -121,6 +121,15 @@ impl Var {
         }
     }
 
+    /// `v` as a value of this float variable's sort; `None` for other sorts.
+    fn float(self, v: f64) -> Option<Value> {
+        match self.sort {
+            Sort::F64 => Some(Value::F64(v.to_bits())),
+            Sort::F32 => Some(Value::F32((v as f32).to_bits())),
+            _ => None,
+        }
+    }
+
     /// `cur` moved up or down by 2^k (units in the last place for floats).
     fn step(self, cur: Value, up: bool, k: u32) -> Value {
         let sign = if up { 1 } else { -1 };
@@ -336,12 +345,9 @@ impl Search<'_> {
             for var in self.vars.clone() {
                 let mantissa = 1.0 + (self.next() % 1024) as f64 / 1024.0;
                 let exp = (self.next() % 41) as i32 - 20;
-                let v = mantissa * 2f64.powi(exp);
-                match var.sort {
-                    Sort::F64 => m.insert(var.sym, Value::F64(v.to_bits())),
-                    Sort::F32 => m.insert(var.sym, Value::F32((v as f32).to_bits())),
-                    _ => None,
-                };
+                if let Some(v) = var.float(mantissa * 2f64.powi(exp)) {
+                    m.insert(var.sym, v);
+                }
             }
             return m;
         }
@@ -398,11 +404,7 @@ pub fn minimize_from(store: &TermStore, constraints: &[TermId], starts: &[Model]
     let ones: Model = search
         .vars
         .iter()
-        .filter_map(|v| match v.sort {
-            Sort::F64 => Some((v.sym, Value::F64(1f64.to_bits()))),
-            Sort::F32 => Some((v.sym, Value::F32(1f32.to_bits()))),
-            _ => None,
-        })
+        .filter_map(|v| Some((v.sym, v.float(1.0)?)))
         .collect();
     let mut cur = Model::default();
     let mut f = f64::INFINITY;
@@ -437,18 +439,28 @@ pub fn minimize_from(store: &TermStore, constraints: &[TermId], starts: &[Model]
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A store with two double inputs named `a` and `b`.
+    pub(crate) fn doubles(a: &str, b: &str) -> (TermStore, TermId, TermId) {
+        let mut s = TermStore::new();
+        let x = s.symbol_term(a, Sort::F64);
+        let y = s.symbol_term(b, Sort::F64);
+        (s, x, y)
+    }
+
+    /// The double constant `v`.
+    pub(crate) fn double(s: &mut TermStore, v: f64) -> TermId {
+        s.constant(Value::F64(v.to_bits()))
+    }
 
     /// Seed 002 §3.4: Figure 2 over floats, x + y ≥ 2 ∧ 2y − x ≥ 1 ∧
     /// 2x − y ≥ 0, found by search from (0, 0).
     #[test]
     fn figure_2_over_doubles() {
-        let mut s = TermStore::new();
-        let x = s.symbol_term("x", Sort::F64);
-        let y = s.symbol_term("y", Sort::F64);
-        let k = |s: &mut TermStore, v: f64| s.constant(Value::F64(v.to_bits()));
-        let (two, one, zero) = (k(&mut s, 2.0), k(&mut s, 1.0), k(&mut s, 0.0));
+        let (mut s, x, y) = doubles("x", "y");
+        let (two, one, zero) = (double(&mut s, 2.0), double(&mut s, 1.0), double(&mut s, 0.0));
         let sum = s.app(Op::Add, &[x, y]).unwrap();
         let c1 = s.app(Op::Ge, &[sum, two]).unwrap();
         let y2 = s.app(Op::Mul, &[two, y]).unwrap();
@@ -469,11 +481,8 @@ mod tests {
     /// of every size reach.
     #[test]
     fn a_relative_tolerance_is_met_at_any_scale() {
-        let mut s = TermStore::new();
-        let a = s.symbol_term("a", Sort::F64);
-        let b = s.symbol_term("b", Sort::F64);
-        let k = |s: &mut TermStore, v: f64| s.constant(Value::F64(v.to_bits()));
-        let (eps, thousand) = (k(&mut s, 1e-9), k(&mut s, 1000.0));
+        let (mut s, a, b) = doubles("a", "b");
+        let (eps, thousand) = (double(&mut s, 1e-9), double(&mut s, 1000.0));
         let aa = s.app(Op::Mul, &[a, a]).unwrap();
         let lhs = s.app(Op::Add, &[aa, aa]).unwrap();
         let rhs = s.app(Op::Mul, &[b, b]).unwrap();

@@ -858,10 +858,8 @@ mod tests {
     /// difference bounds.
     #[test]
     fn braids_own_procedures_answer_before_z3() {
-        let mut s = TermStore::new();
-        let x = s.symbol_term("x", Sort::F64);
-        let y = s.symbol_term("y", Sort::F64);
-        let k = |s: &mut TermStore, v: f64| s.constant(Value::F64(v.to_bits()));
+        let (mut s, x, y) = crate::optimize::tests::doubles("x", "y");
+        let k = crate::optimize::tests::double;
         let (two, ten) = (k(&mut s, 2.0), k(&mut s, 10.0));
         let prod = s.app(Op::Mul, &[x, y]).unwrap();
         let c1 = s.app(Op::Gt, &[prod, ten]).unwrap();
