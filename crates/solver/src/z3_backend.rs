@@ -72,6 +72,7 @@ impl Z3Solver {
                 done: FxHashMap::default(),
                 reads: Default::default(),
                 nonlinear: Default::default(),
+                not_bits: Default::default(),
                 stop: None,
             },
             timeout_ms,
@@ -86,6 +87,7 @@ impl Z3Solver {
                 done: FxHashMap::default(),
                 reads: Default::default(),
                 nonlinear: Default::default(),
+                not_bits: Default::default(),
                 stop: None,
             },
             incremental: true,
@@ -245,6 +247,15 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, String> {
 /// non-linear tactic takes the rest of the time.
 const NONLINEAR_FIRST: Duration = Duration::from_millis(500);
 
+/// How long the kept solver has on a question over bit-vectors alone before
+/// a fresh solver takes the rest of the time. A kept solver is incremental,
+/// and Z3's incremental core skips the preprocessing its bit-vector tactic
+/// does before bit-blasting: Kadane's sums (6 inputs of 32 bits, unsat)
+/// took the kept solver 5 s and a fresh one 50 ms. Over integers it is the
+/// other way round (a merged question of `bench/merging/sleep-6-3`: 0.3 s
+/// kept, 4 s fresh).
+const KEPT_FIRST: Duration = Duration::from_millis(50);
+
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
 
@@ -258,6 +269,9 @@ struct Translator<'ctx> {
     /// The translated terms with integer division, remainder or a product
     /// of two non-constants.
     nonlinear: rustc_hash::FxHashSet<TermId>,
+    /// The translated terms with a part of a sort other than Bool and
+    /// bit-vectors (integers, floats).
+    not_bits: rustc_hash::FxHashSet<TermId>,
     /// When translating must stop (the run's deadline, or its budget's
     /// stop): a merged state's terms can be millions of nodes, which took
     /// Z3 52 s and 14 GB past a 30 s limit.
@@ -311,6 +325,7 @@ impl<'ctx> Translator<'ctx> {
             self.done.clear();
             self.reads.clear();
             self.nonlinear.clear();
+            self.not_bits.clear();
         }
         for (i, t) in store.postorder(&[root]).into_iter().enumerate() {
             if self.done.contains_key(&t) {
@@ -343,6 +358,10 @@ impl<'ctx> Translator<'ctx> {
                         };
                     if own || args.iter().any(|a| self.nonlinear.contains(a)) {
                         self.nonlinear.insert(t);
+                    }
+                    let bits = |x: TermId| matches!(store.sort(x), Sort::Bool | Sort::Bv(_));
+                    if !bits(t) || args.iter().any(|a| !bits(*a) || self.not_bits.contains(a)) {
+                        self.not_bits.insert(t);
                     }
                     let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
@@ -957,13 +976,18 @@ impl Z3Solver {
         // 10 s on a question (unsat) the tactic decides in 5 ms, and the
         // other way round on another.
         let nonlinear = constraints.iter().any(|c| self.translator.nonlinear.contains(c));
-        let first = match (nonlinear, timeout) {
-            (true, Some(t)) => Some(t.min(NONLINEAR_FIRST)),
-            (true, None) => Some(NONLINEAR_FIRST),
-            (false, t) => t,
-        };
         // A question over floats may go to the helper too (crate::external).
         let floats = crate::query::mentions_floats(store, constraints);
+        let bits = !constraints.iter().any(|c| self.translator.not_bits.contains(c));
+        let slice = match (nonlinear, bits) {
+            (true, _) => Some(NONLINEAR_FIRST),
+            (false, true) => Some(KEPT_FIRST),
+            (false, false) => None,
+        };
+        let first = match (slice, timeout) {
+            (Some(s), Some(t)) => Some(t.min(s)),
+            (s, t) => s.or(t),
+        };
         let rival = self.helper.as_ref().filter(|_| floats).map(|h| (h, store, constraints));
         let kept = &self.solver;
         let (mut answer, helper_answer) = if self.incremental {
@@ -1049,10 +1073,16 @@ impl Z3Solver {
                 }
             }
         }
-        if nonlinear && matches!(answer, SatResult::Unknown(_)) && !self.budget.as_ref().is_some_and(|b| b.stopped()) {
+        // The kept solver's slice ran out: a fresh solver (for non-linear
+        // integers, with Z3's tactic for them) has the rest of the time.
+        let sliced = slice.is_some() && first != timeout;
+        if sliced && matches!(answer, SatResult::Unknown(_)) && !self.budget.as_ref().is_some_and(|b| b.stopped()) {
             let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
             if left != Some(Duration::ZERO) {
-                let fresh = z3::Tactic::new(self.ctx, "qfnia").solver();
+                let fresh = match nonlinear {
+                    true => z3::Tactic::new(self.ctx, "qfnia").solver(),
+                    false => z3::Solver::new(self.ctx),
+                };
                 return self.check_fresh(fresh, store, constraints, &asserted, left);
             }
         }
