@@ -72,7 +72,7 @@ impl Z3Solver {
                 done: FxHashMap::default(),
                 reads: Default::default(),
                 nonlinear: Default::default(),
-                not_bits: Default::default(),
+                kept_only: Default::default(),
                 stop: None,
             },
             timeout_ms,
@@ -87,7 +87,7 @@ impl Z3Solver {
                 done: FxHashMap::default(),
                 reads: Default::default(),
                 nonlinear: Default::default(),
-                not_bits: Default::default(),
+                kept_only: Default::default(),
                 stop: None,
             },
             incremental: true,
@@ -253,7 +253,8 @@ const NONLINEAR_FIRST: Duration = Duration::from_millis(500);
 /// does before bit-blasting: Kadane's sums (6 inputs of 32 bits, unsat)
 /// took the kept solver 5 s and a fresh one 50 ms. Over integers it is the
 /// other way round (a merged question of `bench/merging/sleep-6-3`: 0.3 s
-/// kept, 4 s fresh).
+/// kept, 4 s fresh), and for a product of two unknowns too (factoring a
+/// 64-bit constant, `bench/sv/longlong_mul.c`: 7 s kept, over 27 s fresh).
 const KEPT_FIRST: Duration = Duration::from_millis(50);
 
 /// Z3 terms a translator keeps at most.
@@ -269,9 +270,11 @@ struct Translator<'ctx> {
     /// The translated terms with integer division, remainder or a product
     /// of two non-constants.
     nonlinear: rustc_hash::FxHashSet<TermId>,
-    /// The translated terms with a part of a sort other than Bool and
-    /// bit-vectors (integers, floats).
-    not_bits: rustc_hash::FxHashSet<TermId>,
+    /// The translated terms the kept solver keeps to itself (see
+    /// [`KEPT_FIRST`]): with a part of a sort other than Bool and
+    /// bit-vectors (integers, floats), or a product or quotient of two
+    /// non-constant bit-vectors.
+    kept_only: rustc_hash::FxHashSet<TermId>,
     /// When translating must stop (the run's deadline, or its budget's
     /// stop): a merged state's terms can be millions of nodes, which took
     /// Z3 52 s and 14 GB past a 30 s limit.
@@ -325,7 +328,7 @@ impl<'ctx> Translator<'ctx> {
             self.done.clear();
             self.reads.clear();
             self.nonlinear.clear();
-            self.not_bits.clear();
+            self.kept_only.clear();
         }
         for (i, t) in store.postorder(&[root]).into_iter().enumerate() {
             if self.done.contains_key(&t) {
@@ -360,8 +363,10 @@ impl<'ctx> Translator<'ctx> {
                         self.nonlinear.insert(t);
                     }
                     let bits = |x: TermId| matches!(store.sort(x), Sort::Bool | Sort::Bv(_));
-                    if !bits(t) || args.iter().any(|a| !bits(*a) || self.not_bits.contains(a)) {
-                        self.not_bits.insert(t);
+                    let product =
+                        matches!(op, Op::Mul | Op::Div | Op::Rem | Op::UDiv | Op::URem) && !args.iter().any(constant);
+                    if product || !bits(t) || args.iter().any(|a| !bits(*a) || self.kept_only.contains(a)) {
+                        self.kept_only.insert(t);
                     }
                     let sorts: Vec<Sort> = args.iter().map(|x| store.sort(*x)).collect();
                     let args: Vec<Dynamic<'ctx>> = args.iter().map(|a| self.done[a].clone()).collect();
@@ -978,7 +983,7 @@ impl Z3Solver {
         let nonlinear = constraints.iter().any(|c| self.translator.nonlinear.contains(c));
         // A question over floats may go to the helper too (crate::external).
         let floats = crate::query::mentions_floats(store, constraints);
-        let bits = !constraints.iter().any(|c| self.translator.not_bits.contains(c));
+        let bits = !constraints.iter().any(|c| self.translator.kept_only.contains(c));
         let slice = match (nonlinear, bits) {
             (true, _) => Some(NONLINEAR_FIRST),
             (false, true) => Some(KEPT_FIRST),
