@@ -53,6 +53,9 @@ pub struct Z3Solver {
     incremental: bool,
     /// The constraints asserted in the kept solver, one scope each.
     stack: Vec<TermId>,
+    /// How long the kept solver has on a question over bit-vectors alone
+    /// ([`KEPT_FIRST`]).
+    kept_first: Duration,
     /// The solver raced against Z3 on questions over floats.
     helper: Option<Helper>,
     /// Whether the helper answered the last check.
@@ -92,6 +95,7 @@ impl Z3Solver {
             },
             incremental: true,
             stack: Vec::new(),
+            kept_first: KEPT_FIRST,
             helper: None,
             helper_answered: false,
         }
@@ -986,7 +990,7 @@ impl Z3Solver {
         let bits = !constraints.iter().any(|c| self.translator.kept_only.contains(c));
         let slice = match (nonlinear, bits) {
             (true, _) => Some(NONLINEAR_FIRST),
-            (false, true) => Some(KEPT_FIRST),
+            (false, true) => Some(self.kept_first),
             (false, false) => None,
         };
         let first = match (slice, timeout) {
@@ -1193,6 +1197,56 @@ mod tests {
                 panic!("a NaN exists")
             };
             assert_eq!(s.eval(nan, &m), Ok(Value::Bool(true)), "{m:?}");
+        }
+    }
+
+    /// A question over bit-vectors whose slice on the kept solver runs out
+    /// is answered by a fresh solver: unsat with the whole set as the core,
+    /// or a model that satisfies it. The question is one of Kadane's (Table
+    /// 1) that takes the kept solver well over a millisecond.
+    #[test]
+    fn a_fresh_solver_answers_past_the_kept_solvers_slice() {
+        let mut s = TermStore::new();
+        let a: Vec<TermId> = (0..6).map(|i| s.symbol_term(&format!("a{i}"), Sort::Bv(32))).collect();
+        let (low, high) = (
+            s.constant(Value::bv(32, -100i64 as u64)),
+            s.constant(Value::bv(32, 100)),
+        );
+        let mut sums = vec![a[0]];
+        for &x in &a[1..] {
+            let last = *sums.last().unwrap();
+            sums.push(s.app(Op::Add, &[last, x]).unwrap());
+        }
+        let mut c = Vec::new();
+        for &x in &a {
+            c.push(s.app(Op::Gt, &[x, low]).unwrap());
+            c.push(s.app(Op::Lt, &[x, high]).unwrap());
+        }
+        let mut cmp = |op, x, y| c.push(s.app(op, &[x, y]).unwrap());
+        cmp(Op::Lt, a[1], sums[1]);
+        cmp(Op::Ge, a[0], sums[1]);
+        cmp(Op::Lt, a[2], sums[2]);
+        cmp(Op::Ge, a[0], sums[2]);
+        cmp(Op::Lt, a[3], sums[3]);
+        cmp(Op::Lt, a[0], sums[3]);
+        cmp(Op::Lt, a[4], sums[4]);
+        cmp(Op::Ge, a[5], sums[5]);
+        cmp(Op::Lt, sums[3], sums[4]);
+        let mut z = Z3Solver::new(Some(20_000));
+        z.kept_first = Duration::ZERO;
+        assert_eq!(z.check(&s, &c), SatResult::Unsat);
+        assert_eq!(
+            z.unsat_core().map(|core| core.len()),
+            Some(c.len()),
+            "the fresh solver's core"
+        );
+        // Without the last comparison it is satisfiable.
+        c.pop();
+        let SatResult::Sat(m) = z.check(&s, &c) else {
+            panic!("satisfiable")
+        };
+        for t in c {
+            assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
         }
     }
 
