@@ -196,3 +196,44 @@ fn a_summary_past_its_width_becomes_one_value_and_the_tests_still_replay() {
     }
     assert_eq!(seen[0], seen[1], "multise vs ssm");
 }
+
+/// A run that gives merging up (here at once: after no time, at any share
+/// of BDD operations) hands the run to dse, which explores from the start
+/// under the same recorder: dse's bugs and coverage, tests that replay, and
+/// the statistics say so.
+#[test]
+fn a_run_that_gives_merging_up_ends_as_dse() {
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    for program in ["examples/bir/bugs.bir", "examples/paper/echo.bir"] {
+        let text = std::fs::read_to_string(example(program)).expect("example");
+        let module = braid_ir::parse(program, &text).expect("parses");
+        let entry = module.func_index("main").expect("a main function");
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        let mut spec = EngineSpec::new(EngineKind::Multise);
+        spec.multise.fallback = Some((std::time::Duration::ZERO, 0.0));
+        let (r, tests) = run(&spec);
+        assert!(r.stats.merging_given_up.is_some(), "{program}");
+        assert_eq!(r.engine, "multise");
+        assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+        assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
+        let kinds = |r: &braid_engine::RunResult| {
+            r.bugs
+                .iter()
+                .map(|b| (b.kind.to_string(), b.location.clone()))
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(kinds(&r), kinds(&dse), "{program}");
+        assert_eq!(r.paths, dse.paths, "{program}");
+        for t in &tests {
+            replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+        }
+        // Merging to the end (the default's threshold is not reached).
+        spec.multise.fallback = None;
+        let (r, _) = run(&spec);
+        assert!(r.stats.merging_given_up.is_none(), "{program}");
+    }
+}

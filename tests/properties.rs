@@ -130,6 +130,8 @@ fn explore_with(
             let mut spec = EngineSpec::new(EngineKind::Multise);
             spec.multise.coalesce = *coalesce;
             spec.multise.pick = *pick;
+            // Merging itself is under test: it never hands over to dse here.
+            spec.multise.fallback = None;
             if *collect {
                 spec.multise.gc_min_nodes = 0;
             }
@@ -148,7 +150,9 @@ fn explore_with(
         }
         Engine::MultiseAhead(mode) => {
             config.run_ahead = *mode;
-            EngineSpec::new(EngineKind::Multise)
+            let mut spec = EngineSpec::new(EngineKind::Multise);
+            spec.multise.fallback = None;
+            spec
         }
     };
     let (result, tests) =

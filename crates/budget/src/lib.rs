@@ -334,6 +334,12 @@ impl Budget {
 #[derive(Debug)]
 pub struct Stopped;
 
+/// Unwinds to [`catch_stop`] whatever the budget says (an engine that
+/// gives up on its own).
+pub fn unwind() -> ! {
+    std::panic::resume_unwind(Box::new(Stopped))
+}
+
 /// Runs `f`; `Err(Stopped)` if it unwound from [`Budget::check_unwind`].
 /// Other panics go on unwinding.
 pub fn catch_stop<T>(f: impl FnOnce() -> T) -> Result<T, Stopped> {

@@ -11,7 +11,7 @@ mod testcomp;
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::multise::{Joins, Pick};
+use braid_engine::multise::{Joins, Pick, FALLBACK};
 use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
@@ -253,6 +253,11 @@ struct RunArgs {
     /// multise: print each executed statement and its guard to stderr.
     #[arg(long)]
     trace: bool,
+    /// multise: dse (give merging up and explore with dse from the start
+    /// once BDD operations have taken 80 % of the run's first second or
+    /// more) or none.
+    #[arg(long)]
+    fallback: Option<String>,
 }
 
 /// Runs the command line and returns the process exit status.
@@ -548,6 +553,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.dump_state, "--dump-state"),
         (args.trace, "--trace"),
         (args.bdd_order.is_some(), "--bdd-order"),
+        (args.fallback.is_some(), "--fallback"),
     ];
     if kind != EngineKind::Multise {
         if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
@@ -600,6 +606,11 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         None | Some("inputs") => VarOrder::Inputs,
         Some("creation") => VarOrder::Creation,
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
+    };
+    o.fallback = match args.fallback.as_deref() {
+        None | Some("dse") => Some(FALLBACK),
+        Some("none") => None,
+        Some(other) => bail!("unknown --fallback `{other}` (dse, none)"),
     };
     Ok(spec)
 }

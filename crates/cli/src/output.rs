@@ -303,6 +303,9 @@ impl Report {
         for reason in &r.incomplete_reasons {
             let _ = writeln!(s, "  incomplete: {reason}");
         }
+        if let Some(why) = &r.stats.merging_given_up {
+            let _ = writeln!(s, "  merging given up: {why}");
+        }
         for b in &r.bugs {
             let _ = writeln!(s, "  bug: {} at {} ({})", b.kind, b.location, b.test);
         }

@@ -208,6 +208,12 @@ pub struct Guards {
     /// the run's budget now and then, and unwind when it stopped.
     budget: Budget,
     steps: u32,
+    /// When set (`(start, after, share)`): an operation running once
+    /// `after` has passed since `start`, with BDD operations `share` of that
+    /// time or more, unwinds as a stop does ([`Guards::gave_up`]).
+    give_up: Option<(Instant, Duration, f64)>,
+    /// An operation unwound for `give_up`.
+    pub gave_up: bool,
 }
 
 impl Default for Guards {
@@ -244,6 +250,8 @@ impl Guards {
             running: None,
             budget: Budget::unlimited(),
             steps: 0,
+            give_up: None,
+            gave_up: false,
         }
     }
 
@@ -358,13 +366,36 @@ impl Guards {
     }
 
     /// Counts a recursive step of an operation; every few thousand, looks
-    /// at the budget (and unwinds if it stopped).
+    /// at the budget (and unwinds if it stopped) and at the share of time
+    /// BDD operations took ([`Guards::set_give_up`]).
     #[inline]
     fn tick(&mut self) {
         self.steps = self.steps.wrapping_add(1);
         if self.steps.is_multiple_of(4096) {
             self.budget.check_unwind();
+            if self.over_share() {
+                self.gave_up = true;
+                braid_budget::unwind();
+            }
         }
+    }
+
+    /// With `Some((start, after, share))`, operations unwind (as when the
+    /// budget stops) once `after` has passed since `start` and BDD
+    /// operations took `share` of that time or more; [`Guards::over_share`]
+    /// tells between operations. `None`: never.
+    pub fn set_give_up(&mut self, give_up: Option<(Instant, Duration, f64)>) {
+        self.give_up = give_up;
+    }
+
+    /// Whether BDD operations took more than the share [`Guards::set_give_up`]
+    /// set, past its time.
+    pub fn over_share(&self) -> bool {
+        let Some((start, after, share)) = self.give_up else {
+            return false;
+        };
+        let elapsed = start.elapsed();
+        elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64()
     }
 
     /// The guard "predicate `c` holds" for a Bool term `c`.

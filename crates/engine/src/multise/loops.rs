@@ -318,8 +318,8 @@ impl Multise<'_> {
         let Ok(arrived) = arrived else {
             self.loops = Some(loops);
             frame.pc.push(e);
-            self.budget.check_unwind();
-            unreachable!("the budget stopped");
+            // The budget stopped, or the engine gave up (both unwind on).
+            braid_budget::unwind();
         };
         let head = loops.heads.get_mut(&(func, at)).expect("made above");
         let mut cut = Guard::FALSE;

@@ -25,6 +25,7 @@ pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
+use crate::dse::Dse;
 use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
@@ -43,6 +44,7 @@ use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::rc::Rc;
+use std::time::Instant;
 
 /// Which `pc` entry runs next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +89,10 @@ pub struct Options {
     pub var_order: VarOrder,
     /// Which `pc` entries at one statement merge (with `coalesce`).
     pub joins: Joins,
+    /// `Some((after, share))`: give merging up and hand the run to `dse`
+    /// once `after` has passed and BDD operations have taken `share` of the
+    /// run or more ([`FALLBACK`]); `None`: merge to the end.
+    pub fallback: Option<(std::time::Duration, f64)>,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -109,6 +115,7 @@ impl Default for Options {
             gc_min_nodes: GC_MIN_NODES,
             var_order: VarOrder::Inputs,
             joins: Joins::All,
+            fallback: Some(FALLBACK),
         }
     }
 }
@@ -146,6 +153,16 @@ const WIDE_CORES: usize = 4;
 
 /// Below this many BDD nodes, no garbage collection (by default).
 const GC_MIN_NODES: usize = 1 << 20;
+
+/// `Options::fallback` by default: a run that has taken a second, and spent
+/// 80 % of it in BDD operations, gives merging up: the guards
+/// it builds are as large as the paths they stand for (sorting's cells hold
+/// orderings of the inputs), and each operation on them costs more than a
+/// forking engine's step on one path. `dse` then explores from the start
+/// under the same budget and recorder, so the run costs what `dse` costs
+/// plus at most this second (Heap Sort of 7 inputs: multise cut off at
+/// 60 s with 54 s in BDD operations; dse 1 s).
+pub const FALLBACK: (std::time::Duration, f64) = (std::time::Duration::from_secs(1), 0.8);
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
 /// and merged exits.
@@ -291,7 +308,32 @@ impl Engine for Multise<'_> {
         self.solver.set_budget(budget);
         self.guards.set_budget(budget);
         self.guards.set_order(self.opts.var_order);
+        if let (Some((after, share)), true) = (self.opts.fallback, self.opts.coalesce) {
+            let start = Instant::now()
+                .checked_sub(budget.elapsed())
+                .unwrap_or_else(Instant::now);
+            self.guards.set_give_up(Some((start, after, share)));
+        }
         let frame = self.explore(rec)?;
+        self.guards.set_give_up(None);
+        if self.guards.gave_up {
+            self.give_up_reason();
+        }
+        if let Some(why) = self.result.stats.merging_given_up.clone() {
+            if !budget.stopped() {
+                // The tests found so far are the recorder's; the rest of the
+                // state goes before `dse` starts.
+                self.flush(rec);
+                let (module, entry, config) = (self.module, self.entry, self.config.clone());
+                let program = std::mem::take(&mut self.program);
+                drop(frame);
+                drop(self);
+                let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
+                r.engine = EngineKind::Multise.name().into();
+                r.stats.merging_given_up = Some(why);
+                return Ok(r);
+            }
+        }
         if budget.stopped() {
             self.frontier(rec);
         } else {
@@ -587,6 +629,10 @@ impl<'m> Multise<'m> {
             if self.budget.stopped() {
                 return;
             }
+            // The clock is read at every 64th statement only.
+            if self.result.stats.statements.is_multiple_of(64) && self.gives_up() {
+                braid_budget::unwind();
+            }
             self.maybe_collect(frame);
             // The entry that runs next (running ahead and the fast path
             // take a lone entry only, and leave it be when they do not).
@@ -613,6 +659,24 @@ impl<'m> Multise<'m> {
             rec.progress(self.result.paths, frame.pc.len());
         }
         self.forget_loops(frame);
+    }
+
+    /// Whether merging is given up now (see [`FALLBACK`]); the reason
+    /// goes to the statistics.
+    fn gives_up(&mut self) -> bool {
+        if !self.guards.over_share() {
+            return false;
+        }
+        self.give_up_reason();
+        true
+    }
+
+    fn give_up_reason(&mut self) {
+        self.result.stats.merging_given_up = Some(format!(
+            "BDD operations took {} of the first {} ms; dse explored from the start",
+            self.guards.time_spent().as_millis(),
+            self.budget.elapsed().as_millis()
+        ));
     }
 
     fn pick(&self, frame: &Frame) -> usize {
