@@ -43,6 +43,12 @@ pub enum VarOrder {
     Inputs,
 }
 
+/// With a give-up set ([`Guards::set_give_up`]), the share of the run's
+/// memory limit past which operations unwind too: what is left must hold
+/// the engine that takes over (cJSON over 12 bytes: multise stopped at a
+/// 300 MB limit after 1.4 s; dse needs about 100 MB).
+pub const GIVE_UP_MEMORY: f64 = 0.5;
+
 /// An operation cache that forgets: a direct-mapped table of results (as
 /// CUDD's computed table), so its memory is bounded and it never pauses to
 /// rehash a huge map. It doubles, keeping what it holds, each time it has
@@ -389,13 +395,18 @@ impl Guards {
     }
 
     /// Whether BDD operations took more than the share [`Guards::set_give_up`]
-    /// set, past its time.
+    /// set, past its time, or the run's resident memory is past
+    /// [`GIVE_UP_MEMORY`] of its limit.
     pub fn over_share(&self) -> bool {
         let Some((start, after, share)) = self.give_up else {
             return false;
         };
         let elapsed = start.elapsed();
-        elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64()
+        if elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64() {
+            return true;
+        }
+        let limit = self.budget.limits().memory_mb.map(|mb| mb << 20);
+        limit.is_some_and(|l| self.budget.rss() as f64 >= GIVE_UP_MEMORY * l as f64)
     }
 
     /// The guard "predicate `c` holds" for a Bool term `c`.

@@ -321,9 +321,11 @@ impl Engine for Multise<'_> {
         }
         if let Some(why) = self.result.stats.merging_given_up.clone() {
             if !budget.stopped() {
-                // The tests found so far are the recorder's; the rest of the
-                // state goes before `dse` starts.
+                // The tests found so far are the recorder's, and the paths
+                // under way hand over their models as the frontier does;
+                // the rest of the state goes before `dse` starts.
                 self.flush(rec);
+                self.frontier(rec);
                 let (module, entry, config) = (self.module, self.entry, self.config.clone());
                 let program = std::mem::take(&mut self.program);
                 drop(frame);
@@ -672,10 +674,13 @@ impl<'m> Multise<'m> {
     }
 
     fn give_up_reason(&mut self) {
+        let (bdd, elapsed) = (self.guards.time_spent().as_millis(), self.budget.elapsed().as_millis());
+        let memory = match self.budget.limits().memory_mb {
+            Some(mb) => format!(", {} of {mb} MB in use", self.budget.rss() >> 20),
+            None => String::new(),
+        };
         self.result.stats.merging_given_up = Some(format!(
-            "BDD operations took {} of the first {} ms; dse explored from the start",
-            self.guards.time_spent().as_millis(),
-            self.budget.elapsed().as_millis()
+            "BDD operations took {bdd} of the first {elapsed} ms{memory}; dse explored from the start"
         ));
     }
 
