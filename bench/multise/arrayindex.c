@@ -1,7 +1,7 @@
 // braid-args:
 // Table 1, Array Index: the position a symbolic key would take in an array
 // of N symbolic integers (how many elements are smaller), then a read at it.
-#define N 9
+#define N 12
 extern int __VERIFIER_nondet_int(void);
 
 int main(void) {

@@ -1,6 +1,6 @@
 // braid-args:
 // Table 1, Find Max: N symbolic integers in an array, folded by a branching max.
-#define N 10
+#define N 13
 extern int __VERIFIER_nondet_int(void);
 
 int max(int a, int b) {

@@ -1,7 +1,7 @@
 // braid-args:
 // Table 1, Heap Sort: N symbolic integers sorted in place by heap sort
 // (sift-down), then checked sorted.
-#define N 5
+#define N 7
 extern int __VERIFIER_nondet_int(void);
 extern void reach_error(void);
 

@@ -1,7 +1,7 @@
 // braid-args:
 // Table 1, Quick Sort: N symbolic integers sorted in place by quicksort
 // (Lomuto partition), then checked sorted.
-#define N 5
+#define N 8
 extern int __VERIFIER_nondet_int(void);
 extern void reach_error(void);
 

@@ -2,7 +2,7 @@
 // Table 1, Red Black: N symbolic keys inserted into a red-black tree
 // (nodes from a static pool, parent pointers, rotations and recolouring;
 // duplicates ignored), then the black height checked on every path.
-#define N 5
+#define N 6
 extern int __VERIFIER_nondet_int(void);
 extern void reach_error(void);
 

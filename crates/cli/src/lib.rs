@@ -254,8 +254,8 @@ struct RunArgs {
     #[arg(long)]
     trace: bool,
     /// multise: dse (give merging up and explore with dse from the start
-    /// once BDD operations have taken 80 % of the run's first second or
-    /// more) or none.
+    /// once BDD operations have taken 80 % of the run's first half second
+    /// or more, or memory is past half its limit) or none.
     #[arg(long)]
     fallback: Option<String>,
 }
