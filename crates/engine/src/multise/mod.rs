@@ -155,7 +155,8 @@ const WIDE_CORES: usize = 4;
 const GC_MIN_NODES: usize = 1 << 20;
 
 /// `Options::fallback` by default: a run that has taken half a second, and
-/// spent 80 % of it in BDD operations, gives merging up: the guards
+/// spent 80 % of it in BDD operations, gives merging up (so does one past
+/// `braid_guard::GIVE_UP_MEMORY` of its memory limit): the guards
 /// it builds are as large as the paths they stand for (sorting's cells hold
 /// orderings of the inputs), and each operation on them costs more than a
 /// forking engine's step on one path. `dse` then explores from the start
