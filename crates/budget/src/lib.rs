@@ -163,6 +163,11 @@ impl Budget {
         self.inner.limits
     }
 
+    /// When the clock started.
+    pub fn started_at(&self) -> Instant {
+        self.inner.start
+    }
+
     pub fn elapsed(&self) -> Duration {
         self.inner.start.elapsed()
     }

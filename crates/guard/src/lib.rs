@@ -216,10 +216,10 @@ pub struct Guards {
     steps: u32,
     /// When set (`(start, after, share)`): an operation running once
     /// `after` has passed since `start`, with BDD operations `share` of that
-    /// time or more, unwinds as a stop does ([`Guards::gave_up`]).
+    /// time or more, unwinds as a stop does ([`Guards::give_up_if_due`]).
     give_up: Option<(Instant, Duration, f64)>,
-    /// An operation unwound for `give_up`.
-    pub gave_up: bool,
+    /// The run unwound for `give_up`.
+    gave_up: bool,
 }
 
 impl Default for Guards {
@@ -379,17 +379,28 @@ impl Guards {
         self.steps = self.steps.wrapping_add(1);
         if self.steps.is_multiple_of(4096) {
             self.budget.check_unwind();
-            if self.over_share() {
-                self.gave_up = true;
-                braid_budget::unwind();
-            }
+            self.give_up_if_due();
         }
+    }
+
+    /// Unwinds (as a budget stop does) if the give-up set by
+    /// [`Guards::set_give_up`] is due, and remembers it ([`Guards::gave_up`]).
+    pub fn give_up_if_due(&mut self) {
+        if self.over_share() {
+            self.gave_up = true;
+            braid_budget::unwind();
+        }
+    }
+
+    /// Whether an operation (or [`Guards::give_up_if_due`]) gave up.
+    pub fn gave_up(&self) -> bool {
+        self.gave_up
     }
 
     /// With `Some((start, after, share))`, operations unwind (as when the
     /// budget stops) once `after` has passed since `start` and BDD
-    /// operations took `share` of that time or more; [`Guards::over_share`]
-    /// tells between operations. `None`: never.
+    /// operations took `share` of that time or more;
+    /// [`Guards::give_up_if_due`] looks between operations. `None`: never.
     pub fn set_give_up(&mut self, give_up: Option<(Instant, Duration, f64)>) {
         self.give_up = give_up;
     }
@@ -397,7 +408,7 @@ impl Guards {
     /// Whether BDD operations took more than the share [`Guards::set_give_up`]
     /// set, past its time, or the run's resident memory is past
     /// [`GIVE_UP_MEMORY`] of its limit.
-    pub fn over_share(&self) -> bool {
+    fn over_share(&self) -> bool {
         let Some((start, after, share)) = self.give_up else {
             return false;
         };

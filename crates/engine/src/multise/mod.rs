@@ -44,7 +44,6 @@ use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::rc::Rc;
-use std::time::Instant;
 
 /// Which `pc` entry runs next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,37 +312,30 @@ impl Engine for Multise<'_> {
         self.guards.set_budget(budget);
         self.guards.set_order(self.opts.var_order);
         if let (Some((after, share)), true) = (self.opts.fallback, self.opts.coalesce) {
-            let start = Instant::now()
-                .checked_sub(budget.elapsed())
-                .unwrap_or_else(Instant::now);
-            self.guards.set_give_up(Some((start, after, share)));
+            self.guards.set_give_up(Some((budget.started_at(), after, share)));
         }
         let frame = self.explore(rec)?;
         self.guards.set_give_up(None);
-        if self.guards.gave_up {
-            self.give_up_reason();
-        }
-        if let Some(why) = self.result.stats.merging_given_up.clone() {
-            if !budget.stopped() {
-                // The tests found so far are the recorder's, and the paths
-                // under way hand over their models as the frontier does;
-                // the rest of the state goes before `dse` starts.
-                self.flush(rec);
-                self.frontier(rec);
-                let (module, entry, config) = (self.module, self.entry, self.config.clone());
-                let program = std::mem::take(&mut self.program);
-                let (bdd_ms, bdd_nodes) = (
-                    self.guards.time_spent().as_millis() as u64,
-                    self.guards.peak_nodes as u64,
-                );
-                drop(frame);
-                drop(self);
-                let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
-                r.engine = EngineKind::Multise.name().into();
-                r.stats.merging_given_up = Some(why);
-                (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
-                return Ok(r);
-            }
+        if self.guards.gave_up() && !budget.stopped() {
+            let why = self.give_up_reason();
+            // The tests found so far are the recorder's, and the paths
+            // under way hand over their models as the frontier does;
+            // the rest of the state goes before `dse` starts.
+            self.flush(rec);
+            self.frontier(rec);
+            let (module, entry, config) = (self.module, self.entry, self.config.clone());
+            let program = std::mem::take(&mut self.program);
+            let (bdd_ms, bdd_nodes) = (
+                self.guards.time_spent().as_millis() as u64,
+                self.guards.peak_nodes as u64,
+            );
+            drop(frame);
+            drop(self);
+            let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
+            r.engine = EngineKind::Multise.name().into();
+            r.stats.merging_given_up = Some(why);
+            (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
+            return Ok(r);
         }
         if budget.stopped() {
             self.frontier(rec);
@@ -641,8 +633,8 @@ impl<'m> Multise<'m> {
                 return;
             }
             // The clock is read at every 64th statement only.
-            if self.result.stats.statements.is_multiple_of(64) && self.gives_up() {
-                braid_budget::unwind();
+            if self.result.stats.statements.is_multiple_of(64) {
+                self.guards.give_up_if_due();
             }
             self.maybe_collect(frame);
             // The entry that runs next (running ahead and the fast path
@@ -672,25 +664,14 @@ impl<'m> Multise<'m> {
         self.forget_loops(frame);
     }
 
-    /// Whether merging is given up now (see [`FALLBACK`]); the reason
-    /// goes to the statistics.
-    fn gives_up(&mut self) -> bool {
-        if !self.guards.over_share() {
-            return false;
-        }
-        self.give_up_reason();
-        true
-    }
-
-    fn give_up_reason(&mut self) {
+    /// Why merging was given up, for the statistics (see [`FALLBACK`]).
+    fn give_up_reason(&self) -> String {
         let (bdd, elapsed) = (self.guards.time_spent().as_millis(), self.budget.elapsed().as_millis());
         let memory = match self.budget.limits().memory_mb {
             Some(mb) => format!(", {} of {mb} MB in use", self.budget.rss() >> 20),
             None => String::new(),
         };
-        self.result.stats.merging_given_up = Some(format!(
-            "BDD operations took {bdd} of the first {elapsed} ms{memory}; dse explored from the start"
-        ));
+        format!("BDD operations took {bdd} of the first {elapsed} ms{memory}; dse explored from the start")
     }
 
     fn pick(&self, frame: &Frame) -> usize {
