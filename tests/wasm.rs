@@ -811,3 +811,31 @@ fn a_helper_solver_decides_the_float_questions_z3_is_slow_on() {
     assert!(helped > 0, "no answer from cvc5");
     replay_all(&p, dir.path());
 }
+
+/// A library whose own header includes a system header builds against the
+/// C library even when the harness includes only the library's header (as
+/// picohttpparser.h includes <sys/types.h>).
+#[test]
+fn a_system_header_included_by_a_librarys_header_builds_with_the_c_library() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    written(
+        dir.path(),
+        "count.h",
+        "#include <sys/types.h>\nsize_t count_a(const char *s, size_t n);\n",
+    );
+    let lib = written(
+        dir.path(),
+        "count.c",
+        "#include \"count.h\"\nsize_t count_a(const char *s, size_t n) {\n  size_t k = 0;\n  for (size_t i = 0; i < n; i++) k += s[i] == 'a';\n  return k;\n}\n",
+    );
+    let p = written(
+        dir.path(),
+        "main.c",
+        "#include \"braid.h\"\n#include \"count.h\"\nint main(void) {\n  char b[3];\n  klee_make_symbolic(b, 3, \"b\");\n  klee_assert(count_a(b, 3) != 3);\n  return 0;\n}\n",
+    );
+    let out = dir.path().join("out");
+    let (_, json, _) = run_json(&p, &out, &[&lib]);
+    assert_eq!(json["bugs"][0]["kind"], "assertion", "{json}");
+    let o = braid(&["replay", &p, &lib, &out.join("tests").display().to_string()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+}

@@ -3,7 +3,7 @@
 //! it again the same way.
 
 use anyhow::{anyhow, bail, Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The harness header every compilation can include (`#include "braid.h"`).
@@ -18,6 +18,34 @@ const BRAID_LIBC: &str = include_str!("../../../include/braid_libc.c");
 const INSTALL: &str =
     "apt-get install clang lld (and wasi-libc libclang-rt-dev-wasm32 for programs that use the C library)";
 
+/// Whether `file`, or a header it includes with quotes (found beside the
+/// file that includes it), includes a system header other than braid.h.
+/// A library's own header often includes `<sys/types.h>` or `<stddef.h>`
+/// for the harness that includes only it. `seen`: the files looked at.
+fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
+    if seen.iter().any(|s| s == file) {
+        return false;
+    }
+    seen.push(file.to_path_buf());
+    let Ok(text) = std::fs::read(file) else {
+        return false;
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    String::from_utf8_lossy(&text).lines().any(|l| {
+        let Some(rest) = l.trim_start().strip_prefix('#').map(str::trim_start) else {
+            return false;
+        };
+        let Some(target) = rest.strip_prefix("include").map(str::trim) else {
+            return false;
+        };
+        if target.starts_with('<') {
+            return !target.contains("braid.h");
+        }
+        let quoted = target.strip_prefix('"').and_then(|t| t.split('"').next());
+        quoted.is_some_and(|name| name != "braid.h" && includes_system_header(&dir.join(name), seen))
+    })
+}
+
 /// Compiles `source` (with the further sources `more`) to WebAssembly. A
 /// program that includes a system header (`#include <…>`, other than
 /// braid.h) is built against wasi-libc (`--target=wasm32-wasi`); others
@@ -31,11 +59,8 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
     let shown = source.display();
     let mut libc = false;
     for file in std::iter::once(source).chain(more.iter().map(Path::new)) {
-        let text = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        libc |= String::from_utf8_lossy(&text).lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with("#include") && l.contains('<') && !l.contains("braid.h")
-        });
+        std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+        libc |= includes_system_header(file, &mut Vec::new());
     }
     let dir = std::env::temp_dir().join(format!("braid-cc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
