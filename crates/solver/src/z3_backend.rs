@@ -999,7 +999,21 @@ impl Z3Solver {
         };
         let rival = self.helper.as_ref().filter(|_| floats).map(|h| (h, store, constraints));
         let kept = &self.solver;
-        let (mut answer, helper_answer) = if self.incremental {
+        let (mut answer, helper_answer) = if floats {
+            // A question over floats goes to a fresh solver, which turns
+            // floats into bits inside its check. A push on the kept solver
+            // does that work for the constraints before it, and Z3's cap on
+            // its memory (`set_budget`) throws from whichever allocation
+            // crosses it: thrown inside a push, it left the kept solver to
+            // crash in a later push (one run in about twenty of
+            // bench/muse/quadratic.c under --max-memory 300).
+            let fresh = z3::Solver::new(self.ctx);
+            for b in &asserted {
+                fresh.assert(b);
+            }
+            let (r, helper) = race(self.ctx, first, self.budget.as_ref(), rival, || fresh.check());
+            (self.translator.answer(store, constraints, &fresh, r), helper)
+        } else if self.incremental {
             // Along a path consecutive queries share their older constraints
             // (sets are sorted by term, and terms are numbered as they are
             // built): the common prefix stays asserted, one scope per
@@ -1030,8 +1044,10 @@ impl Z3Solver {
         if matches!(answer, SatResult::Unknown(_)) {
             // A check that gave up (or was interrupted) may leave Z3's state
             // unreliable: start from an empty solver.
-            self.solver = z3::Solver::new(self.ctx);
-            self.stack.clear();
+            if !floats {
+                self.solver = z3::Solver::new(self.ctx);
+                self.stack.clear();
+            }
             // The helper answered first (and interrupted Z3): its unsat
             // keeps the whole set as the core.
             if let Some(a) = helper_answer {
@@ -1097,8 +1113,9 @@ impl Z3Solver {
         }
         // The kept solver is incremental, and Z3's incremental core gives up
         // on some theories (non-linear arithmetic) that a fresh solver, with
-        // its own tactics, decides; give those queries a second chance.
-        if let SatResult::Unknown(why) = &answer {
+        // its own tactics, decides; give those queries a second chance
+        // (a question over floats had a fresh solver already).
+        if let (SatResult::Unknown(why), false) = (&answer, floats) {
             if !why.contains("canceled") && !why.contains("interrupted") {
                 let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
                 if left != Some(Duration::ZERO) {
