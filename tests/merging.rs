@@ -104,6 +104,8 @@ fn merging_flags_are_checked() {
         vec!["run", &figure1, "--engine", "dsm", "--delta", "0"],
         vec!["run", &figure1, "--engine", "dsm", "--beta", "2"],
         vec!["run", &figure1, "--engine", "multise", "--alpha", "0.1"],
+        vec!["run", &figure1, "--engine", "dse", "--fallback", "none"],
+        vec!["run", &figure1, "--engine", "ssm", "--fallback", "always"],
         vec!["bench", &figure1, "--engines", "dse,warp"],
         vec!["bench", "/nonexistent/suite"],
     ] {
@@ -147,4 +149,54 @@ fn bench_runs_engines_side_by_side_and_checks_that_they_agree() {
         text.contains("| echo.bir | dse |") && text.contains("Ratios dse / ssm-qce"),
         "{text}"
     );
+}
+
+/// A run of ssm or dsm that gives merging up (here at once: its share of
+/// the memory limit is zero) hands its paths under way over as tests and
+/// ends as dse from the start, under the same recorder: dse's bugs,
+/// coverage and paths, tests that replay, and the statistics say so.
+#[test]
+fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
+    use braid_budget::Limits;
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use std::collections::BTreeSet;
+    let budget = Budget::start(Limits {
+        time: None,
+        memory_mb: Some(1 << 20),
+    });
+    for program in ["examples/bir/bugs.bir", "examples/paper/echo.bir"] {
+        let text = std::fs::read_to_string(example(program)).expect("example");
+        let module = braid_ir::parse(program, &text).expect("parses");
+        let entry = module.func_index("main").expect("a main function");
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        let kinds = |r: &braid_engine::RunResult| {
+            r.bugs
+                .iter()
+                .map(|b| (b.kind.to_string(), b.location.clone()))
+                .collect::<BTreeSet<_>>()
+        };
+        for kind in [EngineKind::Ssm, EngineKind::Dsm] {
+            let mut spec = EngineSpec::new(kind);
+            let merging = spec.merging.as_mut().expect("merging");
+            merging.fallback = Some(0.0);
+            let (r, tests) = run(&spec);
+            assert!(r.stats.merging_given_up.is_some(), "{program} {kind:?}");
+            assert_eq!(r.engine, kind.name());
+            assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+            assert_eq!(r.branches_covered, dse.branches_covered, "{program} {kind:?}");
+            assert_eq!(kinds(&r), kinds(&dse), "{program} {kind:?}");
+            assert_eq!(r.paths, dse.paths, "{program} {kind:?}");
+            for t in &tests {
+                replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+            }
+            // Merging to the end.
+            spec.merging.as_mut().expect("merging").fallback = None;
+            let (r, _) = run(&spec);
+            assert!(r.stats.merging_given_up.is_none(), "{program} {kind:?}");
+        }
+    }
 }

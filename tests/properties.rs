@@ -119,6 +119,8 @@ fn explore_with(
                 similarity: *similarity,
                 qce: Default::default(),
                 split_after_ms: if *split { 0 } else { u32::MAX },
+                // The properties are about merging.
+                fallback: None,
             });
             spec
         }

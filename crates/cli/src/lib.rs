@@ -253,9 +253,10 @@ struct RunArgs {
     /// multise: print each executed statement and its guard to stderr.
     #[arg(long)]
     trace: bool,
-    /// multise: dse (give merging up and explore with dse from the start
-    /// once BDD operations have taken 80 % of the run's first half second
-    /// or more, or memory is past half its limit) or none.
+    /// multise, ssm, dsm: dse (give merging up and explore with dse from
+    /// the start once memory is past half its limit, or under multise once
+    /// BDD operations have taken 80 % of the run's first half second or
+    /// more) or none.
     #[arg(long)]
     fallback: Option<String>,
 }
@@ -553,8 +554,10 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.dump_state, "--dump-state"),
         (args.trace, "--trace"),
         (args.bdd_order.is_some(), "--bdd-order"),
-        (args.fallback.is_some(), "--fallback"),
     ];
+    if args.fallback.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
+        bail!("--fallback applies to --engine multise, ssm and dsm only");
+    }
     if kind != EngineKind::Multise {
         if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
             bail!("{flag} applies to --engine multise only");
@@ -607,11 +610,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         Some("creation") => VarOrder::Creation,
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
     };
-    o.fallback = match args.fallback.as_deref() {
-        None | Some("dse") => Some(FALLBACK),
-        Some("none") => None,
-        Some(other) => bail!("unknown --fallback `{other}` (dse, none)"),
-    };
+    o.fallback = fallback_on(args)?.then_some(FALLBACK);
     Ok(spec)
 }
 
@@ -883,7 +882,17 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         similarity,
         qce,
         split_after_ms: args.split_after.unwrap_or(braid_engine::dse::merging::SPLIT_AFTER_MS),
+        fallback: fallback_on(args)?.then_some(braid_engine::dse::merging::FALLBACK),
     }))
+}
+
+/// `--fallback`: dse (the default) or none.
+fn fallback_on(args: &RunArgs) -> Result<bool> {
+    match args.fallback.as_deref() {
+        None | Some("dse") => Ok(true),
+        Some("none") => Ok(false),
+        Some(other) => bail!("unknown --fallback `{other}` (dse, none)"),
+    }
 }
 
 fn check_qce_params(params: &QceParams) -> Result<()> {

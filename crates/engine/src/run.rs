@@ -85,6 +85,7 @@ impl EngineSpec {
             similarity: Similarity::Qce,
             qce: QceParams::default(),
             split_after_ms: crate::dse::merging::SPLIT_AFTER_MS,
+            fallback: Some(crate::dse::merging::FALLBACK),
         };
         EngineSpec {
             kind,

@@ -65,6 +65,20 @@ impl Engine for Dse<'_> {
         } else {
             self.explore(rec)?;
         }
+        if let Some(why) = self.merging_given_up.take() {
+            // The paths under way handed over their models as tests; the
+            // rest of the state goes before `dse` starts.
+            let engine = self.result.engine.clone();
+            let merged = self.result.stats.states_merged;
+            let (module, entry, config) = (self.module, self.entry, self.config.clone());
+            let program = std::mem::take(&mut self.program);
+            drop(self);
+            let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
+            r.engine = engine;
+            r.stats.merging_given_up = Some(why);
+            r.stats.states_merged = merged;
+            return Ok(r);
+        }
         let stats = &mut self.result.stats;
         stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
         stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
@@ -106,6 +120,8 @@ pub struct Dse<'m> {
     found: Vec<TestCase>,
     /// State merging (`ssm`, `dsm`), when on.
     merger: Option<Merger<'m>>,
+    /// Why merging was given up (see [`Merging::fallback`]).
+    merging_given_up: Option<String>,
     /// Whether a term contains `ite` (for the statistics of merging).
     has_ite: FxHashMap<TermId, bool>,
     /// Path constraints as tests show them, by term: consecutive tests share
@@ -201,6 +217,7 @@ impl<'m> Dse<'m> {
             budget: Budget::unlimited(),
             found: Vec::new(),
             merger: None,
+            merging_given_up: None,
             has_ite: FxHashMap::default(),
             shown: FxHashMap::default(),
             pending: Vec::new(),
@@ -322,6 +339,15 @@ impl<'m> Dse<'m> {
             sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
             self.flush(rec);
             rec.progress(self.result.paths, self.live);
+            if let Some(why) = self.merging_to_give_up() {
+                self.merging_given_up = Some(why);
+                break;
+            }
+        }
+        if self.merging_given_up.is_some() {
+            let live: Vec<State> = states.0.into_values().collect();
+            self.frontier(live, rec);
+            return Ok(());
         }
         if !self.budget.stopped() {
             self.test_pending();
@@ -332,6 +358,17 @@ impl<'m> Dse<'m> {
             self.frontier(live, rec);
         }
         Ok(())
+    }
+
+    /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
+    fn merging_to_give_up(&self) -> Option<String> {
+        let share = self.merger.as_ref()?.config.fallback?;
+        let limit = self.budget.limits().memory_mb.filter(|_| !self.budget.stopped())?;
+        let rss = self.budget.rss() >> 20;
+        (rss as f64 >= share * limit as f64).then(|| {
+            let ms = self.budget.started_at().elapsed().as_millis();
+            format!("{rss} of {limit} MB in use at {ms} ms; dse explored from the start")
+        })
     }
 
     /// Hands the tests found so far to the recorder.
