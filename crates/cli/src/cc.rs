@@ -48,7 +48,8 @@ fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
 
 /// Compiles `source` (with the further sources `more`) to WebAssembly. A
 /// program that includes a system header (`#include <…>`, other than
-/// braid.h) is built against wasi-libc (`--target=wasm32-wasi`); others
+/// braid.h; itself or through its own headers, [`includes_system_header`])
+/// is built against wasi-libc (`--target=wasm32-wasi`); others
 /// freestanding, every function exported.
 /// Either way the harness functions stay imports (`--allow-undefined`),
 /// `braid.h` is on the include path, debug information is kept (`-g`) and

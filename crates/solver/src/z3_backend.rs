@@ -1005,8 +1005,8 @@ impl Z3Solver {
             // does that work for the constraints before it, and Z3's cap on
             // its memory (`set_budget`) throws from whichever allocation
             // crosses it: thrown inside a push, it left the kept solver to
-            // crash in a later push (one run in about twenty of
-            // bench/muse/quadratic.c under --max-memory 300).
+            // crash in a later push (3 runs in 94 of dse on
+            // bench/muse/quadratic.c under --max-memory 300; 0 in 140 since).
             let fresh = z3::Solver::new(self.ctx);
             for b in &asserted {
                 fresh.assert(b);
