@@ -63,6 +63,17 @@ pub(crate) const MAX_SPLIT: usize = 32;
 /// Solver time per loop-head merging query, in milliseconds.
 pub(crate) const QUERY_MS: u32 = 200;
 
+/// Time the enumeration of one state's computed values may take
+/// ([`MAX_SPLIT`] combinations at most): past it the state is not split.
+/// A CRC over four symbolic bytes has a computed 32-bit value with far more
+/// than [`MAX_SPLIT`] values, each found by a query of about 250 ms: dse
+/// spent 8.3 s of a 10 s run enumerating them twice, and did not finish
+/// a program it finishes in 0.6 s without loop-head merging.
+pub(crate) const SPLIT_MS: u64 = 2 * QUERY_MS as u64;
+
+/// Failed splits at a head after which its states are split no more.
+const MAX_SPLIT_FAILURES: u32 = 2;
+
 /// Entries whose guard needs a solver query, per arrival.
 pub(crate) const MAX_QUERIES: usize = 4;
 
@@ -287,16 +298,19 @@ impl LoopMerge {
     }
 
     /// Whether splitting `st`'s computed values into their few concrete
-    /// values is still tried at its head (it stops after it failed twice).
+    /// values is still tried at its head (it stops after it failed twice,
+    /// or once for want of time).
     pub fn may_split(&self, st: &State) -> bool {
         self.summaries
             .get(&context_key(st))
-            .is_none_or(|s| !s.full && s.split_failures < 2)
+            .is_none_or(|s| !s.full && s.split_failures < MAX_SPLIT_FAILURES)
     }
 
-    /// Splitting a state at `st`'s head found too many values.
-    pub fn split_failed(&mut self, st: &State) {
-        self.summaries.entry(context_key(st)).or_default().split_failures += 1;
+    /// Splitting a state at `st`'s head found too many values, or ran out
+    /// of its time (`slow`: then it is not tried there again).
+    pub fn split_failed(&mut self, st: &State, slow: bool) {
+        let failures = &mut self.summaries.entry(context_key(st)).or_default().split_failures;
+        *failures = if slow { MAX_SPLIT_FAILURES } else { *failures + 1 };
     }
 
     /// A state was split into `parts` states of concrete values.

@@ -719,7 +719,13 @@ impl<'m> Dse<'m> {
         let mut combos: Vec<(Vec<Value>, braid_term::Model)> = Vec::new();
         let mut model = (*st.model).clone();
         let mut excluded = self.store.bool(true);
+        let started = std::time::Instant::now();
+        let mut slow = false;
         let complete = loop {
+            if started.elapsed() > std::time::Duration::from_millis(loops::SPLIT_MS) {
+                slow = true;
+                break false;
+            }
             let values: Option<Vec<Value>> = cells.iter().map(|(_, t)| self.store.eval(*t, &model).ok()).collect();
             let Some(values) = values else { break false };
             let mut same = self.store.bool(true);
@@ -747,7 +753,7 @@ impl<'m> Dse<'m> {
         self.solver.set_timeout(self.config.limits.solver_timeout_ms);
         let loops = self.loops.as_mut().expect("loop-head merging is on");
         if !complete {
-            loops.split_failed(st);
+            loops.split_failed(st, slow);
             return None;
         }
         loops.split_done(combos.len());
