@@ -73,6 +73,7 @@ impl Engine for Dse<'_> {
             let (module, entry, config) = (self.module, self.entry, self.config.clone());
             let program = std::mem::take(&mut self.program);
             drop(self);
+            budget.release_memory();
             let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
             r.engine = engine;
             r.stats.merging_given_up = Some(why);

@@ -331,6 +331,7 @@ impl Engine for Multise<'_> {
             );
             drop(frame);
             drop(self);
+            budget.release_memory();
             let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
             r.engine = EngineKind::Multise.name().into();
             r.stats.merging_given_up = Some(why);
