@@ -268,6 +268,12 @@ impl Budget {
         self.inner.rss.load(Ordering::Relaxed)
     }
 
+    /// The share of the memory limit [`Budget::rss`] is (`None`: no limit).
+    pub fn memory_share(&self) -> Option<f64> {
+        let mb = self.inner.limits.memory_mb?;
+        Some(self.rss() as f64 / (mb.max(1) << 20) as f64)
+    }
+
     /// Whether `bytes` more fit under the memory limit (short of it by the
     /// margin exploration stops at). A table about to double asks first:
     /// past the answer `false` the run has stopped for memory, before the

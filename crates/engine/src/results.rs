@@ -222,8 +222,9 @@ pub struct Stats {
     /// Loop-head merging (seed 003), when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loops: Option<crate::dse::loops::LoopStats>,
-    /// `multise`: why it gave merging up and handed the run to `dse`, and
-    /// when (see `multise::Options::fallback`).
+    /// `multise`, `ssm`, `dsm`: why the run gave merging up and went on as
+    /// `dse`, and when (see `multise::Options::fallback`,
+    /// `dse::merging::Merging::fallback`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merging_given_up: Option<String>,
     /// `multise`: how the feasibility of new `pc` guards and bug guards was

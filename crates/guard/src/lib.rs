@@ -416,8 +416,7 @@ impl Guards {
         if elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64() {
             return true;
         }
-        let limit = self.budget.limits().memory_mb.map(|mb| mb << 20);
-        limit.is_some_and(|l| self.budget.rss() as f64 >= GIVE_UP_MEMORY * l as f64)
+        self.budget.memory_share().is_some_and(|m| m >= GIVE_UP_MEMORY)
     }
 
     /// The guard "predicate `c` holds" for a Bool term `c`.

@@ -49,6 +49,28 @@ impl StateInfo for States {
     }
 }
 
+/// The end of a run that gave merging up (`engine`: multise, ssm or dsm;
+/// `why`: when and why): its state is gone and the allocator's free memory
+/// handed back; `dse` explores from the start under the same budget and
+/// recorder, and its result is reported as `engine`'s.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn explore_from_start(
+    module: &Module,
+    entry: FuncId,
+    program: &str,
+    config: Config,
+    budget: &Budget,
+    rec: &mut Recorder,
+    engine: EngineKind,
+    why: String,
+) -> Result<RunResult, EngineError> {
+    budget.release_memory();
+    let mut r = Box::new(Dse::new(module, entry, program, config)).run(budget, rec)?;
+    r.engine = engine.name().into();
+    r.stats.merging_given_up = Some(why);
+    Ok(r)
+}
+
 impl Engine for Dse<'_> {
     fn kind(&self) -> EngineKind {
         self.engine_kind()
@@ -66,17 +88,12 @@ impl Engine for Dse<'_> {
             self.explore(rec)?;
         }
         if let Some(why) = self.merging_given_up.take() {
-            // The paths under way handed over their models as tests; the
-            // rest of the state goes before `dse` starts.
-            let engine = self.result.engine.clone();
+            // The paths under way handed over their models as tests.
             let merged = self.result.stats.states_merged;
             let (module, entry, config) = (self.module, self.entry, self.config.clone());
-            let program = std::mem::take(&mut self.program);
+            let (engine, program) = (self.engine_kind(), std::mem::take(&mut self.program));
             drop(self);
-            budget.release_memory();
-            let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
-            r.engine = engine;
-            r.stats.merging_given_up = Some(why);
+            let mut r = explore_from_start(module, entry, &program, config, budget, rec, engine, why)?;
             r.stats.states_merged = merged;
             return Ok(r);
         }
@@ -364,10 +381,10 @@ impl<'m> Dse<'m> {
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
     fn merging_to_give_up(&self) -> Option<String> {
         let share = self.merger.as_ref()?.config.fallback?;
-        let limit = self.budget.limits().memory_mb.filter(|_| !self.budget.stopped())?;
-        let rss = self.budget.rss() >> 20;
-        (rss as f64 >= share * limit as f64).then(|| {
-            let ms = self.budget.started_at().elapsed().as_millis();
+        let over = !self.budget.stopped() && self.budget.memory_share().is_some_and(|m| m >= share);
+        over.then(|| {
+            let (rss, limit) = (self.budget.rss() >> 20, self.budget.limits().memory_mb.unwrap_or(0));
+            let ms = self.budget.elapsed().as_millis();
             format!("{rss} of {limit} MB in use at {ms} ms; dse explored from the start")
         })
     }

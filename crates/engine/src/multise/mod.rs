@@ -25,7 +25,7 @@ pub use summary::{guarded_update, ValueSummary};
 
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
-use crate::dse::Dse;
+use crate::dse::explore_from_start;
 use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RunResult, TestCase, TestInput};
@@ -331,10 +331,7 @@ impl Engine for Multise<'_> {
             );
             drop(frame);
             drop(self);
-            budget.release_memory();
-            let mut r = Box::new(Dse::new(module, entry, &program, config)).run(budget, rec)?;
-            r.engine = EngineKind::Multise.name().into();
-            r.stats.merging_given_up = Some(why);
+            let mut r = explore_from_start(module, entry, &program, config, budget, rec, EngineKind::Multise, why)?;
             (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
             return Ok(r);
         }
