@@ -274,6 +274,13 @@ impl Budget {
         Some(self.rss() as f64 / (mb.max(1) << 20) as f64)
     }
 
+    /// The bytes left before exploration stops for memory (the limit less
+    /// its margin, less [`Budget::rss`]); `None`: no limit.
+    pub fn headroom(&self) -> Option<u64> {
+        let mb = self.inner.limits.memory_mb?;
+        Some(soft_limit(mb).saturating_sub(self.rss()))
+    }
+
     /// Whether `bytes` more fit under the memory limit (short of it by the
     /// margin exploration stops at). A table about to double asks first:
     /// past the answer `false` the run has stopped for memory, before the

@@ -259,6 +259,22 @@ const NONLINEAR_FIRST: Duration = Duration::from_millis(500);
 /// other way round (a merged question of `bench/merging/sleep-6-3`: 0.3 s
 /// kept, 4 s fresh), and for a product of two unknowns too (factoring a
 /// 64-bit constant, `bench/sv/longlong_mul.c`: 7 s kept, over 27 s fresh).
+/// How far Z3's allocations may grow in a check: by what the run's memory
+/// limit leaves, less a tenth of the limit, so that a question cut short
+/// leaves the run room to go on (a concolic run over an expression
+/// evaluator stopped for memory inside one question of 1.3 s).
+fn z3_cap(budget: &braid_budget::Budget) -> Option<u64> {
+    let headroom = budget.headroom()?;
+    let margin = (budget.limits().memory_mb? << 20) / 10;
+    Some(z3_allocated().saturating_add(headroom.saturating_sub(margin)))
+}
+
+/// Z3's estimate of its allocations in this process, all contexts, in bytes.
+fn z3_allocated() -> u64 {
+    // SAFETY: reads a global counter; takes no context.
+    unsafe { z3_sys::Z3_get_estimated_alloc_size() }
+}
+
 const KEPT_FIRST: Duration = Duration::from_millis(50);
 
 /// Z3 terms a translator keeps at most.
@@ -295,6 +311,14 @@ impl<'ctx> Translator<'ctx> {
             .ok_or_else(|| "Z3 rejected the floating-point template".to_string())
     }
 
+    /// Drops every translation (Z3 frees what no one else holds).
+    fn forget(&mut self) {
+        self.done.clear();
+        self.reads.clear();
+        self.nonlinear.clear();
+        self.kept_only.clear();
+    }
+
     fn symbol(&self, store: &TermStore, s: SymId) -> Result<Dynamic<'ctx>, String> {
         let sym = store.symbol(s);
         let name = format!("s{}_{}", s.0, sym.name);
@@ -329,10 +353,7 @@ impl<'ctx> Translator<'ctx> {
         // Translations are kept for later queries, up to a bound: past it
         // they start over (Z3 frees what no one holds).
         if self.done.len() >= TRANSLATIONS_KEPT {
-            self.done.clear();
-            self.reads.clear();
-            self.nonlinear.clear();
-            self.kept_only.clear();
+            self.forget();
         }
         for (i, t) in store.postorder(&[root]).into_iter().enumerate() {
             if self.done.contains_key(&t) {
@@ -722,7 +743,11 @@ fn with_watchdog<T>(
     budget: Option<&braid_budget::Budget>,
     check: impl FnOnce() -> T,
 ) -> T {
-    if timeout.is_none() {
+    // Z3's allocations may grow by what the memory limit leaves; past it
+    // the check is interrupted (see `Z3Solver::capped` for fresh solvers,
+    // whose own cap usually answers first).
+    let z3_cap = budget.and_then(z3_cap);
+    if timeout.is_none() && z3_cap.is_none() {
         // No clock to watch: a stop of the budget interrupts the context
         // through the callback `set_budget` registered.
         return check();
@@ -731,13 +756,18 @@ fn with_watchdog<T>(
     const POLL: Duration = Duration::from_millis(20);
     let done = (Mutex::new(false), Condvar::new());
     let handle = ctx.handle();
-    std::thread::scope(|scope| {
+    let cut = std::sync::atomic::AtomicBool::new(false);
+    let answer = std::thread::scope(|scope| {
         scope.spawn(|| {
             let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
             let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
             while !*finished {
                 let now = Instant::now();
-                if deadline.is_some_and(|d| now >= d) || budget.is_some_and(|b| b.stopped()) {
+                let over = z3_cap.is_some_and(|c| z3_allocated() > c);
+                if over {
+                    cut.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                if over || deadline.is_some_and(|d| now >= d) || budget.is_some_and(|b| b.stopped()) {
                     handle.interrupt();
                     return;
                 }
@@ -753,8 +783,21 @@ fn with_watchdog<T>(
         *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
         done.1.notify_all();
         answer
-    })
+    });
+    if cut.into_inner() {
+        CUT_FOR_MEMORY.set(true);
+    }
+    answer
 }
+
+thread_local! {
+    /// A watchdog of this thread interrupted Z3 because its allocations
+    /// reached what the memory limit leaves (read by `Z3Solver::check`).
+    static CUT_FOR_MEMORY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The reason of an unknown answer that Z3's memory cut short.
+const OUT_OF_MEMORY: &str = "Z3 ran out of the memory the limit leaves";
 
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
 /// on its constraints: the helper starts after its delay unless Z3 has
@@ -855,13 +898,6 @@ impl Solver for Z3Solver {
     }
 
     fn set_budget(&mut self, budget: &braid_budget::Budget) {
-        // Z3's own allocations stop at half the run's memory limit (a
-        // check past it answers unknown, and the run goes on): a product of
-        // doubles bit-blasted took a run limited to 300 MB to 708 MB before
-        // the budget's watchdog could stop it.
-        if let Some(mb) = budget.limits().memory_mb {
-            z3::set_global_param("memory_max_size", &(mb / 2).max(1).to_string());
-        }
         self.deadline = budget.explore_deadline();
         let handle = self.ctx.handle();
         budget.on_stop(move || handle.interrupt());
@@ -871,7 +907,20 @@ impl Solver for Z3Solver {
 
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         let start = Instant::now();
-        let answer = self.check_once(store, constraints);
+        CUT_FOR_MEMORY.set(false);
+        let mut answer = self.check_once(store, constraints);
+        let short = |why: &str| why.contains("out of memory") || why.contains(OUT_OF_MEMORY);
+        if let SatResult::Unknown(why) = &answer {
+            if CUT_FOR_MEMORY.take() || short(why) {
+                // What the solvers dropped goes back to the system, so
+                // the run's resident memory says what is in use.
+                answer = SatResult::Unknown(OUT_OF_MEMORY.into());
+                if let Some(budget) = &self.budget {
+                    budget.release_memory();
+                }
+                return answer;
+            }
+        }
         // A watchdog's interrupt that lands just after the check it was
         // meant for ended cancels the next check of the context instead:
         // one retry when neither its time limit nor the run's budget
@@ -935,10 +984,12 @@ impl Z3Solver {
         asserted: &[Bool<'static>],
         timeout: Option<Duration>,
     ) -> SatResult {
-        for b in asserted {
-            fresh.assert(b);
-        }
-        let r = with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check());
+        let r = self.capped(|| {
+            for b in asserted {
+                fresh.assert(b);
+            }
+            with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check())
+        });
         let answer = self.translator.answer(store, constraints, &fresh, r);
         if answer == SatResult::Unsat && self.cores {
             self.last_core = Some(constraints.to_vec());
@@ -946,11 +997,57 @@ impl Z3Solver {
         answer
     }
 
+    /// Runs `f` (a fresh solver's assertions and check) with Z3's own
+    /// allocations capped at what the run's memory limit leaves: past it
+    /// Z3 throws from whichever allocation crosses it, the check answers
+    /// unknown, and the solver is dropped. A product of doubles bit-blasted
+    /// took a run limited to 300 MB to 708 MB before the budget's watchdog
+    /// could stop it. The cap is Z3's global setting, so it is lifted again
+    /// for the kept solvers: thrown inside a push, it leaves the solver to
+    /// crash (dse on bench/muse/quadratic.c once the floats' bits were
+    /// pushed; concolic on an expression evaluator over doubles in every
+    /// run, inside `Z3_solver_push` of a question over bit-vectors). Those
+    /// are bounded by [`Z3Solver::trim_kept`] instead.
+    fn capped<T>(&self, f: impl FnOnce() -> T) -> T {
+        // (A fixed half of the limit cut CRC-32 over 8 bytes off at 124 MB
+        // of 300; it needs 198.)
+        let Some(cap) = self.budget.as_ref().and_then(z3_cap) else {
+            return f();
+        };
+        let cap = (cap >> 20).max(1);
+        z3::set_global_param("memory_max_size", &cap.to_string());
+        let r = f();
+        z3::set_global_param("memory_max_size", "0");
+        r
+    }
+
+    /// Before the kept solver takes a question: past a quarter of the
+    /// run's memory limit, Z3's allocations are mostly the kept solvers'
+    /// (what a fresh one allocated went with it), so they start over, and
+    /// the translations too if that was not enough.
+    fn trim_kept(&mut self) {
+        let Some(mb) = self.budget.as_ref().and_then(|b| b.limits().memory_mb) else {
+            return;
+        };
+        let over = || z3_allocated() > (mb << 20) / 4;
+        if !over() {
+            return;
+        }
+        self.solver = z3::Solver::new(self.ctx);
+        self.stack.clear();
+        self.core_solver = None;
+        if over() {
+            self.translator.forget();
+            self.core_translator.forget();
+        }
+    }
+
     fn check_once(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         self.helper_answered = false;
         if self.budget.as_ref().is_some_and(|b| b.stopped()) {
             return SatResult::Unknown("the run stopped".into());
         }
+        self.trim_kept();
         let mut asserted = Vec::with_capacity(constraints.len());
         for &c in constraints {
             match self.translator.translate(store, c).map(|d| d.as_bool()) {
@@ -1008,10 +1105,12 @@ impl Z3Solver {
             // crash in a later push (3 runs in 94 of dse on
             // bench/muse/quadratic.c under --max-memory 300; 0 in 140 since).
             let fresh = z3::Solver::new(self.ctx);
-            for b in &asserted {
-                fresh.assert(b);
-            }
-            let (r, helper) = race(self.ctx, first, self.budget.as_ref(), rival, || fresh.check());
+            let (r, helper) = self.capped(|| {
+                for b in &asserted {
+                    fresh.assert(b);
+                }
+                race(self.ctx, first, self.budget.as_ref(), rival, || fresh.check())
+            });
             (self.translator.answer(store, constraints, &fresh, r), helper)
         } else if self.incremental {
             // Along a path consecutive queries share their older constraints
@@ -1101,7 +1200,12 @@ impl Z3Solver {
         // The kept solver's slice ran out: a fresh solver (for non-linear
         // integers, with Z3's tactic for them) has the rest of the time.
         let sliced = slice.is_some() && first != timeout;
-        if sliced && matches!(answer, SatResult::Unknown(_)) && !self.budget.as_ref().is_some_and(|b| b.stopped()) {
+        let cut = CUT_FOR_MEMORY.get();
+        if sliced
+            && !cut
+            && matches!(answer, SatResult::Unknown(_))
+            && !self.budget.as_ref().is_some_and(|b| b.stopped())
+        {
             let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
             if left != Some(Duration::ZERO) {
                 let fresh = match nonlinear {
@@ -1115,19 +1219,11 @@ impl Z3Solver {
         // on some theories (non-linear arithmetic) that a fresh solver, with
         // its own tactics, decides; give those queries a second chance
         // (a question over floats had a fresh solver already).
-        if let (SatResult::Unknown(why), false) = (&answer, floats) {
-            if !why.contains("canceled") && !why.contains("interrupted") {
+        if let (SatResult::Unknown(why), false) = (&answer, floats || cut) {
+            if !why.contains("canceled") && !why.contains("interrupted") && !why.contains("memory") {
                 let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
                 if left != Some(Duration::ZERO) {
-                    let fresh = z3::Solver::new(self.ctx);
-                    for b in &asserted {
-                        fresh.assert(b);
-                    }
-                    let r = with_watchdog(self.ctx, left, self.budget.as_ref(), || fresh.check());
-                    answer = self.translator.answer(store, constraints, &fresh, r);
-                    if answer == SatResult::Unsat {
-                        self.last_core = Some(constraints.to_vec());
-                    }
+                    answer = self.check_fresh(z3::Solver::new(self.ctx), store, constraints, &asserted, left);
                 }
             }
         }
