@@ -297,6 +297,11 @@ pub struct KindDetail {
     /// Solver calls the helper solver raced against Z3 on questions over
     /// floats (Bitwuzla or cvc5) answered first.
     pub helper_answers: u64,
+    /// Answered by trying every value of a few input bits (at most 16),
+    /// sat and unsat, without the solver, and the time of all tries.
+    pub enumerate_sat: u64,
+    pub enumerate_unsat: u64,
+    pub enumerate_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -347,6 +352,9 @@ impl Stats {
                     search_sat: s.search_sat,
                     search_ms: s.search_time.as_millis() as u64,
                     helper_answers: s.helper_answers,
+                    enumerate_sat: s.enumerate_sat,
+                    enumerate_unsat: s.enumerate_unsat,
+                    enumerate_ms: s.enumerate_time.as_millis() as u64,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

@@ -9,6 +9,7 @@
 //! so the run becomes `incomplete` with the reason.
 
 mod difference;
+mod enumerate;
 mod external;
 pub mod optimize;
 pub mod partial;

@@ -88,6 +88,11 @@ pub struct KindStats {
     pub search_time: Duration,
     /// Backend calls the helper solver raced against Z3 answered first.
     pub helper_answers: u64,
+    /// Answered by trying every value of a few input bits
+    /// (crate::enumerate), sat and unsat, and the time of all tries.
+    pub enumerate_sat: u64,
+    pub enumerate_unsat: u64,
+    pub enumerate_time: Duration,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -159,6 +164,16 @@ impl SolverStats {
             a.simplex_tries += b.simplex_tries;
             a.simplex_sat += b.simplex_sat;
             a.simplex_time += b.simplex_time;
+            a.cores_missed += b.cores_missed;
+            a.difference_unsat += b.difference_unsat;
+            a.difference_sat += b.difference_sat;
+            a.search_tries += b.search_tries;
+            a.search_sat += b.search_sat;
+            a.search_time += b.search_time;
+            a.helper_answers += b.helper_answers;
+            a.enumerate_sat += b.enumerate_sat;
+            a.enumerate_unsat += b.enumerate_unsat;
+            a.enumerate_time += b.enumerate_time;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
             *a += b;
@@ -486,6 +501,30 @@ impl QuerySolver {
         if let Some(m) = candidate.and_then(|m| satisfying(store, &set, m)) {
             self.stats.kind(self.kind).difference_sat += 1;
             return self.answered_by_own(set, m);
+        }
+        // A few input bits: every value tried (crate::enumerate).
+        if self.simplex && self.caching {
+            let start = Instant::now();
+            let found = crate::enumerate::check(store, &set);
+            self.stats.kind(self.kind).enumerate_time += start.elapsed();
+            match found {
+                crate::enumerate::Found::Sat(m) => {
+                    if let Some(m) = satisfying(store, &set, m) {
+                        self.stats.kind(self.kind).enumerate_sat += 1;
+                        return self.answered_by_own(set, m);
+                    }
+                }
+                crate::enumerate::Found::Unsat(core) => {
+                    self.stats.kind(self.kind).enumerate_unsat += 1;
+                    self.last_core = core;
+                    if self.use_cores {
+                        self.remember_core(self.last_core.clone());
+                    }
+                    self.remember(set, None);
+                    return SatResult::Unsat;
+                }
+                crate::enumerate::Found::Nothing => {}
+            }
         }
         // Floating point: XSat's search (crate::optimize) before Z3, once Z3
         // has taken seconds on a question over floats. Not from the start:

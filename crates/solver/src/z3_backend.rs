@@ -76,6 +76,7 @@ impl Z3Solver {
                 reads: Default::default(),
                 nonlinear: Default::default(),
                 kept_only: Default::default(),
+                floating: Default::default(),
                 stop: None,
             },
             timeout_ms,
@@ -91,6 +92,7 @@ impl Z3Solver {
                 reads: Default::default(),
                 nonlinear: Default::default(),
                 kept_only: Default::default(),
+                floating: Default::default(),
                 stop: None,
             },
             incremental: true,
@@ -295,6 +297,9 @@ struct Translator<'ctx> {
     /// bit-vectors (integers, floats), or a product or quotient of two
     /// non-constant bit-vectors.
     kept_only: rustc_hash::FxHashSet<TermId>,
+    /// The translated terms with a float inside (a float symbol, or a
+    /// conversion of bits to a float, as `strtod` of input bytes).
+    floating: rustc_hash::FxHashSet<TermId>,
     /// When translating must stop (the run's deadline, or its budget's
     /// stop): a merged state's terms can be millions of nodes, which took
     /// Z3 52 s and 14 GB past a 30 s limit.
@@ -317,6 +322,7 @@ impl<'ctx> Translator<'ctx> {
         self.reads.clear();
         self.nonlinear.clear();
         self.kept_only.clear();
+        self.floating.clear();
     }
 
     fn symbol(&self, store: &TermStore, s: SymId) -> Result<Dynamic<'ctx>, String> {
@@ -365,6 +371,14 @@ impl<'ctx> Translator<'ctx> {
                         return Err("time limit reached while translating the query".into());
                     }
                 }
+            }
+            let float = |x: TermId| matches!(store.sort(x), Sort::F32 | Sort::F64);
+            let inside = match store.node(t) {
+                Node::App(_, args) => args.iter().any(|a| self.floating.contains(a)),
+                _ => false,
+            };
+            if float(t) || inside {
+                self.floating.insert(t);
             }
             let d = match store.node(t) {
                 Node::Const(v) => self.constant(*v)?,
@@ -1082,8 +1096,9 @@ impl Z3Solver {
         // 10 s on a question (unsat) the tactic decides in 5 ms, and the
         // other way round on another.
         let nonlinear = constraints.iter().any(|c| self.translator.nonlinear.contains(c));
-        // A question over floats may go to the helper too (crate::external).
-        let floats = crate::query::mentions_floats(store, constraints);
+        // A question with floats inside, over float symbols or bits turned
+        // into floats (crate::external has the helper race Z3 on it).
+        let floats = constraints.iter().any(|c| self.translator.floating.contains(c));
         let bits = !constraints.iter().any(|c| self.translator.kept_only.contains(c));
         let slice = match (nonlinear, bits) {
             (true, _) => Some(NONLINEAR_FIRST),
@@ -1104,6 +1119,9 @@ impl Z3Solver {
             // crosses it: thrown inside a push, it left the kept solver to
             // crash in a later push (3 runs in 94 of dse on
             // bench/muse/quadratic.c under --max-memory 300; 0 in 140 since).
+            // Floats made of bits (a byte through `strtod`) too: on the kept
+            // solver, Z3 answered the watchdog's interrupt of a 200 ms
+            // question after 14 s; a fresh one within its time.
             let fresh = z3::Solver::new(self.ctx);
             let (r, helper) = self.capped(|| {
                 for b in &asserted {

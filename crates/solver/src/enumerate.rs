@@ -1,0 +1,437 @@
+//! Questions over a few input bits, decided by trying every value.
+//!
+//! A parser's branch question often mentions one or two input bytes once
+//! independence has sliced the path condition, yet its terms can be hard
+//! for Z3: an expression evaluator's question over one `char` that went
+//! through `strtod`'s doubles took Z3 1.8 s (unsat) where the 256 values of
+//! the byte are evaluated in well under a millisecond. When every symbol of
+//! the set is a Boolean or a bit-vector, their widths add up to at most
+//! [`MAX_BITS`], and the values times the terms' nodes stay within
+//! [`MAX_WORK`], every assignment is evaluated:
+//!
+//! - the first that makes every constraint true is a model (sat);
+//! - when each one makes some constraint false, the set is unsat, and the
+//!   constraints that refuted them form an unsat core (every assignment
+//!   falsifies one of them). Constraints already in the core are tried
+//!   first, so the core stays small;
+//! - an assignment that no constraint refutes and on which one does not
+//!   evaluate (a float out of an integer's range, truncated) leaves the
+//!   question to the other procedures. A division by zero has SMT-LIB's
+//!   value ([`divided_by_zero`]), which is what Z3 would decide with.
+//!
+//! Evaluation is `eval_op`'s, which agrees with Z3 on every operation
+//! (crate tests, `bitvector_and_float_reasoning_agree_with_eval`), and a
+//! model is checked again by the caller.
+
+use braid_term::{eval_op, Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// The most input bits enumerated (65 536 assignments).
+pub const MAX_BITS: u32 = 16;
+
+/// The most node evaluations (values times the set's nodes) a question may
+/// cost: about 10-40 ms.
+pub const MAX_WORK: u64 = 1 << 21;
+
+/// What trying every value found.
+#[derive(Debug, PartialEq)]
+pub enum Found {
+    Sat(Model),
+    /// Unsat, with a core (a subset of the set).
+    Unsat(Vec<TermId>),
+    /// Not decided: too many values, a sort other than bits, or an
+    /// assignment no constraint refutes where one does not evaluate.
+    Nothing,
+}
+
+/// One node of the set, its arguments as indices of earlier nodes.
+enum Step {
+    Const(Value),
+    /// The i-th symbol of the assignment.
+    Sym(usize),
+    App(Op, SmallVec<[u32; 3]>),
+}
+
+/// The set compiled for evaluation under one assignment at a time.
+struct Evaluator {
+    steps: Vec<Step>,
+    /// Each constraint's own nodes in post-order, so that one constraint
+    /// is evaluated without the others.
+    own: Vec<Vec<u32>>,
+    /// The symbols' widths (0: a Boolean).
+    widths: Vec<u32>,
+    assignment: Vec<Value>,
+    /// Nodes evaluated under the current assignment (`Err`: does not
+    /// evaluate).
+    slots: Vec<Option<Result<Value, ()>>>,
+}
+
+impl Evaluator {
+    /// Sets the symbols to the bits of `k` (the first symbol lowest).
+    fn assign(&mut self, k: u64) {
+        let mut rest = k;
+        for (i, &w) in self.widths.iter().enumerate() {
+            self.assignment[i] = if w == 0 {
+                let b = rest & 1 == 1;
+                rest >>= 1;
+                Value::Bool(b)
+            } else {
+                let v = Value::bv(w as u8, rest & ((1u64 << w) - 1));
+                rest >>= w;
+                v
+            };
+        }
+        self.slots.iter_mut().for_each(|s| *s = None);
+    }
+
+    /// Constraint `c` under the current assignment.
+    fn holds(&mut self, c: usize) -> Result<bool, ()> {
+        for &i in &self.own[c] {
+            let i = i as usize;
+            if self.slots[i].is_some() {
+                continue;
+            }
+            let slot = |a: u32| self.slots[a as usize].unwrap_or(Err(()));
+            let v = match &self.steps[i] {
+                Step::Const(v) => Ok(*v),
+                Step::Sym(s) => Ok(self.assignment[*s]),
+                Step::App(Op::Ite, args) => match slot(args[0]) {
+                    Ok(Value::Bool(true)) => slot(args[1]),
+                    Ok(_) => slot(args[2]),
+                    Err(()) => Err(()),
+                },
+                Step::App(op, args) => args
+                    .iter()
+                    .map(|a| slot(*a))
+                    .collect::<Result<SmallVec<[Value; 3]>, ()>>()
+                    .and_then(|vals| eval_op(*op, &vals).or_else(|_| divided_by_zero(*op, &vals))),
+            };
+            self.slots[i] = Some(v);
+        }
+        match self.slots[*self.own[c].last().expect("a constraint has a node") as usize] {
+            Some(Ok(Value::Bool(b))) => Ok(b),
+            _ => Err(()),
+        }
+    }
+
+    /// Whether every assignment makes one of `subset` false.
+    fn refute_all(&mut self, values: u64, subset: &[usize]) -> bool {
+        (0..values).all(|k| {
+            self.assign(k);
+            subset.iter().any(|&c| self.holds(c) == Ok(false))
+        })
+    }
+}
+
+/// A bit-vector division or remainder by zero as SMT-LIB (and so Z3, to
+/// which braid's terms translate them as `bvudiv`, `bvurem`, `bvsdiv`,
+/// `bvsrem`) defines it: the quotient all ones (signed: 1 for a negative
+/// dividend), the remainder the dividend. `eval_op` has no value there
+/// (WebAssembly traps); the question is Z3's, so these answer as Z3 would.
+fn divided_by_zero(op: Op, args: &[Value]) -> Result<Value, ()> {
+    let [Value::Bv { width, bits }, Value::Bv { bits: 0, .. }] = *args else {
+        return Err(());
+    };
+    let ones = Value::bv(width, u64::MAX);
+    let negative = width > 0 && (bits >> (width - 1)) & 1 == 1;
+    match op {
+        Op::UDiv => Ok(ones),
+        Op::Div if negative => Ok(Value::bv(width, 1)),
+        Op::Div => Ok(ones),
+        Op::URem | Op::Rem => Ok(args[0]),
+        _ => Err(()),
+    }
+}
+
+/// Every assignment of the set's symbols, tried (see the module's doc).
+pub fn check(store: &TermStore, set: &[TermId]) -> Found {
+    // The symbols and their widths.
+    let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
+    syms.sort_unstable();
+    syms.dedup();
+    let mut widths = Vec::with_capacity(syms.len());
+    for &s in &syms {
+        match store.symbol(s).sort {
+            Sort::Bool => widths.push(0u32),
+            Sort::Bv(w) => widths.push(w as u32),
+            _ => return Found::Nothing,
+        }
+    }
+    let bits: u32 = widths.iter().map(|w| (*w).max(1)).sum();
+    if bits > MAX_BITS {
+        return Found::Nothing;
+    }
+    // The set's nodes in post-order (arguments first), numbered.
+    let order = store.postorder(set);
+    let values = 1u64 << bits;
+    let work = values.saturating_mul(order.len() as u64);
+    if work > MAX_WORK {
+        return Found::Nothing;
+    }
+    let index: FxHashMap<TermId, u32> = order.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect();
+    let sym_at: FxHashMap<SymId, usize> = syms.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+    let mut ev = Evaluator {
+        steps: order
+            .iter()
+            .map(|t| match store.node(*t) {
+                Node::Const(v) => Step::Const(*v),
+                Node::Sym(s) => Step::Sym(sym_at[s]),
+                Node::App(op, args) => Step::App(*op, args.iter().map(|a| index[a]).collect()),
+            })
+            .collect(),
+        own: set
+            .iter()
+            .map(|c| store.postorder(&[*c]).iter().map(|t| index[t]).collect())
+            .collect(),
+        widths,
+        assignment: vec![Value::Bool(false); syms.len()],
+        slots: vec![None; order.len()],
+    };
+    // Constraints that refuted an assignment so far, tried first.
+    let mut core: Vec<usize> = Vec::new();
+    for k in 0..values {
+        ev.assign(k);
+        let mut undecided = false;
+        let mut refuter = None;
+        for c in core.iter().copied().chain((0..set.len()).filter(|c| !core.contains(c))) {
+            match ev.holds(c) {
+                Ok(true) => {}
+                Ok(false) => {
+                    refuter = Some(c);
+                    break;
+                }
+                Err(()) => undecided = true,
+            }
+        }
+        match (refuter, undecided) {
+            (Some(c), _) if core.contains(&c) => {}
+            (Some(c), _) => core.push(c),
+            (None, true) => return Found::Nothing,
+            (None, false) => {
+                return Found::Sat(syms.iter().copied().zip(ev.assignment.iter().copied()).collect());
+            }
+        }
+    }
+    // The first refuter of each assignment need not be needed: each one
+    // is dropped whose fellows refute every assignment without it, while
+    // the work stays within a few times the bound (a smaller core answers
+    // more later questions).
+    if core.len() > 1 && work.saturating_mul(core.len() as u64) <= MAX_WORK * 4 {
+        let mut i = 0;
+        while i < core.len() && core.len() > 1 {
+            let without: Vec<usize> = core.iter().copied().filter(|&c| c != core[i]).collect();
+            if ev.refute_all(values, &without) {
+                core = without;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    core.sort_unstable();
+    Found::Unsat(core.into_iter().map(|c| set[c]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn byte_gt(s: &mut TermStore, x: TermId, k: u64) -> TermId {
+        let c = s.constant(Value::bv(8, k));
+        s.app(Op::UGt, &[x, c]).unwrap()
+    }
+
+    #[test]
+    fn every_value_of_a_byte_decides_and_the_core_is_what_refutes() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let y = s.symbol_term("y", Sort::Bv(8));
+        let gt_200 = byte_gt(&mut s, x, 200);
+        let gt_10 = byte_gt(&mut s, y, 10);
+        let c100 = s.constant(Value::bv(8, 100));
+        let lt_100 = s.app(Op::ULt, &[x, c100]).unwrap();
+        // Sat: a model that satisfies both.
+        match check(&s, &[gt_200, gt_10]) {
+            Found::Sat(m) => assert!(s.satisfies(&[gt_200, gt_10], &m)),
+            other => panic!("{other:?}"),
+        }
+        // Unsat: the core leaves out the constraint on y.
+        assert_eq!(check(&s, &[gt_200, gt_10, lt_100]), Found::Unsat(vec![gt_200, lt_100]));
+    }
+
+    /// A random 32-bit term over `x` (8 bits) and `y` (4 bits), through
+    /// floats in places if `floats`.
+    fn random_bv(
+        s: &mut TermStore,
+        rng: &mut impl rand::Rng,
+        (x, y): (TermId, TermId),
+        floats: bool,
+        depth: u32,
+    ) -> TermId {
+        use Op::*;
+        if depth == 0 || rng.gen_bool(0.2) {
+            return match rng.gen_range(0..4) {
+                0 => s.app(ZExt(32), &[x]).unwrap(),
+                1 => s.app(SExt(32), &[x]).unwrap(),
+                2 => s.app(ZExt(32), &[y]).unwrap(),
+                _ => {
+                    let k = [
+                        0,
+                        1,
+                        2,
+                        7,
+                        31,
+                        32,
+                        100,
+                        0x80,
+                        0xff,
+                        0x7fff_ffff,
+                        0x8000_0000,
+                        0xffff_ffff,
+                    ];
+                    s.constant(Value::bv(32, k[rng.gen_range(0..k.len())]))
+                }
+            };
+        }
+        let a = random_bv(s, rng, (x, y), floats, depth - 1);
+        let b = random_bv(s, rng, (x, y), floats, depth - 1);
+        let binary = [Add, Sub, Mul, Div, Rem, UDiv, URem, And, Or, Xor, Shl, LShr, AShr];
+        match rng.gen_range(0..10) {
+            // (A constant divided by zero does not build.)
+            0..=5 => s.app(binary[rng.gen_range(0..binary.len())], &[a, b]).unwrap_or(a),
+            6 => {
+                let op = [Neg, Not][rng.gen_range(0..2)];
+                s.app(op, &[a]).unwrap()
+            }
+            7 | 8 => {
+                let c = s.app([ULt, Lt, Eq][rng.gen_range(0..3)], &[a, b]).unwrap();
+                s.app(Ite, &[c, b, a]).unwrap()
+            }
+            9 if !floats => s.app(Xor, &[a, b]).unwrap(),
+            _ => {
+                // Through floats: converted, an operation, and back.
+                let w = [32u8, 64][rng.gen_range(0..2)];
+                let fa = s.app([ConvertS(w), ConvertU(w)][rng.gen_range(0..2)], &[a]).unwrap();
+                let fb = s.app(ConvertS(w), &[b]).unwrap();
+                let op = [Add, Sub, Mul, Div, FMin, FMax][rng.gen_range(0..6)];
+                let f = s.app(op, &[fa, fb]).unwrap();
+                let f = match rng.gen_range(0..4) {
+                    0 => s.app(FSqrt, &[f]).unwrap(),
+                    1 => s.app(FNearest, &[f]).unwrap(),
+                    2 => s.app(FFloor, &[f]).unwrap(),
+                    _ => f,
+                };
+                match rng.gen_range(0..3) {
+                    0 => s.app(TruncSatS(32), &[f]).unwrap_or(a),
+                    1 => s.app(TruncS(32), &[f]).unwrap_or(a),
+                    _ => {
+                        let bits = s.app(Reinterpret, &[f]).unwrap();
+                        if w == 64 {
+                            s.app(Trunc(32), &[bits]).unwrap()
+                        } else {
+                            bits
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Trying every value answers as Z3 does on random questions over 12
+    /// bits (integer and float operations), and its cores are unsat to Z3.
+    #[test]
+    fn trying_every_value_agrees_with_z3() {
+        use crate::{SatResult, Solver};
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(2026);
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let y = s.symbol_term("y", Sort::Bv(4));
+        // Z3 may give up where every value is tried in microseconds (with
+        // floats, on many questions after a second): those questions are
+        // not compared.
+        let mut z3 = crate::Z3Solver::new(Some(500));
+        let (mut sat, mut unsat, mut nothing, mut unknown) = (0, 0, 0, 0);
+        for i in 0..150 {
+            let mut set = Vec::new();
+            for _ in 0..rand::Rng::gen_range(&mut rng, 1..4) {
+                let floats = i % 4 == 0;
+                let a = random_bv(&mut s, &mut rng, (x, y), floats, 3);
+                let b = random_bv(&mut s, &mut rng, (x, y), floats, 2);
+                let op = [Op::Eq, Op::Ne, Op::Lt, Op::ULt, Op::Ge, Op::UGe][rand::Rng::gen_range(&mut rng, 0..6)];
+                set.push(s.app(op, &[a, b]).unwrap());
+            }
+            set.sort_unstable();
+            set.dedup();
+            match (check(&s, &set), z3.check(&s, &set)) {
+                (Found::Sat(m), SatResult::Sat(_)) => {
+                    // The model, to Z3 (eval has no value where a divisor
+                    // is zero).
+                    let mut fixed = set.clone();
+                    for (k, v) in &m {
+                        let (t, c) = (s.symbol_term_of(*k), s.constant(*v));
+                        fixed.push(s.app(Op::Eq, &[t, c]).unwrap());
+                    }
+                    let again = z3.check(&s, &fixed);
+                    assert!(
+                        matches!(again, SatResult::Sat(_) | SatResult::Unknown(_)),
+                        "{set:?}: {m:?}"
+                    );
+                    sat += 1;
+                }
+                (Found::Unsat(core), SatResult::Unsat) => {
+                    let again = z3.check(&s, &core);
+                    assert!(
+                        matches!(again, SatResult::Unsat | SatResult::Unknown(_)),
+                        "core {core:?} of {set:?}: {again:?}"
+                    );
+                    unsat += 1;
+                }
+                (Found::Nothing, _) => nothing += 1,
+                (_, SatResult::Unknown(_)) => unknown += 1,
+                (mine, theirs) => panic!("{set:?}: {mine:?} against Z3's {theirs:?}"),
+            }
+        }
+        // Most questions are decided (those that divide by zero where
+        // nothing else refutes are not).
+        assert!(
+            sat > 60 && unsat > 30,
+            "{sat} sat, {unsat} unsat, {nothing} undecided, {unknown} Z3 gave up on"
+        );
+    }
+
+    #[test]
+    fn too_many_bits_or_other_sorts_are_left_alone() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let c = s.constant(Value::bv(32, 7));
+        let eq = s.app(Op::Eq, &[x, c]).unwrap();
+        assert_eq!(check(&s, &[eq]), Found::Nothing);
+        let i = s.symbol_term("i", Sort::Int);
+        let zero = s.constant(Value::Int(0));
+        let lt = s.app(Op::Lt, &[i, zero]).unwrap();
+        assert_eq!(check(&s, &[lt]), Found::Nothing);
+    }
+
+    #[test]
+    fn a_division_by_zero_is_smtlibs_and_a_trap_nothing_refutes_leaves_the_question_open() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let one = s.constant(Value::bv(8, 1));
+        let q = s.app(Op::UDiv, &[one, x]).unwrap();
+        // 1 / x == 255 only for x == 0, by SMT-LIB's all-ones quotient.
+        let ones = s.constant(Value::bv(8, 255));
+        let eq = s.app(Op::Eq, &[q, ones]).unwrap();
+        let zero = Value::bv(8, 0);
+        assert_eq!(check(&s, &[eq]), Found::Sat([(SymId(0), zero)].into_iter().collect()));
+        // A float out of an 8-bit integer's range, truncated, traps: for
+        // x > 100 nothing refutes `trunc(x) == 0`, and it does not evaluate.
+        let f = s.app(Op::ConvertU(64), &[x]).unwrap();
+        let t = s.app(Op::TruncS(8), &[f]).unwrap();
+        let zero = s.constant(zero);
+        let is_zero = s.app(Op::Eq, &[t, zero]).unwrap();
+        let hundred = s.constant(Value::bv(8, 100));
+        let big = s.app(Op::UGt, &[x, hundred]).unwrap();
+        assert_eq!(check(&s, &[is_zero, big]), Found::Nothing);
+    }
+}
