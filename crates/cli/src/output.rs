@@ -324,7 +324,7 @@ impl Report {
             st.peak_rss_mb
         );
         let d = &st.solver_detail;
-        if st.solver_calls > 0 {
+        if st.solver_queries > 0 {
             let kinds: Vec<String> = d
                 .by_kind
                 .iter()
