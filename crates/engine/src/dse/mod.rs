@@ -63,9 +63,13 @@ pub(crate) fn explore_from_start(
     rec: &mut Recorder,
     engine: EngineKind,
     why: String,
+    solver_before: braid_solver::SolverStats,
 ) -> Result<RunResult, EngineError> {
     budget.release_memory();
-    let mut r = Box::new(Dse::new(module, entry, program, config)).run(budget, rec)?;
+    let mut dse = Box::new(Dse::new(module, entry, program, config));
+    // The run's solver statistics count the merging engine's questions too.
+    dse.solver.stats = solver_before;
+    let mut r = dse.run(budget, rec)?;
     r.engine = engine.name().into();
     r.stats.merging_given_up = Some(why);
     Ok(r)
@@ -92,8 +96,9 @@ impl Engine for Dse<'_> {
             let merged = self.result.stats.states_merged;
             let (module, entry, config) = (self.module, self.entry, self.config.clone());
             let (engine, program) = (self.engine_kind(), std::mem::take(&mut self.program));
+            let solver_before = std::mem::take(&mut self.solver.stats);
             drop(self);
-            let mut r = explore_from_start(module, entry, &program, config, budget, rec, engine, why)?;
+            let mut r = explore_from_start(module, entry, &program, config, budget, rec, engine, why, solver_before)?;
             r.stats.states_merged = merged;
             return Ok(r);
         }

@@ -329,9 +329,23 @@ impl Engine for Multise<'_> {
                 self.guards.time_spent().as_millis() as u64,
                 self.guards.peak_nodes as u64,
             );
+            if let Some(s) = &self.loop_solver {
+                self.solver.stats.absorb(&s.stats);
+            }
+            let solver_before = std::mem::take(&mut self.solver.stats);
             drop(frame);
             drop(self);
-            let mut r = explore_from_start(module, entry, &program, config, budget, rec, EngineKind::Multise, why)?;
+            let mut r = explore_from_start(
+                module,
+                entry,
+                &program,
+                config,
+                budget,
+                rec,
+                EngineKind::Multise,
+                why,
+                solver_before,
+            )?;
             (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
             return Ok(r);
         }
