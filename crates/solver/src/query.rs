@@ -423,6 +423,17 @@ impl QuerySolver {
         SatResult::Sat(m)
     }
 
+    /// `set` proved unsat by one of braid's own procedures (difference
+    /// bounds, trying every value), with `core`.
+    fn refuted_by_own(&mut self, set: Vec<TermId>, core: Vec<TermId>) -> SatResult {
+        self.last_core = core;
+        if self.use_cores {
+            self.remember_core(self.last_core.clone());
+        }
+        self.remember(set, None);
+        SatResult::Unsat
+    }
+
     fn remember(&mut self, set: Vec<TermId>, answer: Option<Model>) {
         if self.cache.len() >= CACHE_ENTRIES {
             self.cache.clear();
@@ -471,12 +482,7 @@ impl QuerySolver {
             match crate::difference::check(store, &set) {
                 crate::difference::Found::Unsat(core) => {
                     self.stats.kind(self.kind).difference_unsat += 1;
-                    self.last_core = core;
-                    if self.use_cores {
-                        self.remember_core(self.last_core.clone());
-                    }
-                    self.remember(set, None);
-                    return SatResult::Unsat;
+                    return self.refuted_by_own(set, core);
                 }
                 crate::difference::Found::Candidate(m) => candidate = Some(m),
                 crate::difference::Found::Nothing => {}
@@ -516,12 +522,7 @@ impl QuerySolver {
                 }
                 crate::enumerate::Found::Unsat(core) => {
                     self.stats.kind(self.kind).enumerate_unsat += 1;
-                    self.last_core = core;
-                    if self.use_cores {
-                        self.remember_core(self.last_core.clone());
-                    }
-                    self.remember(set, None);
-                    return SatResult::Unsat;
+                    return self.refuted_by_own(set, core);
                 }
                 crate::enumerate::Found::Nothing => {}
             }

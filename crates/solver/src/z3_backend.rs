@@ -261,6 +261,8 @@ const NONLINEAR_FIRST: Duration = Duration::from_millis(500);
 /// other way round (a merged question of `bench/merging/sleep-6-3`: 0.3 s
 /// kept, 4 s fresh), and for a product of two unknowns too (factoring a
 /// 64-bit constant, `bench/sv/longlong_mul.c`: 7 s kept, over 27 s fresh).
+const KEPT_FIRST: Duration = Duration::from_millis(50);
+
 /// How far Z3's allocations may grow in a check: by what the run's memory
 /// limit leaves, less a tenth of the limit, so that a question cut short
 /// leaves the run room to go on (a concolic run over an expression
@@ -276,8 +278,6 @@ fn z3_allocated() -> u64 {
     // SAFETY: reads a global counter; takes no context.
     unsafe { z3_sys::Z3_get_estimated_alloc_size() }
 }
-
-const KEPT_FIRST: Duration = Duration::from_millis(50);
 
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
