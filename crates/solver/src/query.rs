@@ -655,7 +655,7 @@ fn satisfying(store: &TermStore, set: &[TermId], mut m: Model) -> Option<Model> 
 const SLOW_FLOATS: Duration = Duration::from_secs(1);
 
 /// Whether a symbol of `set` is a float.
-pub(crate) fn mentions_floats(store: &TermStore, set: &[TermId]) -> bool {
+fn mentions_floats(store: &TermStore, set: &[TermId]) -> bool {
     set.iter()
         .flat_map(|c| store.symbols(*c))
         .any(|s| matches!(store.symbol(*s).sort, braid_term::Sort::F32 | braid_term::Sort::F64))

@@ -69,32 +69,14 @@ impl Z3Solver {
         Z3Solver {
             ctx,
             solver: z3::Solver::new(ctx),
-            translator: Translator {
-                ctx,
-                kit: None,
-                done: FxHashMap::default(),
-                reads: Default::default(),
-                nonlinear: Default::default(),
-                kept_only: Default::default(),
-                floating: Default::default(),
-                stop: None,
-            },
+            translator: Translator::new(ctx),
             timeout_ms,
             deadline: None,
             budget: None,
             cores: true,
             last_core: None,
             core_solver: None,
-            core_translator: Translator {
-                ctx: CORE_CONTEXT.with(|c| *c),
-                kit: None,
-                done: FxHashMap::default(),
-                reads: Default::default(),
-                nonlinear: Default::default(),
-                kept_only: Default::default(),
-                floating: Default::default(),
-                stop: None,
-            },
+            core_translator: Translator::new(CORE_CONTEXT.with(|c| *c)),
             incremental: true,
             stack: Vec::new(),
             kept_first: KEPT_FIRST,
@@ -307,6 +289,19 @@ struct Translator<'ctx> {
 }
 
 impl<'ctx> Translator<'ctx> {
+    fn new(ctx: &'ctx Context) -> Translator<'ctx> {
+        Translator {
+            ctx,
+            kit: None,
+            done: FxHashMap::default(),
+            reads: Default::default(),
+            nonlinear: Default::default(),
+            kept_only: Default::default(),
+            floating: Default::default(),
+            stop: None,
+        }
+    }
+
     fn kit(&mut self) -> Result<&FloatKit<'ctx>, String> {
         if self.kit.is_none() {
             self.kit = FloatKit::new(self.ctx);
