@@ -14,9 +14,22 @@ void klee_make_symbolic(void *addr, unsigned long size, const char *name);
 void klee_assume(unsigned long condition);
 int klee_int(const char *name);
 int klee_range(int lo, int hi, const char *name);
+void klee_abort(void);
+void klee_report_error(const char *file, int line, const char *message, const char *suffix);
+void klee_silent_exit(int status);
+int klee_get_value_i32(int value);
+long long klee_get_value_i64(long long value);
+/* These only print or hint: braid runs them as no-ops. */
+void klee_warning(const char *message);
+void klee_warning_once(const char *message);
+void klee_print_expr(const char *message, ...);
+void klee_prefer_cex(void *object, unsigned long condition);
+void klee_open_merge(void);
+void klee_close_merge(void);
 
 /* SV-COMP / Test-Comp: reach_error() is the property. */
 void reach_error(void);
+void __VERIFIER_error(void); /* the property before 2020 */
 void __VERIFIER_assume(int condition);
 _Bool __VERIFIER_nondet_bool(void);
 char __VERIFIER_nondet_char(void);

@@ -806,6 +806,15 @@ thread_local! {
 }
 
 /// The reason of an unknown answer that Z3's memory cut short.
+/// A capped check that Z3 left unknown with no reason ran into the cap
+/// (its throw leaves the reason empty: AES's key bytes under a 300 MB
+/// limit): it answers as a cut for memory does.
+fn note_cap_throw(capped: bool, r: Z3Result, fresh: &z3::Solver<'static>) {
+    if capped && r == Z3Result::Unknown && fresh.get_reason_unknown().is_none_or(|w| w.trim().is_empty()) {
+        CUT_FOR_MEMORY.set(true);
+    }
+}
+
 const OUT_OF_MEMORY: &str = "Z3 ran out of the memory the limit leaves";
 
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
@@ -993,12 +1002,13 @@ impl Z3Solver {
         asserted: &[Bool<'static>],
         timeout: Option<Duration>,
     ) -> SatResult {
-        let r = self.capped(|| {
+        let (r, capped) = self.capped(|| {
             for b in asserted {
                 fresh.assert(b);
             }
             with_watchdog(self.ctx, timeout, self.budget.as_ref(), || fresh.check())
         });
+        note_cap_throw(capped, r, &fresh);
         let answer = self.translator.answer(store, constraints, &fresh, r);
         if answer == SatResult::Unsat && self.cores {
             self.last_core = Some(constraints.to_vec());
@@ -1017,17 +1027,18 @@ impl Z3Solver {
     /// pushed; concolic on an expression evaluator over doubles in every
     /// run, inside `Z3_solver_push` of a question over bit-vectors). Those
     /// are bounded by [`Z3Solver::trim_kept`] instead.
-    fn capped<T>(&self, f: impl FnOnce() -> T) -> T {
+    /// Also says whether a cap was set.
+    fn capped<T>(&self, f: impl FnOnce() -> T) -> (T, bool) {
         // (A fixed half of the limit cut CRC-32 over 8 bytes off at 124 MB
         // of 300; it needs 198.)
         let Some(cap) = self.budget.as_ref().and_then(z3_cap) else {
-            return f();
+            return (f(), false);
         };
         let cap = (cap >> 20).max(1);
         z3::set_global_param("memory_max_size", &cap.to_string());
         let r = f();
         z3::set_global_param("memory_max_size", "0");
-        r
+        (r, true)
     }
 
     /// Before the kept solver takes a question: past a quarter of the
@@ -1118,12 +1129,13 @@ impl Z3Solver {
             // solver, Z3 answered the watchdog's interrupt of a 200 ms
             // question after 14 s; a fresh one within its time.
             let fresh = z3::Solver::new(self.ctx);
-            let (r, helper) = self.capped(|| {
+            let ((r, helper), capped) = self.capped(|| {
                 for b in &asserted {
                     fresh.assert(b);
                 }
                 race(self.ctx, first, self.budget.as_ref(), rival, || fresh.check())
             });
+            note_cap_throw(capped, r, &fresh);
             (self.translator.answer(store, constraints, &fresh, r), helper)
         } else if self.incremental {
             // Along a path consecutive queries share their older constraints

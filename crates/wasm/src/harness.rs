@@ -67,12 +67,26 @@ pub fn emit(
         ("symbolic", "assume") => condition(b, params, false),
         ("symbolic", "assert") => condition(b, params, true),
         (_, "__VERIFIER_assume") | (_, "klee_assume") => condition(b, params, false),
-        (_, "reach_error") => error(b, BugKind::ReachError),
+        // Before 2020 SV-COMP's property was `__VERIFIER_error()`.
+        (_, "reach_error" | "__VERIFIER_error") => error(b, BugKind::ReachError),
         // SV-COMP: only `reach_error` is the property; `abort` ends the path.
         (_, "abort") if convention == Convention::Svcomp => halt(b, None),
         (_, "abort") => error(b, BugKind::Abort),
         (_, "exit" | "_exit" | "_Exit") => halt(b, params.first()),
         (_, "__assert_fail") => error(b, BugKind::Assertion),
+        (_, "klee_abort") => error(b, BugKind::Abort),
+        (_, "klee_report_error") => error(b, BugKind::Assertion),
+        (_, "klee_silent_exit") => halt(b, params.first()),
+        (_, n) if KLEE_NO_OPS.contains(&n) && result.is_none() => {
+            b.done(None);
+            true
+        }
+        // The value on this path: the value itself (KLEE also fixes it).
+        (_, "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel" | "klee_get_valuell") => {
+            let Some(x) = params.first() else { return false };
+            b.done(Some(*x));
+            true
+        }
         (_, "klee_int") => symbol(b, label.unwrap_or(name), Sort::Bv(32), result),
         (_, "klee_range") => klee_range(b, params, result, label.unwrap_or(name)),
         (_, "klee_make_symbolic") => make_symbolic(b, params, label.unwrap_or(name)),
@@ -83,6 +97,21 @@ pub fn emit(
         _ => false,
     }
 }
+
+/// KLEE's functions that only print, hint or check (every input a test
+/// exercises is checked by replay): each call does nothing.
+pub const KLEE_NO_OPS: [&str; 10] = [
+    "klee_warning",
+    "klee_warning_once",
+    "klee_print_expr",
+    "klee_print_range",
+    "klee_prefer_cex",
+    "klee_set_forking",
+    "klee_stack_trace",
+    "klee_open_merge",
+    "klee_close_merge",
+    "klee_check_memory_access",
+];
 
 /// A KLEE name as braid names inputs: the name's characters other than
 /// `#` (which separates an input's name from its read count) and control

@@ -254,7 +254,16 @@ fn run_here(
                         return Err(bug(BugKind::Assertion));
                     }
                 }
-                (_, "reach_error") => return Err(bug(BugKind::ReachError)),
+                (_, "reach_error" | "__VERIFIER_error") => return Err(bug(BugKind::ReachError)),
+                (_, "klee_abort") => return Err(bug(BugKind::Abort)),
+                (_, "klee_report_error") => return Err(bug(BugKind::Assertion)),
+                (_, "klee_silent_exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
+                (_, n) if crate::harness::KLEE_NO_OPS.contains(&n) && results.is_empty() => {}
+                (_, "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel" | "klee_get_valuell") => {
+                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                        *o = p;
+                    }
+                }
                 (_, "abort") if svcomp => return Err(wasmi::Error::host(Exit(None))),
                 (_, "abort") => return Err(bug(BugKind::Abort)),
                 (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
