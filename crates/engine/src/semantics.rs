@@ -290,6 +290,19 @@ pub fn affine_read(store: &mut TermStore, lo: usize, cells: &[TermId], off: Term
     Some(value)
 }
 
+/// The offsets `off` can take are `residue` modulo `modulus` by its shape
+/// (`toint(zext(y)) + c` with `y`'s low bits zero): a fork per offset
+/// skips the cells between (`base + ((h & 3) << 2)`: every fourth).
+pub fn offset_stride(store: &TermStore, off: TermId) -> (i128, i128) {
+    match store.unsigned_int(off) {
+        Some((y, c)) => {
+            let m = 1i128 << low_zero_bits(store, y, 8).min(16);
+            (m, c.rem_euclid(m))
+        }
+        None => (1, 0),
+    }
+}
+
 /// How many low bits of the bit-vector `t` are zero whatever its symbols
 /// (a lower bound, from its shape: `x << 2`, `x * 4`, sums of such and of
 /// constants), looking `depth` operations deep.
@@ -444,6 +457,31 @@ pub fn written(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `base + ((h & 3) << 2)` is a multiple of 4 from `base`, `base + h`
+    /// anything: the stride a fork per offset steps by.
+    #[test]
+    fn offsets_of_shifted_indices_step_by_their_stride() {
+        let mut s = TermStore::new();
+        let h = s.symbol_term("h", Sort::Bv(32));
+        let [three, two, base] = [3u64, 2, 0x800631].map(|v| s.constant(Value::bv(32, v)));
+        let low = s.app(Op::And, &[h, three]).unwrap();
+        let scaled = s.app(Op::Shl, &[low, two]).unwrap();
+        let y = s.app(Op::Add, &[base, scaled]).unwrap();
+        let off = |s: &mut TermStore, y: TermId, c: i128| {
+            let wide = s.app(Op::ZExt(64), &[y]).unwrap();
+            let i = s.app(Op::ToInt, &[wide]).unwrap();
+            let c = s.constant(Value::Int(c));
+            s.app(Op::Add, &[i, c]).unwrap()
+        };
+        // The base is odd: no stride.
+        let t = off(&mut s, y, 0);
+        assert_eq!(offset_stride(&s, t), (1, 0));
+        let t = off(&mut s, scaled, 6);
+        assert_eq!(offset_stride(&s, t), (4, 2));
+        let t = off(&mut s, h, 6);
+        assert_eq!(offset_stride(&s, t), (1, 0));
+    }
 
     /// An array of ints an initialising loop filled with `3 * i + 5`, read
     /// at `base + (k << 2)` for a symbolic `k`: the word `3 * k + 5`,

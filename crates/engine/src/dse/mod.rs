@@ -1856,7 +1856,9 @@ impl<'m> Dse<'m> {
             } else {
                 (slo, shi)
             };
-            for k in lo..=hi {
+            // Offsets whose low bits are zero skip the cells between.
+            let (m, r) = crate::semantics::offset_stride(&self.store, off);
+            for k in (lo..=hi).filter(|k| k.rem_euclid(m) == r) {
                 let kt = self.store.constant(Value::Int(k));
                 let at = self.store.eq(off, kt);
                 let g = self.store.and(guard, at);

@@ -1965,7 +1965,9 @@ impl Multise<'_> {
                         }
                     }
                 };
-                for o in candidates {
+                // Offsets whose low bits are zero skip the cells between.
+                let (m, r) = crate::semantics::offset_stride(&self.store, off);
+                for o in candidates.into_iter().filter(|o| o.rem_euclid(m) == r) {
                     let ot = self.store.constant(Value::Int(o));
                     let at = self.store.eq(off, ot);
                     let at = self.guards.atom(&mut self.store, at);
