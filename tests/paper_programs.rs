@@ -84,7 +84,7 @@ fn muse_covers_figure_2_with_one_solver_call() {
     let seed = example("examples/paper/muse-start-seed.json");
     for (partial, calls) in [(true, 1), (false, 3)] {
         let out = tempfile::tempdir().expect("temp dir");
-        let mut args = vec!["--engine", "concolic", "--seed-input", &seed];
+        let mut args = vec!["--engine", "concolic", "--search", "dfs", "--seed-input", &seed];
         if partial {
             args.push("--partial-solutions");
         }

@@ -98,7 +98,7 @@ struct RunArgs {
     #[arg(long, default_value = "dse")]
     engine: String,
     /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew;
-    /// concolic's open branches: dfs, bfs, generational.
+    /// concolic's open branches: dfs, bfs, generational (the default).
     #[arg(long)]
     search: Option<String>,
     /// concolic: MuSE — the assignments the solver passes through (partial
@@ -576,7 +576,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
     spec.merging = merging_of(args)?;
     if kind == EngineKind::Concolic {
         let c = &mut spec.concolic;
-        let name = args.search.as_deref().unwrap_or("dfs");
+        let name = args.search.as_deref().unwrap_or("generational");
         c.strategy = ConcolicStrategy::parse(name)
             .ok_or_else(|| anyhow!("unknown searcher `{name}` for --engine concolic (dfs, bfs, generational)"))?;
         c.partial_solutions = args.partial_solutions;

@@ -379,7 +379,9 @@ impl<'ctx> Translator<'ctx> {
                 Node::Const(v) => self.constant(*v)?,
                 Node::Sym(s) => self.symbol(store, *s)?,
                 Node::App(Op::Read, args) => {
-                    self.reads.insert(t);
+                    if args.len() > 2 + 2 * 64 {
+                        self.reads.insert(t);
+                    }
                     self.read(store, args)
                 }
                 Node::App(op, args) => {

@@ -40,12 +40,15 @@ use std::rc::Rc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Strategy {
     /// The deepest open branch of the latest run.
-    #[default]
     Dfs,
     /// The shallowest open branch of the earliest run.
     Bfs,
     /// SAGE's generational search: open branches of the runs that covered
-    /// the most new branches first (earliest first among equals).
+    /// the most new branches first (earliest first among equals). The
+    /// default: in 5 s on twelve real C parsers it covered more branches
+    /// than `dfs` on ten (mjson 67 -> 245, picohttpparser 51 -> 125), fewer
+    /// on two (semver 141 -> 136, puff 85 -> 76).
+    #[default]
     Generational,
 }
 
