@@ -616,22 +616,37 @@ fn older_sv_comp_and_more_klee_harness_functions_mean_what_they_mean_there() {
     // `__VERIFIER_error()` was SV-COMP's property before 2020; KLEE's
     // printing and hinting functions do nothing, `klee_get_value_i32` gives
     // the value, `klee_silent_exit` ends the path, `klee_abort` fails.
-    let p = written(dir.path(), "old.c", "#include \"braid.h\"\nint main(void) {\n  \
+    let p = written(
+        dir.path(),
+        "old.c",
+        "#include \"braid.h\"\nint main(void) {\n  \
          int x = __VERIFIER_nondet_int();\n  klee_warning(\"w\");\n  klee_print_expr(\"x\", x);\n  \
          klee_open_merge();\n  klee_close_merge();\n  if (klee_get_value_i32(x) == 7) __VERIFIER_error();\n  \
-         if (x == 8) klee_silent_exit(3);\n  return 0;\n}\n");
+         if (x == 8) klee_silent_exit(3);\n  return 0;\n}\n",
+    );
     let (bugs, returned) = run_with(&p, &[]);
     assert_eq!(bugs, ["reach_error"]);
     assert_eq!(returned, ["0:bv32", "3:bv32"]);
     let o = braid(&["verify", &p]);
-    assert_eq!((code(&o), String::from_utf8_lossy(&o.stdout).lines().next()), (1, Some("FALSE")));
-    let p = written(dir.path(), "kabort.c", "#include \"braid.h\"\nint main(void) {\n  \
+    assert_eq!(
+        (code(&o), String::from_utf8_lossy(&o.stdout).lines().next()),
+        (1, Some("FALSE"))
+    );
+    let p = written(
+        dir.path(),
+        "kabort.c",
+        "#include \"braid.h\"\nint main(void) {\n  \
          int x = klee_int(\"x\");\n  if (x == 3) klee_abort();\n  \
-         if (x == 4) klee_report_error(\"f.c\", 1, \"bad\", \"user.err\");\n  return 0;\n}\n");
+         if (x == 4) klee_report_error(\"f.c\", 1, \"bad\", \"user.err\");\n  return 0;\n}\n",
+    );
     assert_eq!(run_with(&p, &[]).0, ["abort", "assertion"]);
     // C compiled to wasm32 has no setjmp: the error says so.
-    let p = written(dir.path(), "jmp.c", "#include <setjmp.h>\nstatic jmp_buf env;\nint main(void) {\n  \
-         if (setjmp(env)) return 1;\n  longjmp(env, 1);\n}\n");
+    let p = written(
+        dir.path(),
+        "jmp.c",
+        "#include <setjmp.h>\nstatic jmp_buf env;\nint main(void) {\n  \
+         if (setjmp(env)) return 1;\n  longjmp(env, 1);\n}\n",
+    );
     let o = braid(&["run", &p]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("setjmp and longjmp are not available"));

@@ -102,7 +102,8 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
             {
                 format!("\n(the linker is missing: {INSTALL})")
             } else if libc && err.contains("setjmp.h") {
-                "\n(setjmp and longjmp are not available in C compiled to wasm32: wasi-libc has no <setjmp.h>)".to_string()
+                "\n(setjmp and longjmp are not available in C compiled to wasm32: wasi-libc has no <setjmp.h>)"
+                    .to_string()
             } else if libc && (err.contains("file not found") || err.contains("cannot find") || err.contains("-lc")) {
                 format!("\n(the C library for wasm32-wasi is missing: {INSTALL})")
             } else {
