@@ -653,6 +653,47 @@ fn older_sv_comp_and_more_klee_harness_functions_mean_what_they_mean_there() {
 }
 
 #[test]
+fn concolic_takes_its_inputs_offset_where_the_shape_does_not_bound_it_and_runs_the_others() {
+    // An LZ-style decoder: a back-reference's 16-bit distance makes the
+    // copy's offset range over 64 Ki cells by its shape. dse searches for
+    // the feasible ones and reads the few as an array; a concolic run takes
+    // its input's and leaves the others to runs of their own: the same
+    // bugs and branches, at least dse's paths.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "lz.c",
+        "#include \"braid.h\"\nint main(void) {\n  unsigned char in[5];\n  char out[16];\n  int o = 0, i = 0;\n  \
+         for (int j = 0; j < 5; j++) in[j] = __VERIFIER_nondet_uchar();\n  while (i < 5) {\n    \
+         unsigned char t = in[i++];\n    if (t < 128) {\n      if (o < 16) out[o++] = t;\n    } else if (i + 2 <= 5) {\n      \
+         int d = in[i] | in[i + 1] << 8;\n      i += 2;\n      if (d == 0 || d > o) return 1;\n      \
+         for (int k = 0; k < 2 && o < 16; k++, o++) out[o] = out[o - d];\n    }\n  }\n  \
+         if (o == 3 && out[2] == 'x') reach_error();\n  return o;\n}\n",
+    );
+    let mut runs = Vec::new();
+    for engine in ["dse", "concolic"] {
+        let out = dir.path().join(engine);
+        let (code, json, _) = run_json(&p, &out, &["--engine", engine]);
+        assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{engine}: {json}");
+        replay_all(&p, &out);
+        let bugs: Vec<String> = json["bugs"]
+            .as_array()
+            .expect("bugs")
+            .iter()
+            .map(|b| b["kind"].to_string())
+            .collect();
+        runs.push((
+            bugs,
+            json["coverage"]["branches_covered"].clone(),
+            json["paths"].as_u64().expect("paths"),
+        ));
+    }
+    assert_eq!((&runs[0].0, &runs[0].1), (&runs[1].0, &runs[1].1));
+    assert_eq!(runs[0].0, ["\"reach_error\""]);
+    assert!(runs[1].2 >= runs[0].2, "{runs:?}");
+}
+
+#[test]
 fn tables_read_as_progressions_with_exceptions_give_replaying_verdicts_under_every_engine() {
     // A 256-entry class table that is zero but for three entries, read at
     // an input, feeds the index of a second table: the read is a choice of
