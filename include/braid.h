@@ -31,7 +31,11 @@ void klee_close_merge(void);
 void reach_error(void);
 void __VERIFIER_error(void); /* the property before 2020 */
 void __VERIFIER_assume(int condition);
+#ifdef __cplusplus
+bool __VERIFIER_nondet_bool(void);
+#else
 _Bool __VERIFIER_nondet_bool(void);
+#endif
 char __VERIFIER_nondet_char(void);
 unsigned char __VERIFIER_nondet_uchar(void);
 short __VERIFIER_nondet_short(void);

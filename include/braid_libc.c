@@ -96,3 +96,15 @@ WEAK char *strrchr(const char *s, int c) {
     if (!*s) return (char *)found;
   }
 }
+
+/* C++'s operator new and delete (wasm32's mangled names; size_t is
+   unsigned long) over malloc, for C++ sources, which are built against
+   wasi-libc without libc++: new never throws, it fails as malloc does. */
+void *malloc(size_t n);
+void free(void *p);
+WEAK void *_Znwm(size_t n) { return malloc(n ? n : 1); }
+WEAK void *_Znam(size_t n) { return malloc(n ? n : 1); }
+WEAK void _ZdlPv(void *p) { free(p); }
+WEAK void _ZdaPv(void *p) { free(p); }
+WEAK void _ZdlPvm(void *p, size_t n) { (void)n; free(p); }
+WEAK void _ZdaPvm(void *p, size_t n) { (void)n; free(p); }

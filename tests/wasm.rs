@@ -653,6 +653,40 @@ fn older_sv_comp_and_more_klee_harness_functions_mean_what_they_mean_there() {
 }
 
 #[test]
+fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
+    // Virtual calls, `new` and `delete`, a template; C++'s standard
+    // headers are not there, and the error says why.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "shapes.cpp",
+        "#include \"braid.h\"\nstruct Shape { virtual int area(int x) const = 0; virtual ~Shape() {} };\n\
+         struct Sq : Shape { int area(int x) const override { return x * x; } };\n\
+         struct Tri : Shape { int area(int x) const override { return x * 3; } };\n\
+         template <typename T> struct Stack {\n  T items[4];\n  int n = 0;\n  \
+         bool push(T v) { if (n == 4) return false; items[n++] = v; return true; }\n};\n\
+         int main() {\n  int k = __VERIFIER_nondet_int();\n  Shape *p = (k & 1) ? (Shape *)new Sq : (Shape *)new Tri;\n  \
+         Stack<int> s;\n  for (int i = 0; i < (k & 7); i++) s.push(i);\n  int a = p->area(k);\n  delete p;\n  \
+         if (a == 49 && s.n == 4) reach_error();\n  return s.n;\n}\n",
+    );
+    for engine in ["dse", "multise", "concolic"] {
+        let out = dir.path().join(engine);
+        let (code, json, _) = run_json(&p, &out, &["--engine", engine]);
+        assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{engine}: {json}");
+        assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
+        replay_all(&p, &out);
+    }
+    let v = written(
+        dir.path(),
+        "v.cpp",
+        "#include <vector>\nint main() { std::vector<int> v; return v.size(); }\n",
+    );
+    let o = braid(&["run", &v]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("without its standard library"));
+}
+
+#[test]
 fn concolic_takes_its_inputs_offset_where_the_shape_does_not_bound_it_and_runs_the_others() {
     // An LZ-style decoder: a back-reference's 16-bit distance makes the
     // copy's offset range over 64 Ki cells by its shape. dse searches for

@@ -46,6 +46,19 @@ fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
     })
 }
 
+/// Whether `path` names a C (`.c`, `.i`) or C++ (`.cpp`, `.cc`, `.cxx`)
+/// source, which braid compiles.
+pub(crate) fn is_source(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("c" | "i" | "cpp" | "cc" | "cxx")
+    )
+}
+
+fn is_cpp(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("cpp" | "cc" | "cxx"))
+}
+
 /// Compiles `source` (with the further sources `more`) to WebAssembly. A
 /// program that includes a system header (`#include <…>`, other than
 /// braid.h; itself or through its own headers, [`includes_system_header`])
@@ -58,7 +71,8 @@ fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
 pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
-    let mut libc = false;
+    // C++ is built against wasi-libc, for `operator new`'s malloc.
+    let mut libc = is_cpp(source);
     for file in std::iter::once(source).chain(more.iter().map(Path::new)) {
         std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
         libc |= includes_system_header(file, &mut Vec::new());
@@ -70,7 +84,14 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
         let strings = dir.join("braid_libc.c");
         std::fs::write(&strings, BRAID_LIBC).context("cannot write braid_libc.c")?;
         let out = dir.join("program.wasm");
-        let mut cmd = Command::new("clang");
+        // C++ with clang++, without exceptions (wasm32's C++ has no
+        // unwinding here); the harness header is C (`extern "C"`).
+        let cpp = is_cpp(source);
+        let mut cmd = Command::new(if cpp { "clang++" } else { "clang" });
+        if cpp {
+            // Nor libc++: Debian's wasm32 C++ library is not installed.
+            cmd.args(["-fno-exceptions", "-nostdlib++"]);
+        }
         if libc {
             cmd.arg("--target=wasm32-wasi");
         } else {
@@ -82,16 +103,30 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
         cmd.args(["-O0", "-g", "-Wl,--allow-undefined", "-Wl,-z,stack-size=8388608"])
             .arg("-I")
             .arg(&dir)
-            .arg(source)
-            .args(more)
-            .args(libc.then_some(&strings))
-            .arg("-o")
-            .arg(&out);
+            .arg(source);
+        // clang++ reads a `.c` file as C++: C sources (braid's string
+        // functions, a project's C files) are named C.
+        let c_files = more
+            .iter()
+            .map(Path::new)
+            .filter(|f| !is_cpp(f))
+            .chain(libc.then_some(strings.as_path()));
+        for f in more.iter().map(Path::new).filter(|f| is_cpp(f)) {
+            cmd.arg(f);
+        }
+        for f in c_files {
+            if cpp {
+                cmd.args(["-x", "c"]).arg(f).args(["-x", "none"]);
+            } else {
+                cmd.arg(f);
+            }
+        }
+        cmd.arg("-o").arg(&out);
         cmd.args(cflags.unwrap_or("").split_whitespace());
         let o = match cmd.output() {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                bail!("{shown}: compiling C needs clang, which is not installed: {INSTALL}")
+                bail!("{shown}: compiling C and C++ needs clang, which is not installed: {INSTALL}")
             }
             Err(e) => return Err(anyhow!("{shown}: cannot run clang: {e}")),
         };
@@ -101,6 +136,10 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
                 || err.contains("unable to execute command")
             {
                 format!("\n(the linker is missing: {INSTALL})")
+            } else if cpp && err.contains("file not found") {
+                "\n(C++ is built without its standard library, which Debian has not for wasm32: the language, \
+                 new and delete and the C library work, C++'s standard headers do not)"
+                    .to_string()
             } else if libc && err.contains("setjmp.h") {
                 "\n(setjmp and longjmp are not available in C compiled to wasm32: wasi-libc has no <setjmp.h>)"
                     .to_string()

@@ -422,18 +422,18 @@ pub(crate) fn load_program(
     need_entry: bool,
 ) -> Result<Loaded> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if args.cflags.is_some() && !matches!(ext, "c" | "i") {
-        bail!("--cflags applies to C sources (.c, .i) only");
+    if args.cflags.is_some() && !cc::is_source(path) {
+        bail!("--cflags applies to C and C++ sources (.c, .i, .cpp, .cc, .cxx) only");
     }
-    if !args.sources.is_empty() && !matches!(ext, "c" | "i") {
-        bail!("further sources apply to a C program (.c, .i) only");
+    if !args.sources.is_empty() && !cc::is_source(path) {
+        bail!("further sources apply to a C or C++ program (.c, .i, .cpp, .cc, .cxx) only");
     }
-    let src = if matches!(ext, "c" | "i") {
+    let src = if cc::is_source(path) {
         cc::compile(path, &args.sources, args.cflags.as_deref())?
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
     };
-    if matches!(ext, "wasm" | "wat" | "c" | "i") {
+    if ext == "wasm" || ext == "wat" || cc::is_source(path) {
         let shown = path.display();
         let bytes = if ext == "wat" {
             let text = String::from_utf8(src).map_err(|e| anyhow!("{shown}: not UTF-8 text ({e})"))?;
@@ -494,12 +494,9 @@ fn load(path: &Path, args: &ProgramArgs) -> Result<Loaded> {
     load_program(path, &args, is_wasm, false)
 }
 
-/// WebAssembly, or C, which braid compiles to it.
+/// WebAssembly, or C or C++, which braid compiles to it.
 fn is_wasm(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("wasm" | "wat" | "c" | "i")
-    )
+    matches!(path.extension().and_then(|e| e.to_str()), Some("wasm" | "wat")) || cc::is_source(path)
 }
 
 fn entry_of(m: &Module, name: Option<&str>) -> Result<FuncId> {
@@ -971,7 +968,7 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     let mut files = Vec::new();
     // `braid replay main.c lib.c DIR` as `braid run main.c lib.c` was
     // typed: the further sources must be the ones the tests record.
-    let is_source = |p: &Path| !p.is_dir() && p.extension().is_some_and(|e| e == "c" || e == "i");
+    let is_source = |p: &Path| !p.is_dir() && cc::is_source(p);
     let sources: Vec<&PathBuf> = tests.iter().filter(|t| is_source(t)).collect();
     for t in tests.iter().filter(|t| !is_source(t)) {
         if t.is_dir() {

@@ -75,6 +75,15 @@ pub fn emit(
         (_, "exit" | "_exit" | "_Exit") => halt(b, params.first()),
         (_, "__assert_fail") => error(b, BugKind::Assertion),
         (_, "klee_abort") => error(b, BugKind::Abort),
+        // C++ built without its runtime: a pure virtual call aborts, and
+        // static destructors registered to run at exit never run here.
+        (_, "__cxa_pure_virtual") => error(b, BugKind::Abort),
+        (_, "__cxa_atexit") if result == Some(ValType::I32) => {
+            let zero = b.var("zero");
+            b.assign(zero, Rhs::Copy(bv(32, 0)));
+            b.done(Some(zero));
+            true
+        }
         (_, "klee_report_error") => error(b, BugKind::Assertion),
         (_, "klee_silent_exit") => halt(b, params.first()),
         (_, n) if KLEE_NO_OPS.contains(&n) && result.is_none() => {
