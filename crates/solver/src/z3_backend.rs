@@ -379,9 +379,7 @@ impl<'ctx> Translator<'ctx> {
                 Node::Const(v) => self.constant(*v)?,
                 Node::Sym(s) => self.symbol(store, *s)?,
                 Node::App(Op::Read, args) => {
-                    if args.len() > 2 + 2 * 64 {
-                        self.reads.insert(t);
-                    }
+                    self.reads.insert(t);
                     self.read(store, args)
                 }
                 Node::App(op, args) => {
@@ -807,7 +805,6 @@ thread_local! {
     static CUT_FOR_MEMORY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The reason of an unknown answer that Z3's memory cut short.
 /// A capped check that Z3 left unknown with no reason ran into the cap
 /// (its throw leaves the reason empty: AES's key bytes under a 300 MB
 /// limit): it answers as a cut for memory does.
@@ -817,6 +814,7 @@ fn note_cap_throw(capped: bool, r: Z3Result, fresh: &z3::Solver<'static>) {
     }
 }
 
+/// The reason of an unknown answer that Z3's memory cut short.
 const OUT_OF_MEMORY: &str = "Z3 ran out of the memory the limit leaves";
 
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper

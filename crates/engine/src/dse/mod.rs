@@ -1819,7 +1819,7 @@ impl<'m> Dse<'m> {
                 // else the input's offset (below). (Windows of 64 or 4 096
                 // cells around it, after two questions each, left the
                 // decoder's questions to Z3 too slow: 27 branches in 5 s,
-                // against 52 with the input's offset.)
+                // against 69 so.)
                 let concolic = self.concolic.is_some();
                 let window = if shi - slo < TIGHT_SPAN as i128 {
                     Some((slo, shi))
@@ -1944,7 +1944,7 @@ impl<'m> Dse<'m> {
     }
 
     /// Whether `off op v` can hold under `st`'s path and `guard` (`None`:
-    /// the solver could not tell); asked of the solver by a concolic run too.
+    /// the solver could not tell).
     fn offset_can_be(&mut self, st: &State, guard: TermId, off: TermId, op: Op, v: i128) -> Option<bool> {
         let vt = self.store.constant(Value::Int(v));
         let c = self.store.app(op, &[off, vt]).ok()?;
