@@ -760,7 +760,7 @@ impl Table {
             return free();
         }
         let mut budget = 1 << 12;
-        let mut can = |t: TermId| reaches(store, t, wanted, model, &mut budget);
+        let mut can = |t: TermId| reaches(store, t, wanted, model, &mut budget, &mut memo);
         let later = nearest(&mut self.entries.iter().filter(|(_, v)| can(*v)).map(|(k, _)| *k));
         if later.is_some() {
             return later;
@@ -773,18 +773,28 @@ impl Table {
 }
 
 /// Whether `t`, a lookup whose entries may be lookups, has `wanted` among
-/// its values under `model` (at most `budget` values looked at).
-fn reaches(store: &TermStore, t: TermId, wanted: Value, model: &Model, budget: &mut usize) -> bool {
+/// its values under `model` (at most `budget` values looked at; `memo`
+/// shares the evaluation of the terms they have in common).
+fn reaches(
+    store: &TermStore,
+    t: TermId,
+    wanted: Value,
+    model: &Model,
+    budget: &mut usize,
+    memo: &mut EvalMemo,
+) -> bool {
     if *budget == 0 {
         return false;
     }
     *budget -= 1;
     match table_of(store, t) {
         Some((_, default, entries)) => {
-            entries.iter().any(|(_, v)| reaches(store, *v, wanted, model, budget))
-                || reaches(store, default, wanted, model, budget)
+            entries
+                .iter()
+                .any(|(_, v)| reaches(store, *v, wanted, model, budget, memo))
+                || reaches(store, default, wanted, model, budget, memo)
         }
-        None => store.eval(t, model).ok() == Some(wanted),
+        None => store.eval_with(t, model, memo).ok() == Some(wanted),
     }
 }
 
