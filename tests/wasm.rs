@@ -652,6 +652,16 @@ fn older_sv_comp_and_more_klee_harness_functions_mean_what_they_mean_there() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("setjmp and longjmp are not available"));
 }
 
+/// A complete `engine` run of `p` (its tests under `dir/engine`) that
+/// found a bug (exit 1), after its tests replay.
+fn complete_with_a_bug(p: &str, dir: &Path, engine: &str) -> serde_json::Value {
+    let out = dir.join(engine);
+    let (code, json, _) = run_json(p, &out, &["--engine", engine]);
+    assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{engine}: {json}");
+    replay_all(p, &out);
+    json
+}
+
 #[test]
 fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
     // Virtual calls, `new` and `delete`, a template; C++'s standard
@@ -670,11 +680,8 @@ fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
          if (a == 49 && s.n == 4) reach_error();\n  return s.n;\n}\n",
     );
     for engine in ["dse", "multise", "concolic"] {
-        let out = dir.path().join(engine);
-        let (code, json, _) = run_json(&p, &out, &["--engine", engine]);
-        assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{engine}: {json}");
+        let json = complete_with_a_bug(&p, dir.path(), engine);
         assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
-        replay_all(&p, &out);
     }
     let v = written(
         dir.path(),
@@ -706,24 +713,13 @@ fn concolic_takes_its_inputs_offset_where_the_shape_does_not_bound_it_and_runs_t
     );
     let mut runs = Vec::new();
     for engine in ["dse", "concolic"] {
-        let out = dir.path().join(engine);
-        let (code, json, _) = run_json(&p, &out, &["--engine", engine]);
-        assert_eq!((code, json["complete"].as_bool()), (1, Some(true)), "{engine}: {json}");
-        replay_all(&p, &out);
-        let bugs: Vec<String> = json["bugs"]
-            .as_array()
-            .expect("bugs")
-            .iter()
-            .map(|b| b["kind"].to_string())
-            .collect();
-        runs.push((
-            bugs,
-            json["coverage"]["branches_covered"].clone(),
-            json["paths"].as_u64().expect("paths"),
-        ));
+        let json = complete_with_a_bug(&p, dir.path(), engine);
+        let (bugs, covered) = bugs_and_coverage(&json);
+        let kinds: Vec<String> = bugs.into_iter().map(|(kind, _)| kind).collect();
+        runs.push((kinds, covered, json["paths"].as_u64().expect("paths")));
     }
     assert_eq!((&runs[0].0, &runs[0].1), (&runs[1].0, &runs[1].1));
-    assert_eq!(runs[0].0, ["\"reach_error\""]);
+    assert_eq!(runs[0].0, ["reach_error"]);
     assert!(runs[1].2 >= runs[0].2, "{runs:?}");
 }
 
