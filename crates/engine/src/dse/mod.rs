@@ -1943,16 +1943,21 @@ impl<'m> Dse<'m> {
         crate::semantics::offset_range(k, last, span as i128, |op, v| self.offset_can_be(st, guard, off, op, v))
     }
 
-    /// Whether `off op v` can hold under `st`'s path and `guard` (`None`:
+    /// Whether `off op v` can hold under `st`'s path and `guard`, with a
+    /// value it takes there ([`crate::semantics::offset_range`]; `None`:
     /// the solver could not tell).
-    fn offset_can_be(&mut self, st: &State, guard: TermId, off: TermId, op: Op, v: i128) -> Option<bool> {
+    fn offset_can_be(&mut self, st: &State, guard: TermId, off: TermId, op: Op, v: i128) -> Option<Option<i128>> {
         let vt = self.store.constant(Value::Int(v));
         let c = self.store.app(op, &[off, vt]).ok()?;
         let c = self.store.and(guard, c);
         self.probing = true;
         let answer = self.decide(st, c);
         self.probing = false;
-        answer.ok().map(|m| m.is_some())
+        let r = answer.ok()?.map(|m| match self.store.eval(c, &m) {
+            Ok(Value::Bool(true)) => crate::semantics::witness(&self.store, off, &m, op, v),
+            _ => v,
+        });
+        Some(r)
     }
 
     fn load(&mut self, st: State, alloc: u32, off: Offset, dst: VarId, width: Option<u8>) -> Step {

@@ -2013,7 +2013,16 @@ impl Multise<'_> {
             let c = self.store.app(op, &[off, vt]).ok()?;
             let c = self.guards.atom(&mut self.store, c);
             let g = self.guards.and(inside, c);
-            Some(!g.is_false() && self.feasible(g, model).is_some())
+            if g.is_false() {
+                return Some(None);
+            }
+            let Some(m) = self.feasible(g, model) else {
+                return Some(None);
+            };
+            Some(Some(match self.guards.eval(&self.store, g, &m) {
+                Some(true) => crate::semantics::witness(&self.store, off, &m, op, v),
+                _ => v,
+            }))
         })
     }
 
