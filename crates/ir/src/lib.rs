@@ -15,7 +15,7 @@ mod parse;
 mod print;
 
 pub use bug::BugKind;
-pub use cfg::{live_variables, loop_heads, natural_loops, reverse_post_order, successors, NaturalLoop};
+pub use cfg::{loop_heads, natural_loops, reverse_post_order, successors, Blocks, LiveSet, Liveness, NaturalLoop};
 pub use generate::{random_loop_program, random_memory_program, random_program};
 pub use parse::{parse, ParseError};
 pub use print::print;

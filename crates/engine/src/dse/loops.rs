@@ -33,7 +33,7 @@
 //! being feasible). A constraint mixing both is not decided: no subsumption.
 
 use super::state::{Cells, State};
-use braid_ir::{FuncId, StmtIdx as At, VarId};
+use braid_ir::{FuncId, LiveSet, StmtIdx as At, VarId};
 use braid_term::{Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use serde::Serialize;
@@ -177,13 +177,12 @@ impl LoopMerge {
 
     /// Whether an entry of `st`'s head summary stands for `st` (at a loop
     /// head): `Some(Subsumed)`, or `Some(Unrolled)` if the head no longer
-    /// merges, else `None`. `live` says per frame which variables are live
-    /// (the others are not compared); `location` names the head.
+    /// merges, else `None`. Only the variables an entry keeps (those live
+    /// at the head) are compared; `location` names the head.
     pub fn find(
         &mut self,
         store: &mut TermStore,
         st: &State,
-        live: &[&[bool]],
         location: impl FnOnce() -> String,
         solver: &mut dyn Implies,
     ) -> Option<Verdict> {
@@ -199,7 +198,7 @@ impl LoopMerge {
         let mut queries = 0;
         // The newest entries first: the state's own previous visit is there.
         for e in summary.entries.iter().rev() {
-            let Some(binding) = match_store(store, e, st, live) else {
+            let Some(binding) = match_store(store, e, st) else {
                 continue;
             };
             match guard_follows(store, e, &binding, &path, st, &mut queries, solver) {
@@ -226,7 +225,7 @@ impl LoopMerge {
     /// Adds `st` (at a loop head, `visits` visits in its frame, no entry
     /// standing for it) to its head's summary, unless the summary is full:
     /// then the head is unrolled from now on.
-    pub fn add(&mut self, store: &TermStore, st: &State, live: &[&[bool]], visits: u32) -> Verdict {
+    pub fn add(&mut self, store: &TermStore, st: &State, live: &[LiveSet], visits: u32) -> Verdict {
         let summary = self.summaries.entry(context_key(st)).or_default();
         if summary.full {
             return Verdict::Unrolled;
@@ -274,7 +273,7 @@ impl LoopMerge {
     }
 
     /// `st` as an entry; dead variables are left out (`None`).
-    fn snapshot(&mut self, store: &TermStore, st: &State, live: &[&[bool]], time: u32) -> Entry {
+    fn snapshot(&mut self, store: &TermStore, st: &State, live: &[LiveSet], time: u32) -> Entry {
         let symbolic_pages = st
             .memory
             .iter()
@@ -288,7 +287,12 @@ impl LoopMerge {
                 .iter()
                 .zip(live)
                 .map(|(f, live)| {
-                    let vars = f.vars.iter().zip(live.iter()).map(|(v, l)| l.then_some(*v)).collect();
+                    let vars = f
+                        .vars
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| live.contains(i).then_some(*v))
+                        .collect();
                     (f.func, f.at, f.ret_dst, vars)
                 })
                 .collect(),
@@ -527,23 +531,13 @@ impl<'s> Matcher<'s> {
 }
 
 /// The binding under which `e`'s store is `st`'s, if there is one.
-fn match_store(store: &TermStore, e: &Entry, st: &State, live: &[&[bool]]) -> Option<FxHashMap<SymId, TermId>> {
+fn match_store(store: &TermStore, e: &Entry, st: &State) -> Option<FxHashMap<SymId, TermId>> {
     if e.frames.len() != st.frames.len() || e.memory.len() != st.memory.len() {
         return None;
     }
-    let shape_ok = e
-        .frames
-        .iter()
-        .zip(&st.frames)
-        .zip(live)
-        .all(|(((func, at, ret, vars), f), live)| {
-            *func == f.func
-                && *at == f.at
-                && *ret == f.ret_dst
-                && vars.len() == f.vars.len()
-                && live.len() == vars.len()
-        })
-        && e.memory.iter().zip(&st.memory).all(|(a, b)| a.len() == b.len());
+    let shape_ok = e.frames.iter().zip(&st.frames).all(|((func, at, ret, vars), f)| {
+        *func == f.func && *at == f.at && *ret == f.ret_dst && vars.len() == f.vars.len()
+    }) && e.memory.iter().zip(&st.memory).all(|(a, b)| a.len() == b.len());
     if !shape_ok {
         return None;
     }
@@ -695,12 +689,12 @@ mod tests {
     }
 
     fn merge(store: &mut TermStore, first: &State, second: &State, sym: SymId) -> (LoopMerge, bool) {
-        let live: &[&[bool]] = &[&[true]];
+        let live: &[LiveSet] = &[[true].into_iter().collect()];
         let mut merge = LoopMerge::default();
         let mut solver = Exhaustive(sym);
-        assert_eq!(merge.find(store, first, live, || "head".into(), &mut solver), None);
+        assert_eq!(merge.find(store, first, || "head".into(), &mut solver), None);
         merge.add(store, first, live, 0);
-        let subsumed = match merge.find(store, second, live, || "head".into(), &mut solver) {
+        let subsumed = match merge.find(store, second, || "head".into(), &mut solver) {
             Some(Verdict::Subsumed { .. }) => true,
             None => {
                 merge.add(store, second, live, 1);

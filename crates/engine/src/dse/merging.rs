@@ -126,8 +126,9 @@ pub(crate) struct Merger<'m> {
     /// label target, after a branch or a call), the points where states are
     /// merged and histories recorded.
     block_start: Vec<Vec<bool>>,
-    /// Per function: live variables per statement.
-    live: Vec<Vec<Vec<bool>>>,
+    module: &'m Module,
+    /// Per function: live variables, made when first needed.
+    live: Vec<std::cell::OnceCell<braid_ir::Liveness>>,
     /// Branches some written test is known to cover.
     pub test_covered: FxHashSet<Branch>,
     /// Live states at each block-start location (stale ids are dropped
@@ -178,7 +179,8 @@ impl<'m> Merger<'m> {
             rank,
             nest,
             block_start,
-            live: module.functions.iter().map(braid_ir::live_variables).collect(),
+            module,
+            live: module.functions.iter().map(|_| std::cell::OnceCell::new()).collect(),
             test_covered: FxHashSet::default(),
             at_location: FxHashMap::default(),
             given_up: FxHashSet::default(),
@@ -191,8 +193,10 @@ impl<'m> Merger<'m> {
     fn live(&self, st: &State, k: usize, v: usize) -> bool {
         let f = &st.frames[k];
         let at = if k + 1 == st.frames.len() { f.at } else { f.at + 1 };
-        let rows = &self.live[f.func.0 as usize];
-        rows.get(at as usize).or(rows.last()).is_some_and(|row| row[v])
+        self.live[f.func.0 as usize]
+            .get_or_init(|| braid_ir::Liveness::new(self.module.func(f.func)))
+            .at(at)
+            .contains(v)
     }
 
     pub fn at_block_start(&self, st: &State) -> bool {

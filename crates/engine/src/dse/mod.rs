@@ -172,7 +172,7 @@ pub struct Dse<'m> {
     stopped_at_heads: Vec<(Vec<TestInput>, Vec<Branch>)>,
     /// Live variables per statement of the functions loop-head merging
     /// looked at (dead variables do not tell states apart).
-    live_vars: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+    live_vars: FxHashMap<FuncId, braid_ir::Liveness>,
     /// Running states ahead in the concrete interpreter, when on.
     ahead: Option<ahead::Ahead>,
 }
@@ -606,12 +606,7 @@ impl<'m> Dse<'m> {
                 continue;
             }
             let live = self.live_at(&st);
-            let live: Vec<&[bool]> = live
-                .iter()
-                .zip(&st.frames)
-                .map(|(l, f)| l[f.at as usize].as_slice())
-                .collect();
-            let parts = match self.find_entry(&st, &live) {
+            let parts = match self.find_entry(&st) {
                 Some(loops::Verdict::Subsumed { .. }) => {
                     self.stopped_at_head(st);
                     continue;
@@ -628,7 +623,7 @@ impl<'m> Dse<'m> {
                 continue;
             };
             for part in parts {
-                match self.find_entry(&part, &live) {
+                match self.find_entry(&part) {
                     Some(loops::Verdict::Subsumed { .. }) => self.stopped_at_head(part),
                     Some(_) => out.push(part),
                     None => {
@@ -642,21 +637,21 @@ impl<'m> Dse<'m> {
     }
 
     /// Per frame of `st`, the live variables of its function.
-    fn live_at(&mut self, st: &State) -> Vec<Rc<Vec<Vec<bool>>>> {
+    fn live_at(&mut self, st: &State) -> Vec<braid_ir::LiveSet> {
         let module = self.module;
         st.frames
             .iter()
             .map(|f| {
                 self.live_vars
                     .entry(f.func)
-                    .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(f.func))))
-                    .clone()
+                    .or_insert_with(|| braid_ir::Liveness::new(module.func(f.func)))
+                    .at(f.at)
             })
             .collect()
     }
 
     /// [`loops::LoopMerge::find`] for `st`.
-    fn find_entry(&mut self, st: &State, live: &[&[bool]]) -> Option<loops::Verdict> {
+    fn find_entry(&mut self, st: &State) -> Option<loops::Verdict> {
         let (func, at) = (st.top().func, st.top().at);
         let module = self.module;
         self.solver.set_timeout(Some(self.loop_query_ms()));
@@ -665,7 +660,7 @@ impl<'m> Dse<'m> {
             solver: &mut self.solver,
             model: &st.model,
         };
-        let verdict = loops.find(&mut self.store, st, live, || module.location(func, at), &mut implies);
+        let verdict = loops.find(&mut self.store, st, || module.location(func, at), &mut implies);
         self.solver.set_timeout(self.config.limits.solver_timeout_ms);
         verdict
     }
@@ -680,7 +675,7 @@ impl<'m> Dse<'m> {
             .min(loops::QUERY_MS)
     }
 
-    fn add_entry(&mut self, st: &State, live: &[&[bool]]) {
+    fn add_entry(&mut self, st: &State, live: &[braid_ir::LiveSet]) {
         let visits = st.top().visits.get(&st.top().at).copied().unwrap_or(0);
         let loops = self.loops.as_mut().expect("loop-head merging is on");
         loops.add(&self.store, st, live, visits);
@@ -693,7 +688,7 @@ impl<'m> Dse<'m> {
     /// [`loops::MAX_SPLIT`]. A loop whose state is a few flags computed
     /// from inputs reaches its fixed point this way. `None` if nothing is
     /// computed, or too much.
-    fn split_values(&mut self, st: &State, live: &[&[bool]]) -> Option<Vec<State>> {
+    fn split_values(&mut self, st: &State, live: &[braid_ir::LiveSet]) -> Option<Vec<State>> {
         // When states merge (`ssm`, `dsm`), splitting undoes merges, which
         // are then made again (splitting every merged state took `ssm` on
         // `echo` with two symbolic arguments from 8 s to 190 s): there only
@@ -707,8 +702,8 @@ impl<'m> Dse<'m> {
         type Cell = (Result<usize, (usize, usize)>, TermId);
         let mut cells: Vec<Cell> = Vec::new();
         let top = st.top();
-        for (v, (&t, &l)) in top.vars.iter().zip(live[live.len() - 1]).enumerate() {
-            if l && loops::computed(&self.store, t) {
+        for (v, &t) in top.vars.iter().enumerate() {
+            if live[live.len() - 1].contains(v) && loops::computed(&self.store, t) {
                 cells.push((Ok(v), t));
             }
         }

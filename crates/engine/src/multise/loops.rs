@@ -297,7 +297,7 @@ impl Multise<'_> {
                 return None;
             }
             let (arriving, snap, split_failed) =
-                self.arrive(frame, &e, &live[at as usize], &mut summary, may_split, stats)?;
+                self.arrive(frame, &e, &live.at(at), &mut summary, may_split, stats)?;
             let mut cut = Guard::FALSE;
             let (mut kept, mut subsumed) = (Vec::new(), 0);
             for a in arriving {
@@ -376,14 +376,14 @@ impl Multise<'_> {
         &mut self,
         frame: &Frame,
         e: &PcEntry,
-        live: &[bool],
+        live: &braid_ir::LiveSet,
         summary: &mut Summary,
         may_split: bool,
         stats: &mut LoopStats,
     ) -> Option<(Vec<Arriving>, (u32, Rc<Vec<ValueSummary>>), bool)> {
         let shape: Vec<ValueSummary> = self.memory.iter().map(|a| a.size.clone()).collect();
         let mut items: Vec<ValueSummary> = (0..frame.vars.len())
-            .filter(|v| live.get(*v) == Some(&true))
+            .filter(|v| live.contains(*v))
             .map(|v| frame.vars[v].clone())
             .collect();
         items.extend(summary.written.iter().map(|&(k, c)| self.memory[k].cells[c].clone()));

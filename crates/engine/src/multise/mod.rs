@@ -414,7 +414,7 @@ pub struct Multise<'m> {
     frames_made: u64,
     /// Per function, its live variables (`braid_ir::live_variables`), made
     /// when first needed ([`Multise::live_of`]).
-    live: FxHashMap<FuncId, Rc<Vec<Vec<bool>>>>,
+    live: FxHashMap<FuncId, Rc<braid_ir::Liveness>>,
     /// Per function, whether a run's outcome shows its final variables (the
     /// entry, and any function that can `halt`): its dead values stay.
     shown: Vec<bool>,
@@ -1003,25 +1003,23 @@ impl<'m> Multise<'m> {
     /// are shown, in the entry function and in one that can `halt`, every
     /// value stays.)
     fn dead_elsewhere(&mut self, frame: &Frame, v: VarId) -> bool {
-        /// Liveness is `statements × variables` booleans: not for larger functions.
+        /// A row of `variables` bits per statement asked about: not for
+        /// larger functions.
         const MAX_CELLS: usize = 1 << 24;
         let f = self.module.func(frame.func);
         if self.shown[frame.func.0 as usize] || f.stmts.len().saturating_mul(f.vars.len()) > MAX_CELLS {
             return false;
         }
         let live = self.live_of(frame.func);
-        frame
-            .pc
-            .iter()
-            .all(|e| live.get(e.at as usize).is_none_or(|row| !row[v.0 as usize]))
+        frame.pc.iter().all(|e| !live.at(e.at).contains(v.0 as usize))
     }
 
     /// The live variables of `func`'s statements.
-    fn live_of(&mut self, func: FuncId) -> Rc<Vec<Vec<bool>>> {
+    fn live_of(&mut self, func: FuncId) -> Rc<braid_ir::Liveness> {
         let module = self.module;
         self.live
             .entry(func)
-            .or_insert_with(|| Rc::new(braid_ir::live_variables(module.func(func))))
+            .or_insert_with(|| Rc::new(braid_ir::Liveness::new(module.func(func))))
             .clone()
     }
 
