@@ -99,6 +99,10 @@ struct Linearizer<'s> {
     unsigned: bool,
     /// Unsigned upper bounds the query's own comparisons put on terms.
     upper: FxHashMap<TermId, u64>,
+    /// [`Linearizer::bit_range`]'s answers, with the depth each was found
+    /// at (an answer found deeper was cut sooner, so it serves that depth
+    /// and deeper ones only).
+    ranges: std::cell::RefCell<FxHashMap<TermId, (u32, (u32, u32))>>,
 }
 
 fn sort_bounds(sort: Sort) -> (Option<i128>, Option<i128>) {
@@ -263,7 +267,23 @@ impl Linearizer<'_> {
 
     /// `(low, high)`: bits below `low` are zero, and so are those from
     /// `high` up (a value below `2^high`), as far as the shape of `t` shows.
+    ///
+    /// Answers are kept: the walk visits both operands of every `and` and
+    /// `or`, so without them a hash's term (khash's `key & mask` over
+    /// chains of choices) cost 2^16 visits per question, and concolic ran
+    /// 2 s past a 5 s limit in them.
     fn bit_range(&self, t: TermId, depth: u32) -> (u32, u32) {
+        if let Some(&(d, r)) = self.ranges.borrow().get(&t) {
+            if d <= depth {
+                return r;
+            }
+        }
+        let r = self.bit_range_of(t, depth);
+        self.ranges.borrow_mut().insert(t, (depth, r));
+        r
+    }
+
+    fn bit_range_of(&self, t: TermId, depth: u32) -> (u32, u32) {
         let full = match self.store.sort(t) {
             Sort::Bv(w) => w as u32,
             _ => 128,
@@ -443,6 +463,7 @@ pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, lim
         constraints: Vec::new(),
         unsigned: false,
         upper: FxHashMap::default(),
+        ranges: Default::default(),
     };
     for &c in constraints {
         upper_bounds(store, c, true, &mut lz.upper, 0);
