@@ -88,6 +88,9 @@ impl Lin {
     }
 }
 
+/// Bits below the first are zero, and so are those from the second up.
+type BitRange = (u32, u32);
+
 struct Linearizer<'s> {
     store: &'s TermStore,
     vars: Vec<Key>,
@@ -102,7 +105,7 @@ struct Linearizer<'s> {
     /// [`Linearizer::bit_range`]'s answers, with the depth each was found
     /// at (an answer found deeper was cut sooner, so it serves that depth
     /// and deeper ones only).
-    ranges: std::cell::RefCell<FxHashMap<TermId, (u32, (u32, u32))>>,
+    ranges: std::cell::RefCell<FxHashMap<TermId, (u32, BitRange)>>,
 }
 
 fn sort_bounds(sort: Sort) -> (Option<i128>, Option<i128>) {
