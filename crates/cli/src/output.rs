@@ -331,12 +331,17 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
                         k.simplex_tries,
                         k.simplex_ms,
+                        if k.simplex_skipped > 0 {
+                            format!(" ({} not tried: it did not pay)", k.simplex_skipped)
+                        } else {
+                            String::new()
+                        },
                         k.search_sat,
                         k.search_tries,
                         k.search_ms,

@@ -280,6 +280,9 @@ pub struct KindDetail {
     pub simplex_tries: u64,
     pub simplex_sat: u64,
     pub simplex_ms: u64,
+    /// Questions the simplex was not asked while it did not pay.
+    #[serde(default)]
+    pub simplex_skipped: u64,
     /// Unsat answers the solver gave no unsat core for (its core check ran
     /// out of time), so the whole set is kept as the known unsat set.
     pub cores_missed: u64,
@@ -345,6 +348,7 @@ impl Stats {
                     simplex_tries: s.simplex_tries,
                     simplex_sat: s.simplex_sat,
                     simplex_ms: s.simplex_time.as_millis() as u64,
+                    simplex_skipped: s.simplex_skipped,
                     cores_missed: s.cores_missed,
                     difference_unsat: s.difference_unsat,
                     difference_sat: s.difference_sat,

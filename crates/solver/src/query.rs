@@ -73,6 +73,9 @@ pub struct KindStats {
     pub simplex_tries: u64,
     pub simplex_sat: u64,
     pub simplex_time: Duration,
+    /// Questions the simplex was not asked, while it did not pay
+    /// ([`SimplexGate`]).
+    pub simplex_skipped: u64,
     /// Unsat answers with unsat cores on for which the backend gave no
     /// core (its core check ran out of time): the whole set is kept.
     pub cores_missed: u64,
@@ -164,6 +167,7 @@ impl SolverStats {
             a.simplex_tries += b.simplex_tries;
             a.simplex_sat += b.simplex_sat;
             a.simplex_time += b.simplex_time;
+            a.simplex_skipped += b.simplex_skipped;
             a.cores_missed += b.cores_missed;
             a.difference_unsat += b.difference_unsat;
             a.difference_sat += b.difference_sat;
@@ -210,9 +214,54 @@ pub struct QuerySolver {
     pub kind: QueryKind,
     /// Ask braid's simplex before the backend.
     simplex: bool,
+    gate: SimplexGate,
     /// Whether questions over floats go to XSat's search before the
     /// backend: once a backend call on one took [`SLOW_FLOATS`] or more.
     float_search: bool,
+}
+
+/// Whether braid's simplex is asked before the backend: always, while it
+/// pays. Once it has taken [`SimplexGate::FREE`] and found a model for
+/// fewer than one question in [`SimplexGate::RATIO`], each question it
+/// fails skips it for the next 1, 2, 4, … up to [`SimplexGate::MAX_SKIP`]
+/// questions; a model found starts over. On hash tables (khash, benhoyt/ht,
+/// rxi/map: chains of choices over `hash & mask`) it took 6-8 ms per
+/// question and answered 0 to 3 in 650, a fifth of dse's run; on the
+/// containers and parsers it answers most questions and is never skipped.
+#[derive(Default)]
+struct SimplexGate {
+    tries: u64,
+    sat: u64,
+    time: Duration,
+    backoff: u32,
+    skip: u32,
+}
+
+impl SimplexGate {
+    const FREE: Duration = Duration::from_millis(250);
+    const RATIO: u64 = 16;
+    const MAX_SKIP: u32 = 64;
+
+    /// Whether to ask it this question.
+    fn open(&mut self) -> bool {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return false;
+        }
+        true
+    }
+
+    fn tried(&mut self, found: bool, took: Duration) {
+        self.tries += 1;
+        self.time += took;
+        if found {
+            self.sat += 1;
+            self.backoff = 0;
+        } else if self.time > Self::FREE && self.sat * Self::RATIO < self.tries {
+            self.backoff = (self.backoff * 2).clamp(1, Self::MAX_SKIP);
+            self.skip = self.backoff;
+        }
+    }
 }
 
 impl QuerySolver {
@@ -232,6 +281,7 @@ impl QuerySolver {
             caching: true,
             kind: QueryKind::Branch,
             simplex: true,
+            gate: SimplexGate::default(),
             float_search: false,
         }
     }
@@ -491,7 +541,7 @@ impl QuerySolver {
         // Braid's simplex with abstraction refinement first (§3.2–3.3 of
         // seed 002): a model it finds is checked, and most sat questions on
         // machine integers and table lookups need no backend call.
-        if self.simplex {
+        if self.simplex && self.gate.open() {
             let start = Instant::now();
             let linear =
                 crate::partial::solve_linear(store, &set, &Model::default(), crate::simplex::Limits::default());
@@ -499,10 +549,13 @@ impl QuerySolver {
             let k = self.stats.kind(self.kind);
             k.simplex_tries += 1;
             k.simplex_time += start.elapsed();
+            self.gate.tried(found.is_some(), start.elapsed());
             if let Some(m) = found {
                 k.simplex_sat += 1;
                 return self.answered_by_own(set, m);
             }
+        } else if self.simplex {
+            self.stats.kind(self.kind).simplex_skipped += 1;
         }
         if let Some(m) = candidate.and_then(|m| satisfying(store, &set, m)) {
             self.stats.kind(self.kind).difference_sat += 1;
@@ -742,6 +795,49 @@ mod tests {
     use super::*;
     use crate::Z3Solver;
     use braid_term::{Op, Sort};
+
+    /// The simplex is asked every question while it is cheap or answers;
+    /// past its free time with few answers, a failure skips it for 1, 2,
+    /// 4, … questions (at most 64), and an answer starts over.
+    #[test]
+    fn the_simplex_is_skipped_while_it_does_not_pay() {
+        let slow = Duration::from_millis(10);
+        let mut gate = SimplexGate::default();
+        // 25 failures of 10 ms are within the free time: always asked.
+        for _ in 0..25 {
+            assert!(gate.open());
+            gate.tried(false, slow);
+        }
+        // Past it: each failure skips it for twice as many questions as
+        // the last, up to 64.
+        let mut runs = Vec::new();
+        let mut run = 0;
+        for _ in 0..400 {
+            if gate.open() {
+                gate.tried(false, slow);
+                if run > 0 {
+                    runs.push(run);
+                }
+                run = 0;
+            } else {
+                run += 1;
+            }
+        }
+        assert_eq!(runs[..8], [1, 2, 4, 8, 16, 32, 64, 64]);
+        // An answer starts the back-off over.
+        while !gate.open() {}
+        gate.tried(true, slow);
+        assert!(gate.open());
+        gate.tried(false, slow);
+        assert!(!gate.open());
+        assert!(gate.open());
+        // One answer in 16 questions or more keeps it asked.
+        let mut good = SimplexGate::default();
+        for i in 0..200 {
+            assert!(good.open());
+            good.tried(i % 8 == 0, slow);
+        }
+    }
 
     /// A query solver whose sat questions reach Z3 (these tests count
     /// backend calls; braid's simplex would answer first).
