@@ -412,7 +412,7 @@ pub struct Multise<'m> {
     callers: Vec<Vec<ValueSummary>>,
     /// Frames made so far (their ids).
     frames_made: u64,
-    /// Per function, its live variables (`braid_ir::live_variables`), made
+    /// Per function, its live variables (`braid_ir::Liveness`), made
     /// when first needed ([`Multise::live_of`]).
     live: FxHashMap<FuncId, Rc<braid_ir::Liveness>>,
     /// Per function, whether a run's outcome shows its final variables (the
