@@ -42,25 +42,28 @@ fn address_taken(f: &Function) -> Vec<StmtIdx> {
     out
 }
 
-fn jump_targets(f: &Function, target: &Operand) -> Vec<StmtIdx> {
-    match target {
-        Operand::Const(Value::Label { label, .. }) => f.label_target(*label).into_iter().collect(),
-        _ => address_taken(f),
-    }
-}
-
 /// The statements control may reach right after statement `i`.
 pub fn successors(f: &Function, i: StmtIdx) -> Vec<StmtIdx> {
+    successors_with(f, i, || address_taken(f))
+}
+
+/// [`successors`], with `taken` giving a computed jump's targets (the
+/// labels whose address is taken), so a caller can find them once.
+fn successors_with(f: &Function, i: StmtIdx, taken: impl FnOnce() -> Vec<StmtIdx>) -> Vec<StmtIdx> {
     let next = || (i + 1 < f.stmts.len() as u32).then_some(i + 1);
+    let jump_targets = |target: &Operand| match target {
+        Operand::Const(Value::Label { label, .. }) => f.label_target(*label).into_iter().collect(),
+        _ => taken(),
+    };
     match &f.stmts[i as usize] {
         Stmt::If { target, .. } => {
-            let mut out = jump_targets(f, target);
+            let mut out = jump_targets(target);
             out.extend(next());
             out.sort_unstable();
             out.dedup();
             out
         }
-        Stmt::Goto(target) => jump_targets(f, target),
+        Stmt::Goto(target) => jump_targets(target),
         Stmt::Ret(_) | Stmt::Error(_) | Stmt::Halt(_) => vec![],
         _ => next().into_iter().collect(),
     }
@@ -171,20 +174,7 @@ impl Blocks {
         // Successors, with the computed jumps' targets found once.
         let mut taken: Option<Vec<StmtIdx>> = None;
         let succ: Vec<Vec<StmtIdx>> = (0..n as StmtIdx)
-            .map(|i| {
-                let computed = matches!(&f.stmts[i as usize], Stmt::If { target, .. } | Stmt::Goto(target)
-                    if !matches!(target, Operand::Const(Value::Label { .. })));
-                if !computed {
-                    return successors(f, i);
-                }
-                let mut out = taken.get_or_insert_with(|| address_taken(f)).clone();
-                if matches!(&f.stmts[i as usize], Stmt::If { .. }) && i + 1 < n as StmtIdx {
-                    out.push(i + 1);
-                    out.sort_unstable();
-                    out.dedup();
-                }
-                out
-            })
+            .map(|i| successors_with(f, i, || taken.get_or_insert_with(|| address_taken(f)).clone()))
             .collect();
         // A block starts at the entry, at a jump's target and after a
         // statement that does not fall through to the next alone.
@@ -247,7 +237,7 @@ pub struct Liveness {
     vars: usize,
     blocks: Blocks,
     /// Per block, the variables live at its first statement.
-    live_in: Vec<Vec<u64>>,
+    live_in: Vec<LiveSet>,
     /// Per statement, the variable it assigns and those it reads.
     def: Vec<Option<u32>>,
     uses: Vec<Vec<u32>>,
@@ -304,7 +294,7 @@ impl Liveness {
         let blocks = Blocks::new(f);
         let mut me = Liveness {
             vars,
-            live_in: vec![vec![0u64; vars.div_ceil(64)]; blocks.len()],
+            live_in: vec![LiveSet(vec![0u64; vars.div_ceil(64)].into()); blocks.len()],
             blocks,
             def,
             uses,
@@ -317,8 +307,8 @@ impl Liveness {
             for b in (0..me.blocks.len()).rev() {
                 let mut set = me.live_out(b);
                 me.step_back(&mut set, me.blocks.last[b], me.blocks.first[b]);
-                if set != me.live_in[b] {
-                    me.live_in[b] = set;
+                if *set != *me.live_in[b].0 {
+                    me.live_in[b] = LiveSet(set.into());
                     changed = true;
                 }
             }
@@ -332,14 +322,14 @@ impl Liveness {
 
     /// The variables live at the first statement of block `b`.
     pub fn live_in(&self, b: usize) -> LiveSet {
-        LiveSet(self.live_in[b].as_slice().into())
+        self.live_in[b].clone()
     }
 
     /// The variables live after block `b`'s last statement.
     fn live_out(&self, b: usize) -> Vec<u64> {
         let mut set = vec![0u64; self.vars.div_ceil(64)];
         for &t in &self.blocks.next[b] {
-            for (w, x) in set.iter_mut().zip(&self.live_in[t as usize]) {
+            for (w, x) in set.iter_mut().zip(self.live_in[t as usize].0.iter()) {
                 *w |= *x;
             }
         }
