@@ -6,13 +6,14 @@ mod common;
 
 use common::*;
 
-const PROGRAMS: [&str; 8] = [
+const PROGRAMS: [&str; 9] = [
     "examples/paper/figure1.bir",
     "examples/paper/function-values.bir",
     "examples/paper/aliasing.bir",
     "examples/paper/echo.bir",
     "examples/paper/muse-start.bir",
     "examples/bir/bugs.bir",
+    "examples/bir/guarded-division.bir",
     "bench/merging/echo-3-4.bir",
     "bench/merging/sleep-2-3.bir",
 ];

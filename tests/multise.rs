@@ -131,6 +131,7 @@ fn multise_agrees_with_dse_on_every_example_and_its_tests_replay() {
         ("examples/paper/echo.bir", true),
         ("examples/paper/muse-start.bir", true),
         ("examples/bir/bugs.bir", false),
+        ("examples/bir/guarded-division.bir", true),
     ] {
         let p = example(program);
         let dir = tempfile::tempdir().expect("temp dir");

@@ -306,6 +306,13 @@ impl Report {
         if let Some(why) = &r.stats.merging_given_up {
             let _ = writeln!(s, "  merging given up: {why}");
         }
+        if r.stats.tests_not_reproduced > 0 {
+            let _ = writeln!(
+                s,
+                "  warning: {} tests' recorded outcomes differ from their concrete runs (an engine defect; `braid replay` fails them)",
+                r.stats.tests_not_reproduced
+            );
+        }
         for b in &r.bugs {
             let _ = writeln!(s, "  bug: {} at {} ({})", b.kind, b.location, b.test);
         }

@@ -1026,6 +1026,23 @@ impl TermStore {
                         stack.extend(args.iter().filter(|a| !memo.contains_key(a)).map(|a| (*a, false)));
                         continue;
                     }
+                    // A connective decided by one operand is decided even
+                    // where another does not evaluate: a merged path's
+                    // `own_a ∨ own_b` holds under side a's model although
+                    // side b's conditions divide by a value that is zero
+                    // there (SMT-LIB's division is total, so the solver
+                    // agrees).
+                    let absorbing = match op {
+                        Op::And => Some(false),
+                        Op::Or => Some(true),
+                        _ => None,
+                    };
+                    if let Some(b) = absorbing {
+                        if args.iter().any(|a| memo[a] == Ok(Value::Bool(b))) {
+                            memo.insert(u, Ok(Value::Bool(b)));
+                            continue;
+                        }
+                    }
                     args.iter()
                         .map(|a| memo[a].clone())
                         .collect::<Result<SmallVec<[Value; 3]>, EvalError>>()
@@ -1140,6 +1157,32 @@ fn negate_comparison(op: Op, float: bool) -> Option<Op> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A conjunction with a false operand is false, and a disjunction with
+    /// a true one true, even where another operand divides by zero; a
+    /// connective that needs the failing operand still fails.
+    #[test]
+    fn connectives_decided_by_one_operand_evaluate_past_a_division_by_zero() {
+        let mut s = TermStore::new();
+        let (x, y) = (s.symbol_term("x", Sort::Int), s.symbol_term("y", Sort::Int));
+        let (zero, three) = (s.constant(Value::Int(0)), s.constant(Value::Int(3)));
+        let q = s.app(Op::Div, &[x, y]).unwrap();
+        let divided = s.app(Op::Eq, &[q, three]).unwrap();
+        let nonzero = s.app(Op::Ne, &[y, zero]).unwrap();
+        let is_zero = s.app(Op::Eq, &[y, zero]).unwrap();
+        // Built as apps so that the store's simplifications keep both operands.
+        let side_a = s.app(Op::And, &[nonzero, divided]).unwrap();
+        let either = s.app(Op::Or, &[side_a, is_zero]).unwrap();
+        let Node::Sym(y_sym) = *s.node(y) else { unreachable!() };
+        let y_zero: Model = [(y_sym, Value::Int(0))].into_iter().collect();
+        assert_eq!(s.eval(side_a, &y_zero), Ok(Value::Bool(false)));
+        assert_eq!(s.eval(either, &y_zero), Ok(Value::Bool(true)));
+        let (one, two) = (s.constant(Value::Int(1)), s.constant(Value::Int(2)));
+        let picked = s.app(Op::Ite, &[side_a, one, two]).unwrap();
+        assert_eq!(s.eval(picked, &y_zero), Ok(Value::Int(2)));
+        let needs_it = s.app(Op::Or, &[divided, nonzero]).unwrap();
+        assert_eq!(s.eval(needs_it, &y_zero), Err(EvalError::DivByZero));
+    }
 
     /// Every form of a byte widened, narrowed, masked, shifted and compared
     /// that the width rewrites touch gives, for every value of the byte,
