@@ -100,6 +100,28 @@ impl Gen {
                     let c = self.cond();
                     self.line(&format!("assert {c}"));
                 }
+                8 if depth > 0 && self.rng.gen_bool(0.3) => {
+                    // A division guarded against zero whose quotient is
+                    // branched on once: where the paths meet, a merged
+                    // path condition holds the quotient, which divides by
+                    // zero under the inputs of the path that skipped it.
+                    let (a, b) = (self.var(), self.var());
+                    let (nz, d, c) = (self.fresh(), self.fresh(), self.fresh());
+                    let (div, then, end) = (self.label(), self.label(), self.label());
+                    self.line(&format!("{nz} = {b} != 0"));
+                    self.line(&format!("if {nz} goto {div}"));
+                    self.line(&format!("goto {end}"));
+                    let _ = writeln!(self.out, "{div}:");
+                    self.line(&format!("{d} = {a} / {b}"));
+                    let k = self.rng.gen_range(-2i64..=2);
+                    self.line(&format!("{c} = {d} == {k}"));
+                    self.line(&format!("if {c} goto {then}"));
+                    self.line(&format!("goto {end}"));
+                    let _ = writeln!(self.out, "{then}:");
+                    self.line("nop = 1");
+                    let _ = writeln!(self.out, "{end}:");
+                    self.line("nop = 0");
+                }
                 8 => {
                     // Division by a variable (division by zero is a bug to
                     // find). The quotient is not used again, so constraints
