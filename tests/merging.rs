@@ -153,7 +153,7 @@ fn bench_runs_engines_side_by_side_and_checks_that_they_agree() {
 }
 
 /// A run of ssm or dsm that gives merging up (here at once: its share of
-/// the memory limit, or of the run in merged states' questions, is zero) hands its paths under way over as tests and
+/// the memory limit is zero) hands its paths under way over as tests and
 /// ends as dse from the start, under the same recorder: dse's bugs,
 /// coverage and paths, tests that replay, and the statistics say so.
 #[test]
@@ -180,35 +180,12 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
                 .map(|b| (b.kind.to_string(), b.location.clone()))
                 .collect::<BTreeSet<_>>()
         };
-        use braid_engine::dse::merging::{Fallback, FALLBACK};
-        // Each rule at once: the memory share, and the share of the run in
-        // merged states' questions (with no time to wait).
-        let rules = [
-            (
-                Fallback {
-                    memory: 0.0,
-                    ..FALLBACK
-                },
-                "MB in use",
-            ),
-            (
-                Fallback {
-                    memory: f64::INFINITY,
-                    merged_questions: (std::time::Duration::ZERO, 0.0),
-                },
-                "merged states' questions",
-            ),
-        ];
-        for (kind, (rule, why)) in [EngineKind::Ssm, EngineKind::Dsm]
-            .into_iter()
-            .flat_map(|k| rules.iter().map(move |r| (k, r)))
-        {
+        for kind in [EngineKind::Ssm, EngineKind::Dsm] {
             let mut spec = EngineSpec::new(kind);
             let merging = spec.merging.as_mut().expect("merging");
-            merging.fallback = Some(*rule);
+            merging.fallback = Some(0.0);
             let (r, tests) = run(&spec);
-            let given_up = r.stats.merging_given_up.as_deref().unwrap_or("");
-            assert!(given_up.contains(why), "{program} {kind:?}: {given_up:?}");
+            assert!(r.stats.merging_given_up.is_some(), "{program} {kind:?}");
             assert_eq!(r.engine, kind.name());
             assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
             assert_eq!(r.branches_covered, dse.branches_covered, "{program} {kind:?}");

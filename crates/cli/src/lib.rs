@@ -254,10 +254,9 @@ struct RunArgs {
     #[arg(long)]
     trace: bool,
     /// multise, ssm, dsm: dse (give merging up and explore with dse from
-    /// the start once memory is past half its limit, under multise once BDD
-    /// operations have taken 80 % of the run's first half second or more,
-    /// under ssm and dsm once Z3 has taken 70 % of the run past its first
-    /// half second on merged states' questions) or none.
+    /// the start once memory is past half its limit, or under multise once
+    /// BDD operations have taken 80 % of the run's first half second or
+    /// more) or none.
     #[arg(long)]
     fallback: Option<String>,
 }

@@ -67,45 +67,19 @@ pub struct Merging {
     /// Time one query on a merged state may take before the state is split
     /// back instead, in milliseconds.
     pub split_after_ms: u32,
-    /// `Some(rule)`: give merging up and explore with dse from the start
-    /// where it does not pay ([`FALLBACK`]); `None`: merge to the end.
-    pub fallback: Option<Fallback>,
+    /// `Some(share)`: give merging up and explore with dse from the start
+    /// once resident memory is past `share` of the run's limit
+    /// ([`FALLBACK`]); `None`: merge to the end.
+    pub fallback: Option<f64>,
 }
 
-/// When ssm and dsm give merging up.
-#[derive(Clone, Copy, Debug)]
-pub struct Fallback {
-    /// Once resident memory is past this share of the run's limit.
-    pub memory: f64,
-    /// `(after, share)`: once `after` has passed and Z3 has taken `share`
-    /// of the run or more on merged states' questions.
-    pub merged_questions: (std::time::Duration, f64),
-}
-
-/// The default of [`Merging::fallback`].
-///
-/// Memory: multise's bound too. Merged states hold `ite` values, and the
-/// topological order keeps every state that waits for its partners alive.
-/// On a printf implementation's format parser (4 symbolic characters,
-/// `--max-memory 300`) ssm stopped at the limit with 371 branches covered
-/// where dse covered 412 in 10 s; handed to dse at 152 MB, it covers 412.
-///
-/// Merged states' questions: where merged states hold orderings of the
-/// inputs (Heap Sort, Quick Sort, the priority queue of Table 1) or a
-/// decision diagram's nodes (BDD), each of their questions is a
-/// disjunction of the merged paths that Z3 takes tens to hundreds of
-/// milliseconds on: 70-98 % of the run, and ssm and dsm at 3-10x dse or
-/// cut off at 60 s. Where states merge well the merged questions take
-/// less: pl0parser and symarith under ssm about 23 %, Calc Parser under
-/// ssm 55-60 % (it ends in 5.8 s, dse in 9); no run on the containers
-/// gives up. A share as the trigger, not a time, so that a long run that
-/// merges well keeps merging; given up, a run costs dse's time plus the
-/// time until then (0.5-0.7 s on those rows, 4.7 s on Quick Sort under
-/// ssm, whose share climbs slowly).
-pub const FALLBACK: Fallback = Fallback {
-    memory: braid_guard::GIVE_UP_MEMORY,
-    merged_questions: (std::time::Duration::from_millis(500), 0.7),
-};
+/// The default of [`Merging::fallback`], multise's memory bound too: merged
+/// states hold `ite` values, and the topological order keeps every state
+/// that waits for its partners alive. On a printf implementation's format
+/// parser (4 symbolic characters, `--max-memory 300`) ssm stopped at the
+/// limit with 371 branches covered where dse covered 412 in 10 s; handed
+/// to dse at 152 MB, it covers 412.
+pub const FALLBACK: f64 = braid_guard::GIVE_UP_MEMORY;
 
 /// The default of [`Merging::split_after_ms`].
 pub const SPLIT_AFTER_MS: u32 = 250;

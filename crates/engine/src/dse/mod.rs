@@ -385,26 +385,12 @@ impl<'m> Dse<'m> {
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
     fn merging_to_give_up(&self) -> Option<String> {
-        let rule = self.merger.as_ref()?.config.fallback?;
-        if self.budget.stopped() {
-            return None;
-        }
-        let elapsed = self.budget.elapsed();
-        if self.budget.memory_share().is_some_and(|m| m >= rule.memory) {
+        let share = self.merger.as_ref()?.config.fallback?;
+        let over = !self.budget.stopped() && self.budget.memory_share().is_some_and(|m| m >= share);
+        over.then(|| {
             let (rss, limit) = (self.budget.rss() >> 20, self.budget.limits().memory_mb.unwrap_or(0));
-            let ms = elapsed.as_millis();
-            return Some(format!(
-                "{rss} of {limit} MB in use at {ms} ms; dse explored from the start"
-            ));
-        }
-        let (after, time_share) = rule.merged_questions;
-        let merged = self.solver.stats.by_kind[QueryKind::Merge as usize].solver_time;
-        (elapsed >= after && merged.as_secs_f64() >= time_share * elapsed.as_secs_f64()).then(|| {
-            format!(
-                "Z3 took {} of the first {} ms on merged states' questions; dse explored from the start",
-                merged.as_millis(),
-                elapsed.as_millis()
-            )
+            let ms = self.budget.elapsed().as_millis();
+            format!("{rss} of {limit} MB in use at {ms} ms; dse explored from the start")
         })
     }
 
