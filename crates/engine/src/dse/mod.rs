@@ -316,7 +316,7 @@ impl<'m> Dse<'m> {
             Some(Strategy::Dynamic { delta }) => Scheduler::Dynamic {
                 driver: driver(),
                 delta,
-                seen: FxHashMap::default(),
+                forwarding: Default::default(),
             },
         };
         let mut next_id: StateId = 0;
@@ -324,13 +324,13 @@ impl<'m> Dse<'m> {
         sched.add(None, &[next_id], &states.0, self.merger.as_ref());
         self.live = 1;
         while !self.budget.stopped() {
-            let Some((id, forwarded)) = sched.select(&states.0, &states, self.merger.as_ref()) else {
+            let Some((id, forwarded)) = sched.select(&states.0, &states) else {
                 break;
             };
             let Some(mut st) = states.0.remove(&id) else {
                 continue;
             };
-            sched.forget(&st);
+            sched.forget(id, &st);
             if self.merger.is_some() {
                 self.note_forwarding(&mut st, forwarded);
             }
