@@ -546,10 +546,11 @@ impl QuerySolver {
             let linear =
                 crate::partial::solve_linear(store, &set, &Model::default(), crate::simplex::Limits::default());
             let found = linear.solution.and_then(|m| satisfying(store, &set, m));
+            let took = start.elapsed();
             let k = self.stats.kind(self.kind);
             k.simplex_tries += 1;
-            k.simplex_time += start.elapsed();
-            self.gate.tried(found.is_some(), start.elapsed());
+            k.simplex_time += took;
+            self.gate.tried(found.is_some(), took);
             if let Some(m) = found {
                 k.simplex_sat += 1;
                 return self.answered_by_own(set, m);
