@@ -574,7 +574,12 @@ proptest! {
             let (r, bugs, covered) = baseline.expect("assumed");
             for mode in [RunAhead::Eager, RunAhead::On] {
                 let engine = Engine::MultiseAhead(mode);
-                let (o, obugs, ocovered) = explore(src, &engine);
+                // A question the solver left undecided in its 10 s (both
+                // cores busy with other properties) stops a run short of
+                // the baseline's; that is no disagreement in exploration.
+                let Some((o, obugs, ocovered)) = explore_with(src, &engine, None, false) else {
+                    continue;
+                };
                 let label = engine_label(&engine);
                 prop_assert_eq!((r.paths, &bugs, &covered), (o.paths, &obugs, &ocovered), "off vs {}\n{}", label, src);
             }
