@@ -56,7 +56,8 @@ fn ssm_and_dsm_agree_with_dse_on_every_example_and_their_tests_replay() {
 fn merged_states_give_tests_that_replay_down_one_of_the_merged_paths() {
     let p = example("examples/paper/echo.bir");
     let dir = tempfile::tempdir().expect("temp dir");
-    let (_, json, tests) = run_json(&p, dir.path(), &["--engine", "ssm"]);
+    // Merging alone: raced, dse could finish first on a slow host.
+    let (_, json, tests) = run_json(&p, dir.path(), &["--engine", "ssm", "--race-after", "off"]);
     let stats = &json["stats"];
     assert!(stats["states_merged"].as_u64().expect("merged") > 0, "{json}");
     assert!(stats["merge_attempts"].as_u64() >= stats["states_merged"].as_u64());
@@ -83,7 +84,11 @@ fn merged_states_give_tests_that_replay_down_one_of_the_merged_paths() {
 fn dsm_fast_forwards_states_into_merges() {
     let p = example("bench/merging/echo-3-4.bir");
     let dir = tempfile::tempdir().expect("temp dir");
-    let (_, json, _) = run_json(&p, dir.path(), &["--engine", "dsm", "--search", "covnew"]);
+    let (_, json, _) = run_json(
+        &p,
+        dir.path(),
+        &["--engine", "dsm", "--search", "covnew", "--race-after", "off"],
+    );
     let s = &json["stats"];
     let forwarded = s["fast_forwards"].as_u64().expect("fast forwards");
     let merged = s["fast_forwards_merged"].as_u64().expect("merged fast forwards");
@@ -107,6 +112,8 @@ fn merging_flags_are_checked() {
         vec!["run", &figure1, "--engine", "multise", "--alpha", "0.1"],
         vec!["run", &figure1, "--engine", "dse", "--fallback", "none"],
         vec!["run", &figure1, "--engine", "ssm", "--fallback", "always"],
+        vec!["run", &figure1, "--engine", "ssm", "--race-after", "soon"],
+        vec!["run", &figure1, "--engine", "dse", "--race-after", "100"],
         vec!["bench", &figure1, "--engines", "dse,warp"],
         vec!["bench", "/nonexistent/suite"],
     ] {
@@ -194,10 +201,56 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
             for t in &tests {
                 replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
             }
-            // Merging to the end.
-            spec.merging.as_mut().expect("merging").fallback = None;
+            // Merging to the end (and alone: raced, dse could finish first).
+            let merging = spec.merging.as_mut().expect("merging");
+            merging.fallback = None;
+            merging.race_after_ms = None;
             let (r, _) = run(&spec);
             assert!(r.stats.merging_given_up.is_none(), "{program} {kind:?}");
+        }
+    }
+}
+
+/// ssm and dsm raced against dse from their first statement: whichever
+/// finishes first, the run is complete with dse's bugs and coverage, its
+/// tests replay, and the statistics say who won.
+#[test]
+fn ssm_and_dsm_raced_against_dse_agree_with_dse() {
+    use braid_budget::Limits;
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    let budget = Budget::start(Limits {
+        time: None,
+        memory_mb: Some(1 << 20),
+    });
+    for program in PROGRAMS {
+        let text = std::fs::read_to_string(example(program)).expect("example");
+        let module = braid_ir::parse(program, &text).expect("parses");
+        let entry = module.func_index("main").unwrap_or(braid_ir::FuncId(0));
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        for kind in [EngineKind::Ssm, EngineKind::Dsm] {
+            let mut spec = EngineSpec::new(kind);
+            spec.merging.as_mut().expect("merging").race_after_ms = Some(0);
+            let (r, tests) = run(&spec);
+            assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+            assert_eq!(r.engine, kind.name());
+            assert_eq!(r.branches_covered, dse.branches_covered, "{program} {kind:?}");
+            assert_eq!(r.bugs.len(), dse.bugs.len(), "{program} {kind:?}");
+            let race = r.stats.race.as_ref().expect("raced");
+            match race.winner.as_deref() {
+                Some("dse") => {
+                    assert_eq!(r.paths, dse.paths, "{program} {kind:?}");
+                    assert!(r.stats.merging_given_up.is_some());
+                }
+                Some("merging") => assert!(r.stats.merging_given_up.is_none()),
+                other => panic!("{program} {kind:?}: winner {other:?}"),
+            }
+            for t in &tests {
+                replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+            }
         }
     }
 }

@@ -121,6 +121,7 @@ fn explore_with(
                 split_after_ms: if *split { 0 } else { u32::MAX },
                 // The properties are about merging.
                 fallback: None,
+                race_after_ms: None,
             });
             spec
         }

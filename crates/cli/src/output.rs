@@ -306,6 +306,20 @@ impl Report {
         if let Some(why) = &r.stats.merging_given_up {
             let _ = writeln!(s, "  merging given up: {why}");
         }
+        if let Some(race) = &r.stats.race {
+            let _ = writeln!(
+                s,
+                "  raced with dse (from {} ms): merging {} ms, dse {} ms ({} paths); {}",
+                race.after_ms,
+                race.merging_ms,
+                race.dse_ms,
+                race.dse_paths,
+                match race.winner.as_deref() {
+                    Some(w) => format!("{w} finished first"),
+                    None => "neither finished".to_string(),
+                }
+            );
+        }
         if r.stats.tests_not_reproduced > 0 {
             let _ = writeln!(
                 s,

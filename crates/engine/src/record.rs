@@ -61,6 +61,9 @@ pub struct Recorder<'a> {
     last_progress: Instant,
     /// The interpreter's form of the module, kept from test to test.
     code: Code,
+    /// Whether a test that takes an earlier test's path is dropped (two
+    /// explorations of one program, raced, find most paths twice).
+    distinct_paths: bool,
 }
 
 impl<'a> Recorder<'a> {
@@ -87,6 +90,7 @@ impl<'a> Recorder<'a> {
             seen: FxHashSet::default(),
             traces: FxHashSet::default(),
             last_progress: Instant::now(),
+            distinct_paths: false,
             code: Code::new(module, Some(entry)),
         }
     }
@@ -105,6 +109,9 @@ impl<'a> Recorder<'a> {
         let Some(run) = self.run(&test.inputs) else { return };
         if !test.outcome.reproduced_by(&run.outcome) {
             self.not_reproduced += 1;
+        }
+        if self.distinct_paths && self.traces.contains(&run.trace) {
+            return;
         }
         self.seen.insert(inputs_hash(&test.inputs));
         self.emit(&mut test, run);
@@ -139,6 +146,9 @@ impl<'a> Recorder<'a> {
         // Inputs the explored prefix left free may break an `assume` further
         // on: no path of the program runs that way, so there is no test.
         if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::AssumeViolated) {
+            return false;
+        }
+        if self.distinct_paths && self.traces.contains(&run.trace) {
             return false;
         }
         let mut test = TestCase::new(
@@ -193,6 +203,11 @@ impl<'a> Recorder<'a> {
         }
         self.sink.test(self.tests, test);
         self.tests += 1;
+    }
+
+    /// From now on, drops tests that take an earlier test's path.
+    pub fn set_distinct_paths(&mut self, on: bool) {
+        self.distinct_paths = on;
     }
 
     /// Reports progress to the sink (at most every quarter second).

@@ -227,10 +227,28 @@ pub struct Stats {
     /// `dse::merging::Merging::fallback`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merging_given_up: Option<String>,
+    /// `ssm`, `dsm`: the race against dse (`Merging::race_after_ms`), when
+    /// it began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceStats>,
     /// `multise`: how the feasibility of new `pc` guards and bug guards was
     /// decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard_checks: Option<GuardChecks>,
+}
+
+/// `ssm`, `dsm` raced against dse: the time each exploration ran, and
+/// which finished first (`None`: the budget stopped both).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RaceStats {
+    /// How long merging ran alone before dse joined.
+    pub after_ms: u64,
+    pub merging_ms: u64,
+    pub dse_ms: u64,
+    /// Paths dse finished.
+    pub dse_paths: u64,
+    /// `merging` or `dse`.
+    pub winner: Option<String>,
 }
 
 /// How `multise` decided whether new `pc` guards are feasible: by the

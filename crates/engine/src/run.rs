@@ -86,6 +86,7 @@ impl EngineSpec {
             qce: QceParams::default(),
             split_after_ms: crate::dse::merging::SPLIT_AFTER_MS,
             fallback: Some(crate::dse::merging::FALLBACK),
+            race_after_ms: Some(crate::dse::merging::RACE_AFTER_MS),
         };
         EngineSpec {
             kind,

@@ -16,7 +16,7 @@ mod state;
 
 use crate::config::Config;
 use crate::record::Recorder;
-use crate::results::{Branch, Outcome, RunResult, TestCase, TestInput};
+use crate::results::{Branch, Outcome, RaceStats, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
 use crate::search::{make_searcher, StateId, StateInfo};
 use crate::semantics::{
@@ -33,6 +33,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use state::{Cells, Frame, State};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 /// Statements a state runs before the searcher chooses again.
 const SLICE: u64 = 10_000;
@@ -42,6 +43,13 @@ const SLICE: u64 = 10_000;
 /// neither the difference bounds nor Z3 reason about well.
 const ASSEMBLE_DEPTH: u32 = 16;
 struct States(FxHashMap<StateId, State>);
+
+/// An exploration under way: its live states and the order they run in.
+struct Exploration {
+    states: States,
+    sched: Scheduler,
+    next_id: StateId,
+}
 
 impl StateInfo for States {
     fn steps_since_cover(&self, id: StateId) -> u64 {
@@ -81,13 +89,27 @@ impl Engine for Dse<'_> {
     }
 
     fn run(mut self: Box<Self>, budget: &Budget, rec: &mut Recorder) -> Result<RunResult, EngineError> {
-        self.budget = budget.clone();
-        self.solver.set_budget(budget);
-        if let Some(m) = &mut self.merger {
-            m.set_budget(budget);
-        }
+        self.prepare(budget);
         if self.concolic.is_some() {
             self.explore_concolic(rec)?;
+        } else if let Some(after) = self.merger.as_ref().and_then(|m| m.config.race_after_ms) {
+            if let Some((rival, why)) = self.race(Duration::from_millis(after as u64), rec)? {
+                // dse finished first, or merging was given up: dse's result
+                // is the run's, its solver statistics counting merging's.
+                let engine = self.engine_kind();
+                let (merged, splits) = (self.result.stats.states_merged, self.result.stats.splits);
+                let race = self.result.stats.race.take();
+                let mut rival = rival;
+                rival.solver.stats.absorb(&self.solver.stats);
+                drop(self);
+                let mut r = rival.into_result();
+                r.engine = engine.name().into();
+                r.stats.merging_given_up = why;
+                r.stats.states_merged = merged;
+                r.stats.splits = splits;
+                r.stats.race = race;
+                return Ok(r);
+            }
         } else {
             self.explore(rec)?;
         }
@@ -102,24 +124,7 @@ impl Engine for Dse<'_> {
             r.stats.states_merged = merged;
             return Ok(r);
         }
-        let stats = &mut self.result.stats;
-        stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
-        stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
-        if let Some(a) = &self.ahead {
-            stats.run_ahead = a.pacing.runs;
-            stats.statements_ahead = a.pacing.steps;
-            stats.ahead_ms = a.pacing.time.as_millis() as u64;
-        }
-        // Paths stopped at loop heads are not counted.
-        if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {
-            self.result.paths_exact = false;
-        }
-        stats.record_solver(&self.solver.stats);
-        stats.terms = self.store.len() as u64;
-        stats.avg_value_summary_size = 1.0;
-        stats.sharing_factor = 1.0;
-        stats.branches_explored = Some(self.covered.len() as u64);
-        Ok(self.result)
+        Ok(self.into_result())
     }
 }
 
@@ -304,9 +309,48 @@ impl<'m> Dse<'m> {
         self
     }
 
+    /// Takes `budget` as the run's limits.
+    fn prepare(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
+        self.solver.set_budget(budget);
+        if let Some(m) = &mut self.merger {
+            m.set_budget(budget);
+        }
+    }
+
+    /// The run's result, its statistics filled in.
+    fn into_result(mut self: Box<Self>) -> RunResult {
+        let stats = &mut self.result.stats;
+        stats.concolic = self.concolic.as_ref().map(|c| c.stats.clone());
+        stats.loops = self.loops.as_ref().map(|l| l.stats.clone());
+        if let Some(a) = &self.ahead {
+            stats.run_ahead = a.pacing.runs;
+            stats.statements_ahead = a.pacing.steps;
+            stats.ahead_ms = a.pacing.time.as_millis() as u64;
+        }
+        // Paths stopped at loop heads are not counted.
+        if stats.loops.as_ref().is_some_and(|l| l.subsumed > 0) {
+            self.result.paths_exact = false;
+        }
+        stats.record_solver(&self.solver.stats);
+        stats.terms = self.store.len() as u64;
+        stats.avg_value_summary_size = 1.0;
+        stats.sharing_factor = 1.0;
+        stats.branches_explored = Some(self.covered.len() as u64);
+        self.result
+    }
+
     /// Explores until done or stopped, handing tests to `rec` after every
     /// slice; a stopped run's live states become tests ([`Dse::frontier`]).
     fn explore(&mut self, rec: &mut Recorder) -> Result<(), EngineError> {
+        let mut ex = self.begin()?;
+        while !self.budget.stopped() && self.next_slice(&mut ex, rec) {}
+        self.end(ex, rec);
+        Ok(())
+    }
+
+    /// An exploration from the program's first statement.
+    fn begin(&mut self) -> Result<Exploration, EngineError> {
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
         let driver = || make_searcher(self.config.search, self.config.seed);
@@ -319,68 +363,183 @@ impl<'m> Dse<'m> {
                 forwarding: Default::default(),
             },
         };
-        let mut next_id: StateId = 0;
-        states.0.insert(next_id, init);
-        sched.add(None, &[next_id], &states.0, self.merger.as_ref());
+        states.0.insert(0, init);
+        sched.add(None, &[0], &states.0, self.merger.as_ref());
         self.live = 1;
-        while !self.budget.stopped() {
-            let Some((id, forwarded)) = sched.select(&states.0, &states) else {
-                break;
-            };
-            let Some(mut st) = states.0.remove(&id) else {
-                continue;
-            };
-            sched.forget(id, &st);
-            if self.merger.is_some() {
-                self.note_forwarding(&mut st, forwarded);
-            }
-            self.alone = states.0.is_empty();
-            let survivors = self.run_slice(st);
-            self.live = self.live + survivors.len() - 1;
-            self.result.stats.states_created += survivors.len().saturating_sub(1) as u64;
-            let mut ids = Vec::with_capacity(survivors.len());
-            for (k, mut s) in survivors.into_iter().enumerate() {
-                if self.merger.is_some() && !self.budget.stopped() {
-                    if k > 0 {
-                        s.forwarding = false;
-                    }
-                    s = self.arrive(s, &mut states.0, &mut sched);
-                }
-                next_id += 1;
-                if let (Some(m), Some((loc, _))) = (&mut self.merger, s.current) {
-                    let peers = m.at_location.entry(loc).or_default();
-                    peers.push(next_id);
-                    if peers.len() > 2 * merging::MAX_PEERS {
-                        peers.drain(..peers.len() - merging::MAX_PEERS);
-                    }
-                }
-                states.0.insert(next_id, s);
-                ids.push(next_id);
-            }
-            // A part may have merged into another one of this slice.
-            ids.retain(|id| states.0.contains_key(id));
-            sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
-            self.flush(rec);
-            rec.progress(self.result.paths, self.live);
-            if let Some(why) = self.merging_to_give_up() {
-                self.merging_given_up = Some(why);
-                break;
-            }
+        Ok(Exploration {
+            states,
+            sched,
+            next_id: 0,
+        })
+    }
+
+    /// Runs the next state's slice; `false` once no state is left or
+    /// merging is to be given up.
+    fn next_slice(&mut self, ex: &mut Exploration, rec: &mut Recorder) -> bool {
+        let Exploration { states, sched, next_id } = ex;
+        let Some((id, forwarded)) = sched.select(&states.0, states) else {
+            return false;
+        };
+        let Some(mut st) = states.0.remove(&id) else {
+            return true;
+        };
+        sched.forget(id, &st);
+        if self.merger.is_some() {
+            self.note_forwarding(&mut st, forwarded);
         }
+        self.alone = states.0.is_empty();
+        let survivors = self.run_slice(st);
+        self.live = self.live + survivors.len() - 1;
+        self.result.stats.states_created += survivors.len().saturating_sub(1) as u64;
+        let mut ids = Vec::with_capacity(survivors.len());
+        for (k, mut s) in survivors.into_iter().enumerate() {
+            if self.merger.is_some() && !self.budget.stopped() {
+                if k > 0 {
+                    s.forwarding = false;
+                }
+                s = self.arrive(s, &mut states.0, sched);
+            }
+            *next_id += 1;
+            if let (Some(m), Some((loc, _))) = (&mut self.merger, s.current) {
+                let peers = m.at_location.entry(loc).or_default();
+                peers.push(*next_id);
+                if peers.len() > 2 * merging::MAX_PEERS {
+                    peers.drain(..peers.len() - merging::MAX_PEERS);
+                }
+            }
+            states.0.insert(*next_id, s);
+            ids.push(*next_id);
+        }
+        // A part may have merged into another one of this slice.
+        ids.retain(|id| states.0.contains_key(id));
+        sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
+        self.flush(rec);
+        rec.progress(self.result.paths, self.live);
+        if let Some(why) = self.merging_to_give_up() {
+            self.merging_given_up = Some(why);
+            return false;
+        }
+        true
+    }
+
+    /// The end of an exploration: a finished one tests its merged paths
+    /// still pending; a stopped one, or one that gave merging up, hands its
+    /// live states over as tests.
+    fn end(&mut self, ex: Exploration, rec: &mut Recorder) {
+        let live = || ex.states.0.into_values().collect::<Vec<State>>();
         if self.merging_given_up.is_some() {
-            let live: Vec<State> = states.0.into_values().collect();
-            self.frontier(live, rec);
-            return Ok(());
+            self.frontier(live(), rec);
+            return;
         }
         if !self.budget.stopped() {
             self.test_pending();
         }
         self.flush(rec);
         if self.budget.stopped() {
-            let live: Vec<State> = states.0.into_values().collect();
-            self.frontier(live, rec);
+            self.frontier(live(), rec);
         }
-        Ok(())
+    }
+
+    /// Merging raced against dse ([`Merging::race_after_ms`]): merging runs
+    /// alone for `after`, then a dse exploration from the start takes turns
+    /// with it, each running slices while its time so far is the smaller.
+    /// Whichever finishes first ends the run, so it takes at most about
+    /// twice what the faster of the two needs. Returns dse, its exploration
+    /// ended, where its result is the run's (with why): it finished first,
+    /// or merging was given up (memory), or the budget stopped the run after
+    /// merging was given up. Otherwise merging finished first, or the budget
+    /// stopped both, and both handed their live states over as tests.
+    #[allow(clippy::type_complexity)]
+    fn race(
+        &mut self,
+        after: Duration,
+        rec: &mut Recorder,
+    ) -> Result<Option<(Box<Dse<'m>>, Option<String>)>, EngineError> {
+        rec.set_distinct_paths(true);
+        let mut mine = Some(self.begin()?);
+        let mut rival: Option<(Box<Dse<'m>>, Exploration)> = None;
+        let (mut merging_time, mut dse_time) = (Duration::ZERO, Duration::ZERO);
+        let note = |me: &mut Self,
+                    merging_time: Duration,
+                    dse_time: Duration,
+                    rival: &Option<(Box<Dse<'m>>, Exploration)>,
+                    winner: Option<&str>| {
+            if rival.is_none() {
+                return;
+            }
+            me.result.stats.race = Some(RaceStats {
+                after_ms: after.as_millis() as u64,
+                merging_ms: merging_time.as_millis() as u64,
+                dse_ms: dse_time.as_millis() as u64,
+                dse_paths: rival.as_ref().map_or(0, |(d, _)| d.result.paths),
+                winner: winner.map(str::to_string),
+            });
+        };
+        while !self.budget.stopped() {
+            if let Some(ex) = mine
+                .as_mut()
+                .filter(|_| merging_time < after || merging_time <= dse_time)
+            {
+                let t = Instant::now();
+                let more = self.next_slice(ex, rec);
+                merging_time += t.elapsed();
+                if more {
+                    continue;
+                }
+                if self.merging_given_up.is_none() {
+                    note(self, merging_time, dse_time, &rival, Some("merging"));
+                    let ex = mine.take().expect("merging's turn");
+                    self.end(ex, rec);
+                    return Ok(None);
+                }
+                // Given up: its states go, and dse goes on alone (it covers
+                // what they would).
+                mine = None;
+                self.pending.clear();
+                self.store = TermStore::new();
+                self.budget.release_memory();
+                continue;
+            }
+            let (dse, ex) = match &mut rival {
+                Some(r) => r,
+                None => {
+                    let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, self.config.clone()));
+                    dse.prepare(&self.budget);
+                    let ex = dse.begin()?;
+                    rival.insert((dse, ex))
+                }
+            };
+            let t = Instant::now();
+            let more = dse.next_slice(ex, rec);
+            dse_time += t.elapsed();
+            if !more {
+                note(self, merging_time, dse_time, &rival, Some("dse"));
+                let (mut dse, ex) = rival.take().expect("dse's turn");
+                dse.end(ex, rec);
+                let why = self
+                    .merging_given_up
+                    .take()
+                    .or_else(|| Some("dse, raced alongside, finished first".into()));
+                return Ok(Some((dse, why)));
+            }
+        }
+        note(self, merging_time, dse_time, &rival, None);
+        if let Some(ex) = mine {
+            self.end(ex, rec);
+        }
+        match rival {
+            Some((mut dse, ex)) => {
+                dse.end(ex, rec);
+                if self.merging_given_up.is_some() {
+                    return Ok(Some((dse, self.merging_given_up.take())));
+                }
+                if let Some(race) = &mut self.result.stats.race {
+                    race.dse_paths = dse.result.paths;
+                }
+                Ok(None)
+            }
+            None => Ok(None),
+        }
     }
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
