@@ -29,6 +29,9 @@ enum Engine {
     /// reaches the solver; false: never split (the default's 250 ms budget
     /// would make path counts depend on the machine's load).
     Merging(Strategy, Similarity, SearchKind, bool),
+    /// ssm or dsm (merging all, dfs) raced against dse from the first
+    /// statement (`Merging::race_after_ms` 0).
+    Raced(Strategy),
     /// `collect`: garbage-collect the BDD nodes at nearly every step.
     Multise {
         coalesce: bool,
@@ -107,6 +110,17 @@ fn explore_with(
             config.incremental = *incremental;
             config.simplex = *simplex;
             EngineSpec::new(EngineKind::Dse)
+        }
+        Engine::Raced(strategy) => {
+            let mut spec = EngineSpec::new(match strategy {
+                Strategy::Static => EngineKind::Ssm,
+                Strategy::Dynamic { .. } => EngineKind::Dsm,
+            });
+            let merging = spec.merging.as_mut().expect("merging");
+            merging.similarity = Similarity::All;
+            merging.split_after_ms = u32::MAX;
+            merging.race_after_ms = Some(0);
+            spec
         }
         Engine::Merging(strategy, similarity, search, split) => {
             config.search = *search;
@@ -200,6 +214,7 @@ fn engine_label(engine: &Engine) -> String {
             simplex,
         } => format!("unsat cores {cores} incremental {incremental} simplex {simplex}"),
         Engine::Merging(_, similarity, search, split) => format!("{similarity:?} {} split {split}", search.name()),
+        Engine::Raced(strategy) => format!("{strategy:?} raced against dse"),
         Engine::Multise {
             coalesce,
             pick,
@@ -322,7 +337,8 @@ proptest! {
     /// every `--merge` and dsm under every driving searcher find the same
     /// bugs, and their tests (one per merged state, plus one per merged path
     /// that first covered a branch) cover the same branches and replay.
-    /// Without merging, ssm counts dse's paths exactly.
+    /// Without merging, ssm counts dse's paths exactly. ssm and dsm raced
+    /// against dse agree too, whichever finishes first.
     #[test]
     fn merging_and_dse_agree(seed in any::<u64>()) {
         let src = random_program(seed);
@@ -339,6 +355,9 @@ proptest! {
                 engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, similarity, search, false));
             }
         }
+        // Raced against dse, whichever finishes first.
+        engines.push(Engine::Raced(Strategy::Static));
+        engines.push(Engine::Raced(Strategy::Dynamic { delta: 8 }));
         for engine in &engines {
             let (m, mbugs, mcovered) = explore(&src, engine);
             prop_assert_eq!((&bugs, &covered), (&mbugs, &mcovered), "dse vs {}\n{}", m.engine, src);
