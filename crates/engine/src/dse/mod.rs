@@ -455,7 +455,6 @@ impl<'m> Dse<'m> {
         after: Duration,
         rec: &mut Recorder,
     ) -> Result<Option<(Box<Dse<'m>>, Option<String>)>, EngineError> {
-        rec.set_distinct_paths(true);
         let mut mine = Some(self.begin()?);
         let mut rival: Option<(Box<Dse<'m>>, Exploration)> = None;
         let (mut merging_time, mut dse_time) = (Duration::ZERO, Duration::ZERO);
@@ -505,6 +504,8 @@ impl<'m> Dse<'m> {
                 None => {
                     let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, self.config.clone()));
                     dse.prepare(&self.budget);
+                    // Most paths are found twice now.
+                    rec.set_distinct_paths(true);
                     let ex = dse.begin()?;
                     rival.insert((dse, ex))
                 }
