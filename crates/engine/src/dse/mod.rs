@@ -180,6 +180,9 @@ pub struct Dse<'m> {
     live_vars: FxHashMap<FuncId, braid_ir::Liveness>,
     /// Running states ahead in the concrete interpreter, when on.
     ahead: Option<ahead::Ahead>,
+    /// In a race ([`Dse::race`]), the other exploration's paths and live
+    /// states, for the progress line.
+    peer: (u64, usize),
 }
 
 /// Loop-head merging's implication check, by one solver query: `path`
@@ -258,6 +261,7 @@ impl<'m> Dse<'m> {
             stopped_at_heads: Vec::new(),
             live_vars: FxHashMap::default(),
             ahead,
+            peer: (0, 0),
         }
     }
 
@@ -414,7 +418,7 @@ impl<'m> Dse<'m> {
         ids.retain(|id| states.0.contains_key(id));
         sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
         self.flush(rec);
-        rec.progress(self.result.paths, self.live);
+        rec.progress(self.result.paths.max(self.peer.0), self.live + self.peer.1);
         if let Some(why) = self.merging_to_give_up() {
             self.merging_given_up = Some(why);
             return false;
@@ -479,6 +483,7 @@ impl<'m> Dse<'m> {
                 .as_mut()
                 .filter(|_| merging_time < after || merging_time <= dse_time)
             {
+                self.peer = rival.as_ref().map_or((0, 0), |(d, _)| (d.result.paths, d.live));
                 let t = Instant::now();
                 let more = self.next_slice(ex, rec);
                 merging_time += t.elapsed();
@@ -509,6 +514,10 @@ impl<'m> Dse<'m> {
                     let ex = dse.begin()?;
                     rival.insert((dse, ex))
                 }
+            };
+            dse.peer = match mine {
+                Some(_) => (self.result.paths, self.live),
+                None => (0, 0),
             };
             let t = Instant::now();
             let more = dse.next_slice(ex, rec);
