@@ -206,8 +206,8 @@ impl<'a> Recorder<'a> {
     }
 
     /// From now on, drops tests that take an earlier test's path.
-    pub fn set_distinct_paths(&mut self, on: bool) {
-        self.distinct_paths = on;
+    pub fn keep_distinct_paths(&mut self) {
+        self.distinct_paths = true;
     }
 
     /// Reports progress to the sink (at most every quarter second).

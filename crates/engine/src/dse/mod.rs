@@ -510,7 +510,7 @@ impl<'m> Dse<'m> {
                     let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, self.config.clone()));
                     dse.prepare(&self.budget);
                     // Most paths are found twice now.
-                    rec.set_distinct_paths(true);
+                    rec.keep_distinct_paths();
                     let ex = dse.begin()?;
                     rival.insert((dse, ex))
                 }
