@@ -992,8 +992,6 @@ impl Z3Solver {
         self.core_translator.stop = stop;
     }
 
-    /// `asserted` (the translation of `constraints`) checked by `fresh`, a
-    /// solver of its own; unsat keeps the whole set as the core.
     /// A solver of its own for a question past the kept solver's slice:
     /// with Z3's tactic for non-linear integers where they occur.
     fn fresh_solver(&self, nonlinear: bool) -> z3::Solver<'static> {
@@ -1003,6 +1001,8 @@ impl Z3Solver {
         }
     }
 
+    /// `asserted` (the translation of `constraints`) checked by `fresh`, a
+    /// solver of its own; unsat keeps the whole set as the core.
     fn check_fresh(
         &mut self,
         fresh: z3::Solver<'static>,

@@ -507,7 +507,13 @@ impl<'m> Dse<'m> {
             let (dse, ex) = match &mut rival {
                 Some(r) => r,
                 None => {
-                    let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, self.config.clone()));
+                    let mut config = self.config.clone();
+                    // Its solver's log (`--dump-queries`) beside merging's.
+                    if let Some(dir) = &mut config.dump_queries {
+                        *dir = dir.join("dse");
+                        let _ = std::fs::create_dir_all(&*dir);
+                    }
+                    let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, config));
                     dse.prepare(&self.budget);
                     // Most paths are found twice now.
                     rec.keep_distinct_paths();
