@@ -110,7 +110,7 @@ impl<'a> Recorder<'a> {
         if !test.outcome.reproduced_by(&run.outcome) {
             self.not_reproduced += 1;
         }
-        if self.distinct_paths && self.traces.contains(&run.trace) {
+        if self.drops(&run) {
             return;
         }
         self.seen.insert(inputs_hash(&test.inputs));
@@ -148,7 +148,7 @@ impl<'a> Recorder<'a> {
         if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::AssumeViolated) {
             return false;
         }
-        if self.distinct_paths && self.traces.contains(&run.trace) {
+        if self.drops(&run) {
             return false;
         }
         let mut test = TestCase::new(
@@ -208,6 +208,12 @@ impl<'a> Recorder<'a> {
     /// From now on, drops tests that take an earlier test's path.
     pub fn keep_distinct_paths(&mut self) {
         self.distinct_paths = true;
+    }
+
+    /// Whether a test whose concrete run is `run` is dropped: it takes an
+    /// earlier test's path ([`Recorder::keep_distinct_paths`]).
+    fn drops(&self, run: &ConcreteRun) -> bool {
+        self.distinct_paths && self.traces.contains(&run.trace)
     }
 
     /// Reports progress to the sink (at most every quarter second).

@@ -93,18 +93,17 @@ impl Engine for Dse<'_> {
         if self.concolic.is_some() {
             self.explore_concolic(rec)?;
         } else if let Some(after) = self.merger.as_ref().and_then(|m| m.config.race_after_ms) {
-            if let Some((rival, why)) = self.race(Duration::from_millis(after as u64), rec)? {
+            if let Some((mut rival, why)) = self.race(Duration::from_millis(after as u64), rec)? {
                 // dse finished first, or merging was given up: dse's result
                 // is the run's, its solver statistics counting merging's.
                 let engine = self.engine_kind();
                 let (merged, splits) = (self.result.stats.states_merged, self.result.stats.splits);
                 let race = self.result.stats.race.take();
-                let mut rival = rival;
                 rival.solver.stats.absorb(&self.solver.stats);
                 drop(self);
                 let mut r = rival.into_result();
                 r.engine = engine.name().into();
-                r.stats.merging_given_up = why;
+                r.stats.merging_given_up = Some(why);
                 r.stats.states_merged = merged;
                 r.stats.splits = splits;
                 r.stats.race = race;
@@ -454,11 +453,7 @@ impl<'m> Dse<'m> {
     /// merging was given up. Otherwise merging finished first, or the budget
     /// stopped both, and both handed their live states over as tests.
     #[allow(clippy::type_complexity)]
-    fn race(
-        &mut self,
-        after: Duration,
-        rec: &mut Recorder,
-    ) -> Result<Option<(Box<Dse<'m>>, Option<String>)>, EngineError> {
+    fn race(&mut self, after: Duration, rec: &mut Recorder) -> Result<Option<(Box<Dse<'m>>, String)>, EngineError> {
         let mut mine = Some(self.begin()?);
         let mut rival: Option<(Box<Dse<'m>>, Exploration)> = None;
         let (mut merging_time, mut dse_time) = (Duration::ZERO, Duration::ZERO);
@@ -532,30 +527,22 @@ impl<'m> Dse<'m> {
                 note(self, merging_time, dse_time, &rival, Some("dse"));
                 let (mut dse, ex) = rival.take().expect("dse's turn");
                 dse.end(ex, rec);
-                let why = self
-                    .merging_given_up
-                    .take()
-                    .or_else(|| Some("dse, raced alongside, finished first".into()));
-                return Ok(Some((dse, why)));
+                let why = self.merging_given_up.take();
+                return Ok(Some((
+                    dse,
+                    why.unwrap_or_else(|| "dse, raced alongside, finished first".into()),
+                )));
             }
         }
         note(self, merging_time, dse_time, &rival, None);
         if let Some(ex) = mine {
             self.end(ex, rec);
         }
-        match rival {
-            Some((mut dse, ex)) => {
-                dse.end(ex, rec);
-                if self.merging_given_up.is_some() {
-                    return Ok(Some((dse, self.merging_given_up.take())));
-                }
-                if let Some(race) = &mut self.result.stats.race {
-                    race.dse_paths = dse.result.paths;
-                }
-                Ok(None)
-            }
-            None => Ok(None),
-        }
+        let Some((mut dse, ex)) = rival else {
+            return Ok(None);
+        };
+        dse.end(ex, rec);
+        Ok(self.merging_given_up.take().map(|why| (dse, why)))
     }
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
