@@ -325,9 +325,15 @@ impl Budget {
     /// otherwise, and the engine that takes over starts near the limit.
     pub fn release_memory(&self) {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: malloc_trim only returns free pages of glibc's heap.
+        // SAFETY: malloc_trim only returns free pages of glibc's heap (Z3's
+        // allocations, and braid's where mimalloc is not the allocator).
         unsafe {
             libc::malloc_trim(0);
+        }
+        // SAFETY: mimalloc's collection returns the pages it keeps free
+        // (the `braid` binary's allocator; without it, an empty heap).
+        unsafe {
+            libmimalloc_sys::mi_collect(true);
         }
         self.sample_memory();
     }
