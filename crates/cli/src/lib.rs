@@ -118,10 +118,10 @@ struct RunArgs {
     #[arg(long, value_name = "MS")]
     split_after: Option<u32>,
     /// ssm, dsm: MS (a number, the default 200) or off. After merging has
-    /// run MS alone, dse explores from the start alongside it, each taking
-    /// turns of equal time, and whichever finishes first ends the run: on
-    /// programs where merging does not pay, the run takes about twice
-    /// dse's time rather than much more.
+    /// run MS alone, dse explores from the start alongside it, merging
+    /// taking half of dse's time, and whichever finishes first ends the
+    /// run: on programs where merging does not pay, the run takes about
+    /// 1.5 times dse's time rather than much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
     /// dsm: block starts of history kept per state (δ).
