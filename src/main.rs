@@ -1,8 +1,9 @@
 // mimalloc: glibc's malloc and free took a fifth of dse's time on a B-tree
 // of symbolic keys (bench/solver/btree-6: 5.7-6.9 s with glibc, 4.5-4.6 s
-// with mimalloc).
+// with mimalloc). It counts each thread's live bytes for the race of
+// ssm and dsm against dse.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: braid_budget::heap::Counting = braid_budget::heap::Counting;
 
 /// `mi_option_purge_delay` (mimalloc.h).
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;

@@ -16,6 +16,8 @@
 //! which unwinds to the engine's [`catch_stop`] without running the panic
 //! hook: nothing is printed, and the engine hands over what it has.
 
+pub mod heap;
+
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, Weak};

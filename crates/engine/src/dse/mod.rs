@@ -455,6 +455,10 @@ impl<'m> Dse<'m> {
     /// stopped both, and both handed their live states over as tests.
     #[allow(clippy::type_complexity)]
     fn race(&mut self, after: Duration, rec: &mut Recorder) -> Result<Option<(Box<Dse<'m>>, String)>, EngineError> {
+        // Memory in use before either explores, and each one's growth of
+        // the heap over its own turns.
+        let base = braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64);
+        let (mut merging_heap, mut dse_heap) = (0i64, 0i64);
         let mut mine = Some(self.begin()?);
         let mut rival: Option<(Box<Dse<'m>>, Exploration)> = None;
         let (mut merging_time, mut dse_time) = (Duration::ZERO, Duration::ZERO);
@@ -480,9 +484,10 @@ impl<'m> Dse<'m> {
                 .filter(|_| merging_time < after || merging_time <= dse_time.mul_f64(merging::RACE_SHARE))
             {
                 self.peer = rival.as_ref().map_or((0, 0), |(d, _)| (d.result.paths, d.live));
-                let t = Instant::now();
+                let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
                 let more = self.next_slice(ex, rec);
                 merging_time += t.elapsed();
+                merging_heap += braid_budget::heap::live_bytes() - heap;
                 if more {
                     continue;
                 }
@@ -521,9 +526,26 @@ impl<'m> Dse<'m> {
                 Some(_) => (self.result.paths, self.live),
                 None => (0, 0),
             };
-            let t = Instant::now();
+            let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
             let more = dse.next_slice(ex, rec);
             dse_time += t.elapsed();
+            dse_heap += braid_budget::heap::live_bytes() - heap;
+            // Both alive cost more than twice dse's memory once merging's
+            // heap outgrows the rest (measured when dse has had as long).
+            if mine.is_some() && dse_time >= merging_time && merging_heap > base + dse_heap {
+                let mb = |b: i64| b.max(0) >> 20;
+                self.merging_given_up = Some(format!(
+                    "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
+                    mb(merging_heap),
+                    merging_time.as_millis(),
+                    mb(dse_heap),
+                    mb(base)
+                ));
+                mine = None;
+                self.pending.clear();
+                self.store = TermStore::new();
+                self.budget.release_memory();
+            }
             if !more {
                 note(self, merging_time, dse_time, &rival, Some("dse"));
                 let (mut dse, ex) = rival.take().expect("dse's turn");
