@@ -448,10 +448,11 @@ impl<'m> Dse<'m> {
     /// with it, one slice a turn: merging's while its time so far is at most
     /// [`merging::RACE_SHARE`] of dse's, else dse's. Whichever finishes
     /// first ends the run, so it takes at most about 1.5 times what dse
-    /// alone needs, and 3 times what merging alone needs. Returns dse, its exploration
-    /// ended, where its result is the run's (with why): it finished first,
-    /// or merging was given up (memory), or the budget stopped the run after
-    /// merging was given up. Otherwise merging finished first, or the budget
+    /// alone needs, and 3 times what merging alone needs. Merging is given
+    /// up when its heap outgrows dse's and the memory in use before both.
+    /// Returns dse, its exploration ended, where its result is the run's
+    /// (with why): it finished first, or merging was given up (memory), or
+    /// the budget stopped the run after merging was given up. Otherwise merging finished first, or the budget
     /// stopped both, and both handed their live states over as tests.
     #[allow(clippy::type_complexity)]
     fn race(&mut self, after: Duration, rec: &mut Recorder) -> Result<Option<(Box<Dse<'m>>, String)>, EngineError> {
@@ -500,9 +501,7 @@ impl<'m> Dse<'m> {
                 // Given up: its states go, and dse goes on alone (it covers
                 // what they would).
                 mine = None;
-                self.pending.clear();
-                self.store = TermStore::new();
-                self.budget.release_memory();
+                self.drop_merging();
                 continue;
             }
             let (dse, ex) = match &mut rival {
@@ -542,9 +541,7 @@ impl<'m> Dse<'m> {
                     mb(base)
                 ));
                 mine = None;
-                self.pending.clear();
-                self.store = TermStore::new();
-                self.budget.release_memory();
+                self.drop_merging();
             }
             if !more {
                 note(self, merging_time, dse_time, &rival, Some("dse"));
@@ -566,6 +563,14 @@ impl<'m> Dse<'m> {
         };
         dse.end(ex, rec);
         Ok(self.merging_given_up.take().map(|why| (dse, why)))
+    }
+
+    /// What merging given up in the race leaves behind (its exploration is
+    /// dropped by the caller) goes, and its memory back to the system.
+    fn drop_merging(&mut self) {
+        self.pending.clear();
+        self.store = TermStore::new();
+        self.budget.release_memory();
     }
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
