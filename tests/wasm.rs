@@ -580,6 +580,15 @@ fn bench_runs_sv_comp_tasks_under_verify_and_scores_their_verdicts() {
         text.contains("| **score** (correct / wrong / unknown) | | -13 (2 / 1 / 0) |"),
         "{text}"
     );
+    // An UNKNOWN says why under the table: here a path that traps
+    // (a division by zero at x == 4) hides what follows it.
+    std::fs::remove_file(dir.path().join("wrong.c")).expect("remove");
+    task("trap.c", "TRUE", "100 / (x - 4) == 1");
+    let o = braid(&["bench", &suite, "--engines", "dse", "--max-time", "20"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 0, "{text}");
+    assert!(text.contains("| trap.c | TRUE | UNKNOWN |"), "{text}");
+    assert!(text.contains("- trap.c (dse): a path ends in"), "{text}");
 }
 
 #[test]

@@ -100,6 +100,8 @@ struct Summary {
     replay_failures: usize,
     /// `braid verify`'s verdict (SV-COMP tasks): TRUE, FALSE or UNKNOWN.
     verdict: Option<String>,
+    /// `braid verify`'s reasons for its verdict (an UNKNOWN's: why not).
+    why: Vec<String>,
 }
 
 impl Summary {
@@ -451,6 +453,10 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         bugs,
         replay_failures,
         verdict: json["verdict"].as_str().map(String::from),
+        why: json["why"]
+            .as_array()
+            .map(|w| w.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -618,6 +624,17 @@ fn verdict_table(rows: &[Row], args: &BenchArgs) -> String {
         let _ = write!(s, " {} ({} / {} / {}) |", sc.score, sc.correct, sc.wrong, sc.unknown);
     }
     s.push('\n');
+    // Why each UNKNOWN is one (a run that ended early says so).
+    let mut first = true;
+    for row in rows.iter().filter(|r| r.expected.is_some()) {
+        for e in row.engines.iter().filter(|e| e.verdict.as_deref() == Some("UNKNOWN")) {
+            if std::mem::take(&mut first) {
+                s.push_str("\nUNKNOWN, why:\n\n");
+            }
+            let why = e.why.first().map_or("no reason given", String::as_str);
+            let _ = writeln!(s, "- {} ({}): {}", row.program, e.engine, why.replace('\n', " "));
+        }
+    }
     s
 }
 
