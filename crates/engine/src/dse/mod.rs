@@ -452,8 +452,9 @@ impl<'m> Dse<'m> {
     /// up when its heap outgrows dse's and the memory in use before both.
     /// Returns dse, its exploration ended, where its result is the run's
     /// (with why): it finished first, or merging was given up (memory), or
-    /// the budget stopped the run after merging was given up. Otherwise merging finished first, or the budget
-    /// stopped both, and both handed their live states over as tests.
+    /// the budget stopped the run after merging was given up. Otherwise
+    /// merging finished first, or the budget stopped both, and both handed
+    /// their live states over as tests.
     #[allow(clippy::type_complexity)]
     fn race(&mut self, after: Duration, rec: &mut Recorder) -> Result<Option<(Box<Dse<'m>>, String)>, EngineError> {
         // Memory in use before either explores, and each one's growth of
@@ -500,8 +501,7 @@ impl<'m> Dse<'m> {
                 }
                 // Given up: its states go, and dse goes on alone (it covers
                 // what they would).
-                mine = None;
-                self.drop_merging();
+                self.drop_merging(&mut mine);
                 continue;
             }
             let (dse, ex) = match &mut rival {
@@ -540,8 +540,7 @@ impl<'m> Dse<'m> {
                     mb(dse_heap),
                     mb(base)
                 ));
-                mine = None;
-                self.drop_merging();
+                self.drop_merging(&mut mine);
             }
             if !more {
                 note(self, merging_time, dse_time, &rival, Some("dse"));
@@ -565,9 +564,10 @@ impl<'m> Dse<'m> {
         Ok(self.merging_given_up.take().map(|why| (dse, why)))
     }
 
-    /// What merging given up in the race leaves behind (its exploration is
-    /// dropped by the caller) goes, and its memory back to the system.
-    fn drop_merging(&mut self) {
+    /// Merging given up in the race: its exploration and what it leaves
+    /// behind go, and their memory back to the system.
+    fn drop_merging(&mut self, mine: &mut Option<Exploration>) {
+        *mine = None;
         self.pending.clear();
         self.store = TermStore::new();
         self.budget.release_memory();
