@@ -198,6 +198,56 @@ fn a_summary_past_its_width_becomes_one_value_and_the_tests_still_replay() {
     assert_eq!(seen[0], seen[1], "multise vs ssm");
 }
 
+/// dse raced alongside multise from the start: whichever finishes first,
+/// the run covers dse's branches, finds its bugs, says how the race went
+/// (dse's result being the run's when dse won), and every test replays.
+#[test]
+fn a_raced_run_ends_with_dse_coverage_and_bugs() {
+    use braid_engine::multise::Fallback;
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use std::time::Duration;
+    for program in [
+        "examples/bir/bugs.bir",
+        "examples/paper/echo.bir",
+        "examples/paper/function-values.bir",
+    ] {
+        let text = std::fs::read_to_string(example(program)).expect("example");
+        let module = braid_ir::parse(program, &text).expect("parses");
+        let entry = module.func_index("main").expect("a main function");
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        let bugs = |r: &braid_engine::RunResult| {
+            r.bugs
+                .iter()
+                .map(|b| (b.kind.to_string(), b.location.clone()))
+                .collect::<BTreeSet<_>>()
+        };
+        let mut spec = EngineSpec::new(EngineKind::Multise);
+        spec.multise.fallback = Some(Fallback {
+            race_after: Some(Duration::ZERO),
+            overrun: Duration::from_secs(3600),
+            bdd_share: None,
+        });
+        let (r, tests) = run(&spec);
+        assert_eq!(r.engine, "multise");
+        assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+        assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
+        assert_eq!(bugs(&r), bugs(&dse), "{program}");
+        let race = r.stats.race.as_ref().expect("dse joined at once");
+        match race.winner.as_deref() {
+            Some("dse") => assert_eq!(r.paths, dse.paths, "{program}"),
+            Some("merging") => assert!(r.stats.merging_given_up.is_none(), "{program}"),
+            other => panic!("{program}: winner {other:?}"),
+        }
+        for t in &tests {
+            replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+        }
+    }
+}
+
 /// A run that gives merging up (here at once: after no time, at any share
 /// of BDD operations) hands the run to dse, which explores from the start
 /// under the same recorder: dse's bugs and coverage, tests that replay, and
@@ -215,7 +265,11 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
         let mut spec = EngineSpec::new(EngineKind::Multise);
-        spec.multise.fallback = Some((std::time::Duration::ZERO, 0.0));
+        spec.multise.fallback = Some(braid_engine::multise::Fallback {
+            race_after: None,
+            bdd_share: Some((std::time::Duration::ZERO, 0.0)),
+            ..braid_engine::multise::FALLBACK
+        });
         let (r, tests) = run(&spec);
         assert!(r.stats.merging_given_up.is_some(), "{program}");
         assert_eq!(r.engine, "multise");

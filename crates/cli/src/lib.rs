@@ -11,7 +11,7 @@ mod testcomp;
 use anyhow::{anyhow, bail, Context, Result};
 use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
-use braid_engine::multise::{Joins, Pick, FALLBACK};
+use braid_engine::multise::{Fallback, Joins, Pick, FALLBACK};
 use braid_engine::qce::{Qce, QceParams};
 use braid_engine::replay::replay;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
@@ -117,11 +117,13 @@ struct RunArgs {
     /// split back into the states it was merged from.
     #[arg(long, value_name = "MS")]
     split_after: Option<u32>,
-    /// ssm, dsm: MS (a number, the default 200) or off. After merging has
-    /// run MS alone, dse explores from the start alongside it, merging
-    /// taking half of dse's time, and whichever finishes first ends the
-    /// run: on programs where merging does not pay, the run takes about
-    /// 1.5 times dse's time rather than much more.
+    /// ssm, dsm, multise: MS (a number; the default 200, multise's 1000)
+    /// or off. After merging has run MS alone, dse explores from the start
+    /// alongside it, merging taking half of dse's time (multise: twice
+    /// dse's while most of its time goes elsewhere than to BDD operations),
+    /// and whichever finishes first ends the run: on programs where
+    /// merging does not pay, the run takes about 1.5 times dse's time
+    /// rather than much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
     /// dsm: block starts of history kept per state (δ).
@@ -563,6 +565,9 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
     if args.fallback.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
         bail!("--fallback applies to --engine multise, ssm and dsm only");
     }
+    if args.race_after.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
+        bail!("--race-after applies to --engine multise, ssm and dsm only");
+    }
     if kind != EngineKind::Multise {
         if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
             bail!("{flag} applies to --engine multise only");
@@ -615,7 +620,14 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         Some("creation") => VarOrder::Creation,
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
     };
-    o.fallback = fallback_on(args)?.then_some(FALLBACK);
+    let race = match args.race_after {
+        None => FALLBACK.race_after,
+        Some(_) => race_after(args)?.map(|ms| std::time::Duration::from_millis(ms as u64)),
+    };
+    o.fallback = fallback_on(args)?.then_some(Fallback {
+        race_after: race,
+        ..FALLBACK
+    });
     Ok(spec)
 }
 
@@ -850,7 +862,6 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         (args.beta.is_some(), "--beta"),
         (args.kappa.is_some(), "--kappa"),
         (args.split_after.is_some(), "--split-after"),
-        (args.race_after.is_some(), "--race-after"),
     ];
     if !matches!(engine, "ssm" | "dsm") {
         if let Some((_, flag)) = flags.iter().find(|(on, _)| *on) {

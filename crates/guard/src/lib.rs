@@ -49,6 +49,16 @@ pub enum VarOrder {
 /// 300 MB limit after 1.4 s; dse needs about 100 MB).
 pub const GIVE_UP_MEMORY: f64 = 0.5;
 
+/// When operations give up ([`Guards::set_give_up`]), besides memory.
+#[derive(Clone, Copy, Debug)]
+pub struct GiveUp {
+    /// Past this instant (a step of merging past its turn in a race).
+    pub deadline: Option<Instant>,
+    /// `(start, after, share)`: once `after` has passed since `start` and
+    /// BDD operations have taken `share` of that time or more.
+    pub share: Option<(Instant, Duration, f64)>,
+}
+
 /// An operation cache that forgets: a direct-mapped table of results (as
 /// CUDD's computed table), so its memory is bounded and it never pauses to
 /// rehash a huge map. It doubles, keeping what it holds, each time it has
@@ -214,10 +224,9 @@ pub struct Guards {
     /// the run's budget now and then, and unwind when it stopped.
     budget: Budget,
     steps: u32,
-    /// When set (`(start, after, share)`): an operation running once
-    /// `after` has passed since `start`, with BDD operations `share` of that
-    /// time or more, unwinds as a stop does ([`Guards::give_up_if_due`]).
-    give_up: Option<(Instant, Duration, f64)>,
+    /// When set, an operation running once it is due unwinds as a stop
+    /// does ([`Guards::give_up_if_due`]).
+    give_up: Option<GiveUp>,
     /// The run unwound for `give_up`.
     gave_up: bool,
 }
@@ -372,8 +381,8 @@ impl Guards {
     }
 
     /// Counts a recursive step of an operation; every few thousand, looks
-    /// at the budget (and unwinds if it stopped) and at the share of time
-    /// BDD operations took ([`Guards::set_give_up`]).
+    /// at the budget (and unwinds if it stopped) and at the give-up
+    /// ([`Guards::set_give_up`]).
     #[inline]
     fn tick(&mut self) {
         self.steps = self.steps.wrapping_add(1);
@@ -386,7 +395,7 @@ impl Guards {
     /// Unwinds (as a budget stop does) if the give-up set by
     /// [`Guards::set_give_up`] is due, and remembers it ([`Guards::gave_up`]).
     pub fn give_up_if_due(&mut self) {
-        if self.over_share() {
+        if self.due() {
             self.gave_up = true;
             braid_budget::unwind();
         }
@@ -397,25 +406,41 @@ impl Guards {
         self.gave_up
     }
 
-    /// With `Some((start, after, share))`, operations unwind (as when the
-    /// budget stops) once `after` has passed since `start` and BDD
-    /// operations took `share` of that time or more;
-    /// [`Guards::give_up_if_due`] looks between operations. `None`: never.
-    pub fn set_give_up(&mut self, give_up: Option<(Instant, Duration, f64)>) {
+    /// With `Some(g)`, operations unwind (as when the budget stops) once
+    /// `g` is due, or the run's resident memory is past [`GIVE_UP_MEMORY`]
+    /// of its limit; [`Guards::give_up_if_due`] looks between operations.
+    /// `None`: never.
+    pub fn set_give_up(&mut self, give_up: Option<GiveUp>) {
         self.give_up = give_up;
     }
 
-    /// Whether BDD operations took more than the share [`Guards::set_give_up`]
-    /// set, past its time, or the run's resident memory is past
-    /// [`GIVE_UP_MEMORY`] of its limit.
-    fn over_share(&self) -> bool {
-        let Some((start, after, share)) = self.give_up else {
+    /// Moves the deadline of a give-up that is set.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        if let Some(g) = &mut self.give_up {
+            g.deadline = deadline;
+        }
+    }
+
+    /// Whether the give-up [`Guards::set_give_up`] set is due.
+    fn due(&self) -> bool {
+        let Some(g) = self.give_up else {
             return false;
         };
-        let elapsed = start.elapsed();
-        if elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64() {
-            return true;
-        }
+        g.deadline.is_some_and(|d| Instant::now() >= d) || self.over_share(g) || self.over_memory()
+    }
+
+    /// Whether BDD operations took the share of the run `g` sets, past its
+    /// time.
+    pub fn over_share(&self, g: GiveUp) -> bool {
+        g.share.is_some_and(|(start, after, share)| {
+            let elapsed = start.elapsed();
+            elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64()
+        })
+    }
+
+    /// Whether the run's resident memory is past [`GIVE_UP_MEMORY`] of its
+    /// limit.
+    pub fn over_memory(&self) -> bool {
         self.budget.memory_share().is_some_and(|m| m >= GIVE_UP_MEMORY)
     }
 

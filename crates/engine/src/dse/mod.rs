@@ -83,6 +83,72 @@ pub(crate) fn explore_from_start(
     Ok(r)
 }
 
+/// A dse exploration from the start that runs a slice at a time beside
+/// another engine's (multise's race, [`crate::multise::Options::fallback`]):
+/// its tests go to the same recorder, which from its start keeps one test
+/// per path.
+pub(crate) struct Rival<'m> {
+    dse: Box<Dse<'m>>,
+    ex: Exploration,
+}
+
+impl<'m> Rival<'m> {
+    pub(crate) fn start(
+        module: &'m Module,
+        entry: FuncId,
+        program: &str,
+        config: Config,
+        budget: &Budget,
+        rec: &mut Recorder,
+    ) -> Result<Rival<'m>, EngineError> {
+        let mut dse = Box::new(Dse::new(module, entry, program, config));
+        dse.prepare(budget);
+        // Most paths are found twice now.
+        rec.keep_distinct_paths();
+        let ex = dse.begin()?;
+        Ok(Rival { dse, ex })
+    }
+
+    /// Runs one slice; `false` once dse has finished. `peer`: the other
+    /// engine's paths and live states, for the progress line.
+    pub(crate) fn slice(&mut self, rec: &mut Recorder, peer: (u64, usize)) -> bool {
+        self.dse.peer = peer;
+        self.dse.next_slice(&mut self.ex, rec)
+    }
+
+    pub(crate) fn paths(&self) -> u64 {
+        self.dse.result.paths
+    }
+
+    /// dse's result as the run's (`engine`'s, with why the other engine's
+    /// was not): it explores on alone until it finishes or the budget
+    /// stops it, its live states then becoming tests. `solver_before`: the
+    /// other engine's solver statistics, counted in.
+    pub(crate) fn finish(
+        self,
+        rec: &mut Recorder,
+        engine: EngineKind,
+        why: String,
+        solver_before: &braid_solver::SolverStats,
+    ) -> RunResult {
+        let Rival { mut dse, mut ex } = self;
+        dse.peer = (0, 0);
+        while !dse.budget.stopped() && dse.next_slice(&mut ex, rec) {}
+        dse.end(ex, rec);
+        dse.solver.stats.absorb(solver_before);
+        let mut r = dse.into_result();
+        r.engine = engine.name().into();
+        r.stats.merging_given_up = Some(why);
+        r
+    }
+
+    /// A stopped run: dse's live states become tests.
+    pub(crate) fn stop(self, rec: &mut Recorder) {
+        let Rival { mut dse, ex } = self;
+        dse.end(ex, rec);
+    }
+}
+
 impl Engine for Dse<'_> {
     fn kind(&self) -> EngineKind {
         self.engine_kind()

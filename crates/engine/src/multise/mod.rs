@@ -18,6 +18,7 @@
 mod ahead;
 mod cells;
 mod loops;
+mod race;
 mod summary;
 
 use summary::SummaryBuilder;
@@ -35,7 +36,7 @@ use crate::semantics::{
 };
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
-use braid_guard::{Guard, Guards, VarOrder};
+use braid_guard::{GiveUp, Guard, Guards, VarOrder};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
@@ -88,10 +89,28 @@ pub struct Options {
     pub var_order: VarOrder,
     /// Which `pc` entries at one statement merge (with `coalesce`).
     pub joins: Joins,
-    /// `Some((after, share))`: give merging up and hand the run to `dse`
-    /// once `after` has passed and BDD operations have taken `share` of the
-    /// run or more ([`FALLBACK`]); `None`: merge to the end.
-    pub fallback: Option<(std::time::Duration, f64)>,
+    /// `Some(f)`: merging can be given up for `dse` ([`Fallback`],
+    /// [`FALLBACK`]); `None`: merge to the end.
+    pub fallback: Option<Fallback>,
+}
+
+/// When multise gives merging up and hands the run to `dse` (`--fallback
+/// dse`, the default, with `--race-after`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fallback {
+    /// `Some(after)`: after merging has run `after` alone, a dse exploration
+    /// from the start takes turns with it (as ssm's and dsm's race,
+    /// `dse::merging::Merging::race_after_ms`): merging's while its time
+    /// is at most [`crate::dse::merging::RACE_SHARE`] of dse's, else dse's,
+    /// and whichever finishes first ends the run. `None`: no race.
+    pub race_after: Option<std::time::Duration>,
+    /// Past its turn by this much inside one step (a BDD operation on
+    /// guards as large as the paths they stand for), merging is given up
+    /// and dse goes on alone.
+    pub overrun: std::time::Duration,
+    /// `Some((after, share))`: once `after` has passed and BDD operations
+    /// have taken `share` of the run or more, merging is given up.
+    pub bdd_share: Option<(std::time::Duration, f64)>,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -153,19 +172,29 @@ const WIDE_CORES: usize = 4;
 /// Below this many BDD nodes, no garbage collection (by default).
 const GC_MIN_NODES: usize = 1 << 20;
 
-/// `Options::fallback` by default: a run that has taken half a second, and
-/// spent 80 % of it in BDD operations, gives merging up (so does one past
-/// `braid_guard::GIVE_UP_MEMORY` of its memory limit): the guards
-/// it builds are as large as the paths they stand for (sorting's cells hold
-/// orderings of the inputs), and each operation on them costs more than a
-/// forking engine's step on one path. `dse` then explores from the start
-/// under the same budget and recorder, so the run costs what `dse` costs
-/// plus about this half second (Heap Sort of 7 inputs: multise cut off at
-/// 60 s with 54 s in BDD operations; dse 1 s). No row of Table 1, the
-/// merging suite or the containers where multise wins comes near it: those
-/// that take half a second or more spend at most 21 % of it in BDD
-/// operations.
-pub const FALLBACK: (std::time::Duration, f64) = (std::time::Duration::from_millis(500), 0.8);
+/// `Options::fallback` by default.
+///
+/// - Once BDD operations have taken 80 % of the run's first half second or
+///   more, merging is given up: where the paths that meet hold different
+///   states (sorting's cells hold orderings of the inputs), the guards grow
+///   as large as the paths they stand for, and each operation on them
+///   costs more than a forking engine's step on one path (Heap Sort of 7
+///   inputs: multise cut off at 60 s with 54 s in BDD operations; dse
+///   1 s). No row of Table 1, the merging suite or the containers where
+///   multise wins comes near it before it ends.
+/// - After a second, dse races alongside ([`race`]): a run whose merging
+///   pays in neither way (its time in the solver, say) is bounded by a
+///   few times dse's. Starting the race at 200 ms, as ssm's and dsm's
+///   does, made multise's wins that take longer 1.2-1.8 times slower
+///   (Calc Parser, the containers' red-black tree and skip list), without
+///   a gain on the sorts.
+/// - Past `braid_guard::GIVE_UP_MEMORY` of the memory limit, merging is
+///   given up too.
+pub const FALLBACK: Fallback = Fallback {
+    race_after: Some(std::time::Duration::from_millis(1000)),
+    overrun: std::time::Duration::from_millis(100),
+    bdd_share: Some((std::time::Duration::from_millis(500), 0.8)),
+};
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
 /// and merged exits.
@@ -311,18 +340,44 @@ impl Engine for Multise<'_> {
         self.solver.set_budget(budget);
         self.guards.set_budget(budget);
         self.guards.set_order(self.opts.var_order);
-        if let (Some((after, share)), true) = (self.opts.fallback, self.opts.coalesce) {
-            self.guards.set_give_up(Some((budget.started_at(), after, share)));
+        if let (Some(fallback), true) = (self.opts.fallback, self.opts.coalesce) {
+            self.start_race(fallback);
         }
         let frame = self.explore(rec)?;
         self.guards.set_give_up(None);
-        if self.guards.gave_up() && !budget.stopped() {
-            let why = self.give_up_reason();
+        let mut race = self.race.take();
+        let share = self.opts.fallback.and_then(|f| f.bdd_share);
+        let by_share = share.is_some_and(|(after, share)| {
+            self.guards.over_share(GiveUp {
+                deadline: None,
+                share: Some((budget.started_at(), after, share)),
+            })
+        });
+        let race_why = race.as_ref().and_then(|r| {
+            if r.dse_won {
+                Some("dse, raced alongside, finished first".to_string())
+            } else if budget.stopped() {
+                None
+            } else if let Some(why) = &r.given_up {
+                Some(why.clone())
+            } else if self.guards.gave_up() && !self.guards.over_memory() && !by_share {
+                Some(self.overrun_reason(r))
+            } else {
+                None
+            }
+        });
+        let gave_up = (self.guards.gave_up() || race_why.is_some()) && !budget.stopped();
+        if gave_up {
+            let raced = race.as_ref().is_some_and(|r| r.rival.is_some());
+            let why = race_why.unwrap_or_else(|| self.give_up_reason(raced));
             // The tests found so far are the recorder's, and the paths
-            // under way hand over their models as the frontier does;
-            // the rest of the state goes before `dse` starts.
+            // under way hand over their models as the frontier does
+            // (unless dse finished first, which explored them); the rest
+            // of the state goes before `dse` goes on or starts.
             self.flush(rec);
-            self.frontier(rec);
+            if !race.as_ref().is_some_and(|r| r.dse_won) {
+                self.frontier(rec);
+            }
             let (module, entry, config) = (self.module, self.entry, self.config.clone());
             let program = std::mem::take(&mut self.program);
             let (bdd_ms, bdd_nodes) = (
@@ -333,21 +388,38 @@ impl Engine for Multise<'_> {
                 self.solver.stats.absorb(&s.stats);
             }
             let solver_before = std::mem::take(&mut self.solver.stats);
+            let stats = race.as_ref().map(|r| self.race_stats(r, Some("dse")));
+            let rival = race.as_mut().and_then(|r| r.rival.take());
             drop(frame);
             drop(self);
-            let mut r = explore_from_start(
-                module,
-                entry,
-                &program,
-                config,
-                budget,
-                rec,
-                EngineKind::Multise,
-                why,
-                solver_before,
-            )?;
+            let mut r = match rival {
+                Some(rival) => {
+                    budget.release_memory();
+                    rival.finish(rec, EngineKind::Multise, why, &solver_before)
+                }
+                None => explore_from_start(
+                    module,
+                    entry,
+                    &program,
+                    config,
+                    budget,
+                    rec,
+                    EngineKind::Multise,
+                    why,
+                    solver_before,
+                )?,
+            };
             (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
+            r.stats.race = stats.filter(|s| s.dse_ms > 0 || s.dse_paths > 0);
             return Ok(r);
+        }
+        if let Some(mut r) = race.filter(|r| r.rival.is_some()) {
+            let winner = (!budget.stopped()).then_some("merging");
+            self.result.stats.race = Some(self.race_stats(&r, winner));
+            let rival = r.rival.take().expect("filtered");
+            if budget.stopped() {
+                rival.stop(rec);
+            }
         }
         if budget.stopped() {
             self.frontier(rec);
@@ -418,6 +490,8 @@ pub struct Multise<'m> {
     /// Per function, whether a run's outcome shows its final variables (the
     /// entry, and any function that can `halt`): its dead values stay.
     shown: Vec<bool>,
+    /// dse raced alongside, when on ([`race`]).
+    race: Option<race::Race<'m>>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -490,6 +564,7 @@ impl<'m> Multise<'m> {
                 .enumerate()
                 .map(|(i, f)| FuncId(i as u32) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_))))
                 .collect(),
+            race: None,
         }
     }
 
@@ -640,14 +715,18 @@ impl<'m> Multise<'m> {
 
     /// Runs `frame`'s `pc` entries until none is left (function-bounded).
     fn run_frame(&mut self, frame: &mut Frame, rec: &mut Recorder) {
+        let mut fast = false;
         while !frame.pc.is_empty() {
             if self.budget.stopped() {
                 return;
             }
-            // The clock is read at every 64th statement only.
-            if self.result.stats.statements.is_multiple_of(64) {
+            // The clock is read after a step, and at every 64th statement
+            // of the fast path only.
+            if !fast || self.result.stats.statements.is_multiple_of(64) {
+                self.race_turn(rec, frame.pc.len());
                 self.guards.give_up_if_due();
             }
+            fast = false;
             self.maybe_collect(frame);
             // The entry that runs next (running ahead and the fast path
             // take a lone entry only, and leave it be when they do not).
@@ -662,6 +741,7 @@ impl<'m> Multise<'m> {
                 continue;
             }
             if self.step_fast(frame).is_some() {
+                fast = true;
                 // The clock is read at every 1024th fast step only.
                 if self.result.stats.statements.is_multiple_of(1024) {
                     rec.progress(self.result.paths, 1);
@@ -677,13 +757,20 @@ impl<'m> Multise<'m> {
     }
 
     /// Why merging was given up, for the statistics (see [`FALLBACK`]).
-    fn give_up_reason(&self) -> String {
+    /// `raced`: dse has been racing alongside (it goes on rather than
+    /// starting).
+    fn give_up_reason(&self, raced: bool) -> String {
         let (bdd, elapsed) = (self.guards.time_spent().as_millis(), self.budget.elapsed().as_millis());
         let memory = match self.budget.limits().memory_mb {
             Some(mb) => format!(", {} of {mb} MB in use", self.budget.rss() >> 20),
             None => String::new(),
         };
-        format!("BDD operations took {bdd} of the first {elapsed} ms{memory}; dse explored from the start")
+        let then = if raced {
+            "dse goes on alone"
+        } else {
+            "dse explored from the start"
+        };
+        format!("BDD operations took {bdd} of the first {elapsed} ms{memory}; {then}")
     }
 
     fn pick(&self, frame: &Frame) -> usize {

@@ -1,0 +1,190 @@
+//! multise raced against dse ([`Fallback::race_after`]).
+//!
+//! multise runs alone for the head start; then a dse exploration from the
+//! start takes turns with it on the same thread. The turns change at
+//! multise's step boundaries: merging's turn lasts while its time is at
+//! most a share of dse's ([`RACE_SHARE`] while BDD operations take most of
+//! merging's time, else [`FAVOURED_SHARE`]), dse's runs slices until that
+//! holds again, the head start left out. Whichever finishes first ends
+//! the run, so past the head start a run takes about `1 + share` times
+//! dse's time where merging does not pay, and `1 + 1 / share` times
+//! merging's own time where it does. (ssm's and dsm's race counts the
+//! head start in merging's time, so dse's first turn is twice the head
+//! start: a multise win just past it, Table 1's red-black tree at 240 ms,
+//! took 714 ms that way.)
+//!
+//! A step is merging's to finish, and one BDD operation on guards as large
+//! as the paths they stand for can take seconds (Heap Sort): once a step
+//! runs [`Fallback::overrun`] past its turn, the operation unwinds and
+//! merging is given up (as it is when its heap outgrows dse's and the
+//! memory in use before both, the rule of ssm's and dsm's race). dse then
+//! goes on alone, its progress kept.
+
+use super::{Fallback, Multise};
+use crate::dse::merging::RACE_SHARE;
+use crate::dse::Rival;
+use crate::record::Recorder;
+use crate::results::RaceStats;
+use braid_guard::GiveUp;
+use std::time::{Duration, Instant};
+
+/// Merging's share of the race while its time goes elsewhere than to BDD
+/// operations (to the solver, to statements run once for many paths):
+/// there a run where dse finishes first takes about 3 times dse's time, and
+/// one where merging does 1.5 times merging's. multise's wins are mostly of
+/// this kind and take longer than the head start (bench/multise's Calc
+/// Parser and BDD, bench/containers' red-black tree and skip list spend at
+/// most a third of merging's time in BDD operations): with
+/// [`RACE_SHARE`] they took 3 times merging's time, slower than dse on the
+/// red-black tree.
+pub const FAVOURED_SHARE: f64 = 2.0;
+
+/// The share of merging's time in BDD operations from which merging's
+/// share of the race is [`RACE_SHARE`]: sorting's merges, which do not
+/// pay, spend 80-90 % there after 300 ms.
+pub const BDD_BOUND: f64 = 0.75;
+
+pub(super) struct Race<'m> {
+    after: Duration,
+    overrun: Duration,
+    /// dse, once the head start is spent.
+    pub(super) rival: Option<Rival<'m>>,
+    /// The time dse's turns took.
+    dse_time: Duration,
+    /// The heap growth over dse's turns, this thread's live heap bytes when
+    /// the run began, and the resident memory then.
+    dse_heap: i64,
+    heap_start: i64,
+    base: i64,
+    /// dse finished first.
+    pub(super) dse_won: bool,
+    /// Why merging was given up at a turn's end (memory).
+    pub(super) given_up: Option<String>,
+}
+
+impl<'m> Multise<'m> {
+    /// Sets up the give-up of `fallback` (and its race) for a run starting
+    /// now.
+    pub(super) fn start_race(&mut self, fallback: Fallback) {
+        let start = self.budget.started_at();
+        self.guards.set_give_up(Some(GiveUp {
+            deadline: fallback.race_after.map(|after| start + after + fallback.overrun),
+            share: fallback.bdd_share.map(|(after, share)| (start, after, share)),
+        }));
+        let Some(after) = fallback.race_after else {
+            return;
+        };
+        self.race = Some(Race {
+            after,
+            overrun: fallback.overrun,
+            rival: None,
+            dse_time: Duration::ZERO,
+            dse_heap: 0,
+            heap_start: braid_budget::heap::live_bytes(),
+            base: braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
+            dse_won: false,
+            given_up: None,
+        });
+    }
+
+    /// Merging's time so far (the run's, less dse's turns).
+    fn merging_time(&self, race: &Race) -> Duration {
+        self.budget.elapsed().saturating_sub(race.dse_time)
+    }
+
+    /// At a step boundary: dse's turn if merging has had its share. Unwinds
+    /// (as a budget stop does) when dse finishes, or when merging is given
+    /// up. `live`: merging's `pc` entries, for the progress line.
+    pub(super) fn race_turn(&mut self, rec: &mut Recorder, live: usize) {
+        let Some(mut race) = self.race.take() else {
+            return;
+        };
+        let merging = self.merging_time(&race);
+        let share = self.share(merging);
+        // The head start is merging's own: the turns share the time after it.
+        let raced = merging.saturating_sub(race.after);
+        if merging < race.after || raced <= race.dse_time.mul_f64(share) {
+            self.race = Some(race);
+            return;
+        }
+        if race.rival.is_none() {
+            let config = self.config.clone();
+            match Rival::start(self.module, self.entry, &self.program, config, &self.budget, rec) {
+                Ok(r) => race.rival = Some(r),
+                // dse cannot start where multise did: no race.
+                Err(_) => {
+                    self.guards.set_deadline(None);
+                    return;
+                }
+            }
+        }
+        let rival = race.rival.as_mut().expect("started above");
+        let peer = (self.result.paths, live);
+        loop {
+            let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
+            let more = rival.slice(rec, peer);
+            race.dse_time += t.elapsed();
+            race.dse_heap += braid_budget::heap::live_bytes() - heap;
+            if !more {
+                race.dse_won = true;
+                self.race = Some(race);
+                braid_budget::unwind();
+            }
+            // Both alive cost more than twice dse's memory once merging's
+            // heap outgrows the rest (measured when dse has had as long).
+            let merging_heap = braid_budget::heap::live_bytes() - race.heap_start - race.dse_heap;
+            if race.dse_time >= merging && merging_heap > race.base + race.dse_heap {
+                let mb = |b: i64| b.max(0) >> 20;
+                race.given_up = Some(format!(
+                    "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
+                    mb(merging_heap),
+                    merging.as_millis(),
+                    mb(race.dse_heap),
+                    mb(race.base)
+                ));
+                self.race = Some(race);
+                braid_budget::unwind();
+            }
+            if self.budget.stopped() || raced <= race.dse_time.mul_f64(share) {
+                break;
+            }
+        }
+        // Merging's turn: what its share allows, and the overrun.
+        let turn = race.dse_time.mul_f64(share).saturating_sub(raced);
+        self.guards.set_deadline(Some(Instant::now() + turn + race.overrun));
+        self.race = Some(race);
+    }
+
+    /// Merging's time in the race as a share of dse's: [`RACE_SHARE`] while
+    /// BDD operations take [`BDD_BOUND`] of merging's time or more (its
+    /// guards grow with the paths they stand for), else
+    /// [`FAVOURED_SHARE`].
+    fn share(&self, merging: Duration) -> f64 {
+        if self.guards.time_spent().as_secs_f64() >= BDD_BOUND * merging.as_secs_f64() {
+            RACE_SHARE
+        } else {
+            FAVOURED_SHARE
+        }
+    }
+
+    /// The race's statistics (`winner`: `merging`, `dse` or `None`).
+    pub(super) fn race_stats(&self, race: &Race, winner: Option<&str>) -> RaceStats {
+        RaceStats {
+            after_ms: race.after.as_millis() as u64,
+            merging_ms: self.merging_time(race).as_millis() as u64,
+            dse_ms: race.dse_time.as_millis() as u64,
+            dse_paths: race.rival.as_ref().map_or(0, |r| r.paths()),
+            winner: winner.map(str::to_string),
+        }
+    }
+
+    /// Why a step of merging's gave it up ([`Fallback::overrun`]).
+    pub(super) fn overrun_reason(&self, race: &Race) -> String {
+        format!(
+            "a step of merging ran {} ms past its turn at {} ms of merging, {} of them in BDD operations; dse goes on alone",
+            race.overrun.as_millis(),
+            self.merging_time(race).as_millis(),
+            self.guards.time_spent().as_millis()
+        )
+    }
+}
