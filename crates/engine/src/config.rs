@@ -85,8 +85,13 @@ pub enum RunAhead {
 impl Config {
     /// The solver layer these settings ask for, over Z3.
     pub fn query_solver(&self) -> braid_solver::QuerySolver {
-        let mut backend = braid_solver::Z3Solver::new(self.limits.solver_timeout_ms);
-        backend.set_helper(self.float_solver.clone());
+        let (timeout, helper) = (self.limits.solver_timeout_ms, self.float_solver.clone());
+        // Z3 is made at the first question that reaches it (braid_solver::Lazy).
+        let backend = braid_solver::Lazy::new(move || {
+            let mut z3 = braid_solver::Z3Solver::new(timeout);
+            z3.set_helper(helper);
+            Box::new(z3)
+        });
         let mut solver = braid_solver::QuerySolver::new(Box::new(backend));
         solver.set_unsat_cores(self.unsat_cores);
         solver.set_incremental(self.incremental);

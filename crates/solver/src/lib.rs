@@ -11,6 +11,7 @@
 mod difference;
 mod enumerate;
 mod external;
+mod lazy;
 pub mod optimize;
 pub mod partial;
 mod query;
@@ -18,6 +19,7 @@ pub mod simplex;
 mod z3_backend;
 
 pub use external::Helper;
+pub use lazy::Lazy;
 pub use query::{KindStats, QueryKind, QuerySolver, SlowQuery, SolverStats, HISTOGRAM_MS};
 pub use z3_backend::Z3Solver;
 

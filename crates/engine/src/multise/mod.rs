@@ -192,7 +192,7 @@ const GC_MIN_NODES: usize = 1 << 20;
 ///   given up too.
 pub const FALLBACK: Fallback = Fallback {
     race_after: Some(std::time::Duration::from_millis(1000)),
-    overrun: std::time::Duration::from_millis(100),
+    overrun: std::time::Duration::from_millis(500),
     bdd_share: Some((std::time::Duration::from_millis(500), 0.8)),
 };
 

@@ -67,8 +67,9 @@ impl<'m> Multise<'m> {
     /// now.
     pub(super) fn start_race(&mut self, fallback: Fallback) {
         let start = self.budget.started_at();
+        // The head start is merging's own: no deadline before the race.
         self.guards.set_give_up(Some(GiveUp {
-            deadline: fallback.race_after.map(|after| start + after + fallback.overrun),
+            deadline: None,
             share: fallback.bdd_share.map(|(after, share)| (start, after, share)),
         }));
         let Some(after) = fallback.race_after else {
