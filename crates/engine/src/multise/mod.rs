@@ -29,7 +29,7 @@ use crate::config::Config;
 use crate::dse::explore_from_start;
 use crate::qce::Qce;
 use crate::record::Recorder;
-use crate::results::{Outcome, RunResult, TestCase, TestInput};
+use crate::results::{Outcome, RaceStats, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
 use crate::semantics::{
     bug_kind, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK, MAX_SYMBOLIC_WRITE, SMALL_FORK, TIGHT_SPAN,
@@ -346,6 +346,8 @@ impl Engine for Multise<'_> {
         let frame = self.explore(rec)?;
         self.guards.set_give_up(None);
         let mut race = self.race.take();
+        // Merging's time ends here (handing over its paths is not racing).
+        let merging_time = race.as_ref().map(|r| self.merging_time(r));
         let share = self.opts.fallback.and_then(|f| f.bdd_share);
         let by_share = share.is_some_and(|(after, share)| {
             self.guards.over_share(GiveUp {
@@ -388,14 +390,23 @@ impl Engine for Multise<'_> {
                 self.solver.stats.absorb(&s.stats);
             }
             let solver_before = std::mem::take(&mut self.solver.stats);
-            let stats = race.as_ref().map(|r| self.race_stats(r, Some("dse")));
+            let stats = race.as_ref().zip(merging_time).map(|(r, t)| r.stats(t, None));
             let rival = race.as_mut().and_then(|r| r.rival.take());
             drop(frame);
             drop(self);
+            let alone = std::time::Instant::now();
             let mut r = match rival {
                 Some(rival) => {
                     budget.release_memory();
-                    rival.finish(rec, EngineKind::Multise, why, &solver_before)
+                    let mut r = rival.finish(rec, EngineKind::Multise, why, &solver_before);
+                    // dse's turns and its time alone; its paths in all.
+                    r.stats.race = stats.map(|s| RaceStats {
+                        dse_ms: s.dse_ms + alone.elapsed().as_millis() as u64,
+                        dse_paths: r.paths,
+                        winner: (!budget.stopped()).then(|| "dse".to_string()),
+                        ..s
+                    });
+                    r
                 }
                 None => explore_from_start(
                     module,
@@ -410,12 +421,11 @@ impl Engine for Multise<'_> {
                 )?,
             };
             (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
-            r.stats.race = stats.filter(|s| s.dse_ms > 0 || s.dse_paths > 0);
             return Ok(r);
         }
         if let Some(mut r) = race.filter(|r| r.rival.is_some()) {
             let winner = (!budget.stopped()).then_some("merging");
-            self.result.stats.race = Some(self.race_stats(&r, winner));
+            self.result.stats.race = merging_time.map(|t| r.stats(t, winner));
             let rival = r.rival.take().expect("filtered");
             if budget.stopped() {
                 rival.stop(rec);

@@ -62,6 +62,20 @@ pub(super) struct Race<'m> {
     pub(super) given_up: Option<String>,
 }
 
+impl Race<'_> {
+    /// The race's statistics, merging having run `merging` (`winner`:
+    /// `merging`, `dse` or `None`).
+    pub(super) fn stats(&self, merging: Duration, winner: Option<&str>) -> RaceStats {
+        RaceStats {
+            after_ms: self.after.as_millis() as u64,
+            merging_ms: merging.as_millis() as u64,
+            dse_ms: self.dse_time.as_millis() as u64,
+            dse_paths: self.rival.as_ref().map_or(0, |r| r.paths()),
+            winner: winner.map(str::to_string),
+        }
+    }
+}
+
 impl<'m> Multise<'m> {
     /// Sets up the give-up of `fallback` (and its race) for a run starting
     /// now.
@@ -89,7 +103,7 @@ impl<'m> Multise<'m> {
     }
 
     /// Merging's time so far (the run's, less dse's turns).
-    fn merging_time(&self, race: &Race) -> Duration {
+    pub(super) fn merging_time(&self, race: &Race) -> Duration {
         self.budget.elapsed().saturating_sub(race.dse_time)
     }
 
@@ -165,17 +179,6 @@ impl<'m> Multise<'m> {
             RACE_SHARE
         } else {
             FAVOURED_SHARE
-        }
-    }
-
-    /// The race's statistics (`winner`: `merging`, `dse` or `None`).
-    pub(super) fn race_stats(&self, race: &Race, winner: Option<&str>) -> RaceStats {
-        RaceStats {
-            after_ms: race.after.as_millis() as u64,
-            merging_ms: self.merging_time(race).as_millis() as u64,
-            dse_ms: race.dse_time.as_millis() as u64,
-            dse_paths: race.rival.as_ref().map_or(0, |r| r.paths()),
-            winner: winner.map(str::to_string),
         }
     }
 
