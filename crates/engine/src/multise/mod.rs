@@ -99,9 +99,9 @@ pub struct Options {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fallback {
     /// `Some(after)`: after merging has run `after` alone, a dse exploration
-    /// from the start takes turns with it (as ssm's and dsm's race,
-    /// `dse::merging::Merging::race_after_ms`): merging's while its time
-    /// is at most [`crate::dse::merging::RACE_SHARE`] of dse's, else dse's,
+    /// from the start takes turns with it (as in ssm's and dsm's race,
+    /// `dse::merging::Merging::race_after_ms`; the shares are those of
+    /// `multise/race.rs`),
     /// and whichever finishes first ends the run. `None`: no race.
     pub race_after: Option<std::time::Duration>,
     /// Past its turn by this much inside one step (a BDD operation on
@@ -182,7 +182,7 @@ const GC_MIN_NODES: usize = 1 << 20;
 ///   inputs: multise cut off at 60 s with 54 s in BDD operations; dse
 ///   1 s). No row of Table 1, the merging suite or the containers where
 ///   multise wins comes near it before it ends.
-/// - After a second, dse races alongside ([`race`]): a run whose merging
+/// - After a second, dse races alongside (`multise/race.rs`): a run whose merging
 ///   pays in neither way (its time in the solver, say) is bounded by a
 ///   few times dse's. Starting the race at 200 ms, as ssm's and dsm's
 ///   does, made multise's wins that take longer 1.2-1.8 times slower
