@@ -26,15 +26,19 @@ fn count(delta: i64) {
 /// `mi_option_purge_delay` (mimalloc.h).
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Sets mimalloc up for braid, first thing in `main`: free memory goes
-/// back to the system at once, since braid's memory limit and peak-memory
-/// figures read resident memory (with mimalloc's 10 ms delay, multise on
-/// bench/multise/symarith peaked at 111 MiB, glibc at 86; with none and
-/// no transparent huge pages, 93).
+/// Sets mimalloc up for braid, first thing in `main`: free memory goes back
+/// to the system after 10 ms (mimalloc's default, set here so that it is
+/// braid's choice). With no delay, multise on bench/multise/symarith
+/// peaked at 93 MiB against 111 with it, but every free returned pages at
+/// once: 31 000 `madvise` calls in a run of Heap Sort. Since blocks of a
+/// mebibyte or more are mapped apart ([`Counting`]), the delay costs no
+/// peak memory measured (symarith 52.3 against 52.7 MB, Heap Sort under
+/// multise 101-138 against 105-139 MB), and dse on Calc Parser takes
+/// 5.1-5.3 s instead of 6.0-6.2.
 pub fn configure() {
     // SAFETY: an option is set before any other thread runs.
     unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, 10);
     }
 }
 
@@ -72,12 +76,12 @@ unsafe fn map(size: usize) -> *mut u8 {
 
 /// mimalloc with [`live_bytes`] kept, and blocks of [`LARGE`] bytes or more
 /// mapped from the system. mimalloc zeroes a large block it hands out again
-/// by writing it, and with no purge delay ([`configure`]) its pages have
-/// gone back to the system by then: the concrete interpreter's 8 MiB
-/// memory for a C program's stack, made for every test the recorder runs,
-/// cost 2 048 page faults and a memset each time, 71 % of a jsmn run that
-/// ran 805 tests of a stopped frontier. A fresh mapping is zero, and only
-/// the pages a run touches are faulted in.
+/// by writing it, and with no purge delay (as [`configure`] once set) its
+/// pages had gone back to the system by then: the concrete interpreter's
+/// 8 MiB memory for a C program's stack, made for every test the recorder
+/// runs, cost 2 048 page faults and a memset each time, 71 % of a jsmn run
+/// that ran 805 tests of a stopped frontier. A fresh mapping is zero, and
+/// only the pages a run touches are faulted in.
 pub struct Counting;
 
 impl Counting {
