@@ -204,7 +204,7 @@ struct RunArgs {
     run_ahead: String,
     /// Write every solver call to DIR as an SMT-LIB 2 file (with braid's
     /// answer and time in a comment), to replay through other solvers
-    /// (ssm and dsm raced against dse: dse's calls in DIR/dse).
+    /// (ssm, dsm and multise raced against dse: dse's calls in DIR/dse).
     #[arg(long, value_name = "DIR")]
     dump_queries: Option<PathBuf>,
     /// Write tests and summary.json under this directory.

@@ -84,9 +84,9 @@ pub(crate) fn explore_from_start(
 }
 
 /// A dse exploration from the start that runs a slice at a time beside
-/// another engine's (multise's race, [`crate::multise::Options::fallback`]):
-/// its tests go to the same recorder, which from its start keeps one test
-/// per path.
+/// another engine's (the races of ssm and dsm, [`Dse::race`], and of
+/// multise, [`crate::multise::Options::fallback`]): its tests go to the
+/// same recorder, which from its start keeps one test per path.
 pub(crate) struct Rival<'m> {
     dse: Box<Dse<'m>>,
     ex: Exploration,
@@ -101,6 +101,12 @@ impl<'m> Rival<'m> {
         budget: &Budget,
         rec: &mut Recorder,
     ) -> Result<Rival<'m>, EngineError> {
+        let mut config = config;
+        // Its solver's log (`--dump-queries`) beside the other engine's.
+        if let Some(dir) = &mut config.dump_queries {
+            *dir = dir.join("dse");
+            let _ = std::fs::create_dir_all(&*dir);
+        }
         let mut dse = Box::new(Dse::new(module, entry, program, config));
         dse.prepare(budget);
         // Most paths are found twice now.
@@ -573,17 +579,9 @@ impl<'m> Dse<'m> {
             let (dse, ex) = match &mut rival {
                 Some(r) => r,
                 None => {
-                    let mut config = self.config.clone();
-                    // Its solver's log (`--dump-queries`) beside merging's.
-                    if let Some(dir) = &mut config.dump_queries {
-                        *dir = dir.join("dse");
-                        let _ = std::fs::create_dir_all(&*dir);
-                    }
-                    let mut dse = Box::new(Dse::new(self.module, self.entry, &self.program, config));
-                    dse.prepare(&self.budget);
-                    // Most paths are found twice now.
-                    rec.keep_distinct_paths();
-                    let ex = dse.begin()?;
+                    let config = self.config.clone();
+                    let Rival { dse, ex } =
+                        Rival::start(self.module, self.entry, &self.program, config, &self.budget, rec)?;
                     rival.insert((dse, ex))
                 }
             };
