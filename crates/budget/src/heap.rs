@@ -32,8 +32,8 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// peaked at 93 MiB against 111 with it, but every free returned pages at
 /// once: 31 000 `madvise` calls in a run of Heap Sort. Since blocks of a
 /// mebibyte or more are mapped apart ([`Counting`]), the delay costs no
-/// peak memory measured (symarith 52.3 against 52.7 MB, Heap Sort under
-/// multise 101-138 against 105-139 MB), and dse on Calc Parser takes
+/// peak memory measured (symarith 51.0 against 51.5 MiB, Heap Sort under
+/// multise 99-134 against 103-136 MiB), and dse on Calc Parser takes
 /// 5.1-5.3 s instead of 6.0-6.2.
 pub fn configure() {
     // SAFETY: an option is set before any other thread runs.
