@@ -168,25 +168,16 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
     use braid_budget::Limits;
     use braid_engine::replay::replay;
     use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
-    use std::collections::BTreeSet;
     let budget = Budget::start(Limits {
         time: None,
         memory_mb: Some(1 << 20),
     });
     for program in ["examples/bir/bugs.bir", "examples/paper/echo.bir"] {
-        let text = std::fs::read_to_string(example(program)).expect("example");
-        let module = braid_ir::parse(program, &text).expect("parses");
-        let entry = module.func_index("main").expect("a main function");
+        let (module, entry) = parsed_example(program);
         let run = |spec: &EngineSpec| {
             explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        let kinds = |r: &braid_engine::RunResult| {
-            r.bugs
-                .iter()
-                .map(|b| (b.kind.to_string(), b.location.clone()))
-                .collect::<BTreeSet<_>>()
-        };
         for kind in [EngineKind::Ssm, EngineKind::Dsm] {
             let mut spec = EngineSpec::new(kind);
             let merging = spec.merging.as_mut().expect("merging");
@@ -196,7 +187,7 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
             assert_eq!(r.engine, kind.name());
             assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
             assert_eq!(r.branches_covered, dse.branches_covered, "{program} {kind:?}");
-            assert_eq!(kinds(&r), kinds(&dse), "{program} {kind:?}");
+            assert_eq!(bug_set(&r), bug_set(&dse), "{program} {kind:?}");
             assert_eq!(r.paths, dse.paths, "{program} {kind:?}");
             for t in &tests {
                 replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));

@@ -213,19 +213,11 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
         "examples/paper/echo.bir",
         "examples/paper/function-values.bir",
     ] {
-        let text = std::fs::read_to_string(example(program)).expect("example");
-        let module = braid_ir::parse(program, &text).expect("parses");
-        let entry = module.func_index("main").expect("a main function");
+        let (module, entry) = parsed_example(program);
         let run = |spec: &EngineSpec| {
             explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        let bugs = |r: &braid_engine::RunResult| {
-            r.bugs
-                .iter()
-                .map(|b| (b.kind.to_string(), b.location.clone()))
-                .collect::<BTreeSet<_>>()
-        };
         let mut spec = EngineSpec::new(EngineKind::Multise);
         spec.multise.fallback = Some(Fallback {
             race_after: Some(Duration::ZERO),
@@ -236,7 +228,7 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
         assert_eq!(r.engine, "multise");
         assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
         assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
-        assert_eq!(bugs(&r), bugs(&dse), "{program}");
+        assert_eq!(bug_set(&r), bug_set(&dse), "{program}");
         let race = r.stats.race.as_ref().expect("dse joined at once");
         match race.winner.as_deref() {
             Some("dse") => assert_eq!(r.paths, dse.paths, "{program}"),
@@ -258,9 +250,7 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
     use braid_engine::replay::replay;
     use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
     for program in ["examples/bir/bugs.bir", "examples/paper/echo.bir"] {
-        let text = std::fs::read_to_string(example(program)).expect("example");
-        let module = braid_ir::parse(program, &text).expect("parses");
-        let entry = module.func_index("main").expect("a main function");
+        let (module, entry) = parsed_example(program);
         let run = |spec: &EngineSpec| {
             explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
         };
@@ -276,13 +266,7 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
         assert_eq!(r.engine, "multise");
         assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
         assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
-        let kinds = |r: &braid_engine::RunResult| {
-            r.bugs
-                .iter()
-                .map(|b| (b.kind.to_string(), b.location.clone()))
-                .collect::<BTreeSet<_>>()
-        };
-        assert_eq!(kinds(&r), kinds(&dse), "{program}");
+        assert_eq!(bug_set(&r), bug_set(&dse), "{program}");
         assert_eq!(r.paths, dse.paths, "{program}");
         for t in &tests {
             replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));

@@ -14,6 +14,22 @@ pub fn example(rel: &str) -> String {
     root().join(rel).display().to_string()
 }
 
+/// An example's IR (`rel` from the repository root) and its `main`.
+pub fn parsed_example(rel: &str) -> (braid_ir::Module, braid_ir::FuncId) {
+    let text = std::fs::read_to_string(example(rel)).expect("example");
+    let module = braid_ir::parse(rel, &text).expect("parses");
+    let entry = module.func_index("main").expect("a main function");
+    (module, entry)
+}
+
+/// A run's distinct bugs: kind and location.
+pub fn bug_set(r: &braid_engine::RunResult) -> std::collections::BTreeSet<(String, String)> {
+    r.bugs
+        .iter()
+        .map(|b| (b.kind.to_string(), b.location.clone()))
+        .collect()
+}
+
 /// Writes `text` to `name` in `dir`; its path.
 pub fn written(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

@@ -59,6 +59,14 @@ pub struct GiveUp {
     pub share: Option<(Instant, Duration, f64)>,
 }
 
+/// Which part of a [`GiveUp`] was due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    Deadline,
+    Share,
+    Memory,
+}
+
 /// An operation cache that forgets: a direct-mapped table of results (as
 /// CUDD's computed table), so its memory is bounded and it never pauses to
 /// rehash a huge map. It doubles, keeping what it holds, each time it has
@@ -227,8 +235,8 @@ pub struct Guards {
     /// When set, an operation running once it is due unwinds as a stop
     /// does ([`Guards::give_up_if_due`]).
     give_up: Option<GiveUp>,
-    /// The run unwound for `give_up`.
-    gave_up: bool,
+    /// Why the run unwound for `give_up`.
+    gave_up: Option<GaveUp>,
 }
 
 impl Default for Guards {
@@ -266,7 +274,7 @@ impl Guards {
             budget: Budget::unlimited(),
             steps: 0,
             give_up: None,
-            gave_up: false,
+            gave_up: None,
         }
     }
 
@@ -393,16 +401,16 @@ impl Guards {
     }
 
     /// Unwinds (as a budget stop does) if the give-up set by
-    /// [`Guards::set_give_up`] is due, and remembers it ([`Guards::gave_up`]).
+    /// [`Guards::set_give_up`] is due, and remembers why ([`Guards::gave_up`]).
     pub fn give_up_if_due(&mut self) {
-        if self.due() {
-            self.gave_up = true;
+        if let Some(why) = self.due() {
+            self.gave_up = Some(why);
             braid_budget::unwind();
         }
     }
 
-    /// Whether an operation (or [`Guards::give_up_if_due`]) gave up.
-    pub fn gave_up(&self) -> bool {
+    /// Why an operation (or [`Guards::give_up_if_due`]) gave up, if one did.
+    pub fn gave_up(&self) -> Option<GaveUp> {
         self.gave_up
     }
 
@@ -421,17 +429,23 @@ impl Guards {
         }
     }
 
-    /// Whether the give-up [`Guards::set_give_up`] set is due.
-    fn due(&self) -> bool {
-        let Some(g) = self.give_up else {
-            return false;
-        };
-        g.deadline.is_some_and(|d| Instant::now() >= d) || self.over_share(g) || self.over_memory()
+    /// Why the give-up [`Guards::set_give_up`] set is due, if it is.
+    fn due(&self) -> Option<GaveUp> {
+        let g = self.give_up?;
+        if self.over_share(g) {
+            Some(GaveUp::Share)
+        } else if self.over_memory() {
+            Some(GaveUp::Memory)
+        } else if g.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(GaveUp::Deadline)
+        } else {
+            None
+        }
     }
 
     /// Whether BDD operations took the share of the run `g` sets, past its
     /// time.
-    pub fn over_share(&self, g: GiveUp) -> bool {
+    fn over_share(&self, g: GiveUp) -> bool {
         g.share.is_some_and(|(start, after, share)| {
             let elapsed = start.elapsed();
             elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64()
@@ -440,7 +454,7 @@ impl Guards {
 
     /// Whether the run's resident memory is past [`GIVE_UP_MEMORY`] of its
     /// limit.
-    pub fn over_memory(&self) -> bool {
+    fn over_memory(&self) -> bool {
         self.budget.memory_share().is_some_and(|m| m >= GIVE_UP_MEMORY)
     }
 

@@ -100,6 +100,28 @@ pub const RACE_AFTER_MS: u32 = 200;
 /// them can go.
 pub const RACE_SHARE: f64 = 0.5;
 
+/// The races' memory rule: once dse has run as long as merging, both alive
+/// cost more than twice dse's memory when merging's heap growth outgrows
+/// dse's plus the memory in use before both (`base`). Why merging is then
+/// given up, if it is.
+pub(crate) fn heap_outgrown(
+    (merging_heap, merging_time): (i64, std::time::Duration),
+    (dse_heap, dse_time): (i64, std::time::Duration),
+    base: i64,
+) -> Option<String> {
+    if dse_time < merging_time || merging_heap <= base + dse_heap {
+        return None;
+    }
+    let mb = |b: i64| b.max(0) >> 20;
+    Some(format!(
+        "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
+        mb(merging_heap),
+        merging_time.as_millis(),
+        mb(dse_heap),
+        mb(base)
+    ))
+}
+
 /// The default of [`Merging::split_after_ms`].
 pub const SPLIT_AFTER_MS: u32 = 250;
 /// Frames from the top whose QCE counts decide similarity, and from the

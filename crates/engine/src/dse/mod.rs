@@ -593,17 +593,11 @@ impl<'m> Dse<'m> {
             let more = dse.next_slice(ex, rec);
             dse_time += t.elapsed();
             dse_heap += braid_budget::heap::live_bytes() - heap;
-            // Both alive cost more than twice dse's memory once merging's
-            // heap outgrows the rest (measured when dse has had as long).
-            if mine.is_some() && dse_time >= merging_time && merging_heap > base + dse_heap {
-                let mb = |b: i64| b.max(0) >> 20;
-                self.merging_given_up = Some(format!(
-                    "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
-                    mb(merging_heap),
-                    merging_time.as_millis(),
-                    mb(dse_heap),
-                    mb(base)
-                ));
+            if let Some(why) = mine
+                .as_ref()
+                .and_then(|_| merging::heap_outgrown((merging_heap, merging_time), (dse_heap, dse_time), base))
+            {
+                self.merging_given_up = Some(why);
                 self.drop_merging(&mut mine);
             }
             if !more {

@@ -36,7 +36,7 @@ use crate::semantics::{
 };
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
-use braid_guard::{GiveUp, Guard, Guards, VarOrder};
+use braid_guard::{GaveUp, Guard, Guards, VarOrder};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
@@ -348,13 +348,6 @@ impl Engine for Multise<'_> {
         let mut race = self.race.take();
         // Merging's time ends here (handing over its paths is not racing).
         let merging_time = race.as_ref().map(|r| self.merging_time(r));
-        let share = self.opts.fallback.and_then(|f| f.bdd_share);
-        let by_share = share.is_some_and(|(after, share)| {
-            self.guards.over_share(GiveUp {
-                deadline: None,
-                share: Some((budget.started_at(), after, share)),
-            })
-        });
         let race_why = race.as_ref().and_then(|r| {
             if r.dse_won {
                 Some("dse, raced alongside, finished first".to_string())
@@ -362,13 +355,13 @@ impl Engine for Multise<'_> {
                 None
             } else if let Some(why) = &r.given_up {
                 Some(why.clone())
-            } else if self.guards.gave_up() && !self.guards.over_memory() && !by_share {
+            } else if self.guards.gave_up() == Some(GaveUp::Deadline) {
                 Some(self.overrun_reason(r))
             } else {
                 None
             }
         });
-        let gave_up = (self.guards.gave_up() || race_why.is_some()) && !budget.stopped();
+        let gave_up = (self.guards.gave_up().is_some() || race_why.is_some()) && !budget.stopped();
         if gave_up {
             let raced = race.as_ref().is_some_and(|r| r.rival.is_some());
             let why = race_why.unwrap_or_else(|| self.give_up_reason(raced));

@@ -21,7 +21,7 @@
 //! goes on alone, its progress kept.
 
 use super::{Fallback, Multise};
-use crate::dse::merging::RACE_SHARE;
+use crate::dse::merging::{heap_outgrown, RACE_SHARE};
 use crate::dse::Rival;
 use crate::record::Recorder;
 use crate::results::RaceStats;
@@ -145,18 +145,10 @@ impl<'m> Multise<'m> {
                 self.race = Some(race);
                 braid_budget::unwind();
             }
-            // Both alive cost more than twice dse's memory once merging's
-            // heap outgrows the rest (measured when dse has had as long).
             let merging_heap = braid_budget::heap::live_bytes() - race.heap_start - race.dse_heap;
-            if race.dse_time >= merging && merging_heap > race.base + race.dse_heap {
-                let mb = |b: i64| b.max(0) >> 20;
-                race.given_up = Some(format!(
-                    "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
-                    mb(merging_heap),
-                    merging.as_millis(),
-                    mb(race.dse_heap),
-                    mb(race.base)
-                ));
+            let outgrown = heap_outgrown((merging_heap, merging), (race.dse_heap, race.dse_time), race.base);
+            if outgrown.is_some() {
+                race.given_up = outgrown;
                 self.race = Some(race);
                 braid_budget::unwind();
             }
