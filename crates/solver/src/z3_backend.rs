@@ -48,7 +48,9 @@ pub struct Z3Solver {
     /// on (Z3 4.8.12's state after an interrupted check with assumptions
     /// is not to be trusted).
     core_solver: Option<z3::Solver<'static>>,
-    core_translator: Translator<'static>,
+    /// Made with the first core: making the core context touches about
+    /// 17 MB, which a run that never computes a core need not pay.
+    core_translator: Option<Translator<'static>>,
     /// Keep the constraints the last check shares with the next asserted.
     incremental: bool,
     /// The constraints asserted in the kept solver, one scope each.
@@ -76,7 +78,7 @@ impl Z3Solver {
             cores: true,
             last_core: None,
             core_solver: None,
-            core_translator: Translator::new(CORE_CONTEXT.with(|c| *c)),
+            core_translator: None,
             incremental: true,
             stack: Vec::new(),
             kept_first: KEPT_FIRST,
@@ -988,8 +990,10 @@ impl Z3Solver {
     /// run's deadline and budget stop.
     fn stop_translations(&mut self) {
         let stop = Some((self.deadline, self.budget.clone()));
-        self.translator.stop = stop.clone();
-        self.core_translator.stop = stop;
+        if let Some(t) = &mut self.core_translator {
+            t.stop = stop.clone();
+        }
+        self.translator.stop = stop;
     }
 
     /// A solver of its own for a question past the kept solver's slice:
@@ -1067,7 +1071,9 @@ impl Z3Solver {
         self.core_solver = None;
         if over() {
             self.translator.forget();
-            self.core_translator.forget();
+            if let Some(t) = &mut self.core_translator {
+                t.forget();
+            }
         }
     }
 
@@ -1212,12 +1218,18 @@ impl Z3Solver {
             let took = start.elapsed();
             let limit = (took * 2 + Duration::from_millis(1)).max(CORE_FLOOR);
             let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
+            let stop = self.translator.stop.clone();
+            let core_translator = self.core_translator.get_or_insert_with(|| {
+                let mut t = Translator::new(CORE_CONTEXT.with(|c| *c));
+                t.stop = stop;
+                t
+            });
             let in_core_ctx: Option<Vec<Bool<'static>>> = constraints
                 .iter()
-                .map(|&c| self.core_translator.translate(store, c).ok().and_then(|d| d.as_bool()))
+                .map(|&c| core_translator.translate(store, c).ok().and_then(|d| d.as_bool()))
                 .collect();
             if let (false, Some(assumed)) = (limit.is_zero(), in_core_ctx) {
-                let ctx = self.core_translator.ctx;
+                let ctx = core_translator.ctx;
                 let solver = self.core_solver.get_or_insert_with(|| z3::Solver::new(ctx));
                 let r = with_watchdog(ctx, Some(limit), self.budget.as_ref(), || {
                     solver.check_assumptions(&assumed)

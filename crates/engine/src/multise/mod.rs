@@ -169,8 +169,13 @@ enum Cubes {
 /// their literals, the feasibility check sends the rest of the guard whole.
 const WIDE_CORES: usize = 4;
 
-/// Below this many BDD nodes, no garbage collection (by default).
-const GC_MIN_NODES: usize = 1 << 20;
+/// Below this many BDD nodes, no garbage collection (by default). A node
+/// costs about 150 bytes with its share of the unique table and the
+/// operation caches, and most nodes of a long run are dead: at 2^20,
+/// bench/multise's linked list peaked at 44 MiB (dse: 19) and its
+/// red-black tree at 54 (dse: 19); at 2^16, 23 and 30 MiB, and no row
+/// of the table ran slower (symarith 427 -> 228 ms).
+const GC_MIN_NODES: usize = 1 << 16;
 
 /// `Options::fallback` by default.
 ///
