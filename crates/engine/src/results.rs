@@ -323,6 +323,12 @@ pub struct KindDetail {
     pub enumerate_sat: u64,
     pub enumerate_unsat: u64,
     pub enumerate_ms: u64,
+    /// Answered by searching the orderings of wide symbols that the
+    /// question only compares (sort keys, merged `ite`s over them), sat
+    /// and unsat, without the solver, and the time of all tries.
+    pub orders_sat: u64,
+    pub orders_unsat: u64,
+    pub orders_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -377,6 +383,9 @@ impl Stats {
                     enumerate_sat: s.enumerate_sat,
                     enumerate_unsat: s.enumerate_unsat,
                     enumerate_ms: s.enumerate_time.as_millis() as u64,
+                    orders_sat: s.orders_sat,
+                    orders_unsat: s.orders_unsat,
+                    orders_ms: s.orders_time.as_millis() as u64,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

@@ -13,6 +13,7 @@ mod enumerate;
 mod external;
 mod lazy;
 pub mod optimize;
+mod orders;
 pub mod partial;
 mod query;
 pub mod simplex;

@@ -96,6 +96,12 @@ pub struct KindStats {
     pub enumerate_sat: u64,
     pub enumerate_unsat: u64,
     pub enumerate_time: Duration,
+    /// Answered by searching the orderings of wide symbols the question
+    /// only compares (crate::orders), sat and unsat, and the time of all
+    /// tries.
+    pub orders_sat: u64,
+    pub orders_unsat: u64,
+    pub orders_time: Duration,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -178,6 +184,9 @@ impl SolverStats {
             a.enumerate_sat += b.enumerate_sat;
             a.enumerate_unsat += b.enumerate_unsat;
             a.enumerate_time += b.enumerate_time;
+            a.orders_sat += b.orders_sat;
+            a.orders_unsat += b.orders_unsat;
+            a.orders_time += b.orders_time;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
             *a += b;
@@ -579,6 +588,24 @@ impl QuerySolver {
                     return self.refuted_by_own(set, core);
                 }
                 crate::enumerate::Found::Nothing => {}
+            }
+            // Wide symbols only compared: their orderings searched
+            // (crate::orders).
+            let start = Instant::now();
+            let found = crate::orders::check(store, &set);
+            self.stats.kind(self.kind).orders_time += start.elapsed();
+            match found {
+                crate::orders::Found::Sat(m) => {
+                    if let Some(m) = satisfying(store, &set, m) {
+                        self.stats.kind(self.kind).orders_sat += 1;
+                        return self.answered_by_own(set, m);
+                    }
+                }
+                crate::orders::Found::Unsat(core) => {
+                    self.stats.kind(self.kind).orders_unsat += 1;
+                    return self.refuted_by_own(set, core);
+                }
+                crate::orders::Found::Nothing => {}
             }
         }
         // Floating point: XSat's search (crate::optimize) before Z3, once Z3
