@@ -352,7 +352,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -371,6 +371,9 @@ impl Report {
                         k.enumerate_unsat,
                         k.enumerate_sat,
                         k.enumerate_ms,
+                        k.orders_unsat,
+                        k.orders_sat,
+                        k.orders_ms,
                         k.solver_calls,
                         k.solver_unsat,
                         k.cores_missed,

@@ -74,7 +74,7 @@ pub struct KindStats {
     pub simplex_sat: u64,
     pub simplex_time: Duration,
     /// Questions the simplex was not asked, while it did not pay
-    /// ([`SimplexGate`]).
+    /// ([`Gate`]).
     pub simplex_skipped: u64,
     /// Unsat answers with unsat cores on for which the backend gave no
     /// core (its core check ran out of time): the whole set is kept.
@@ -223,22 +223,26 @@ pub struct QuerySolver {
     pub kind: QueryKind,
     /// Ask braid's simplex before the backend.
     simplex: bool,
-    gate: SimplexGate,
+    gate: Gate,
+    /// The search of orderings' (crate::orders).
+    orders_gate: Gate,
     /// Whether questions over floats go to XSat's search before the
     /// backend: once a backend call on one took [`SLOW_FLOATS`] or more.
     float_search: bool,
 }
 
-/// Whether braid's simplex is asked before the backend: always, while it
-/// pays. Once it has taken [`SimplexGate::FREE`] and found a model for
-/// fewer than one question in [`SimplexGate::RATIO`], each question it
-/// fails skips it for the next 1, 2, 4, … up to [`SimplexGate::MAX_SKIP`]
-/// questions; a model found starts over. On hash tables (khash, benhoyt/ht,
-/// rxi/map: chains of choices over `hash & mask`) it took 6-8 ms per
-/// question and answered 0 to 3 in 650, a fifth of dse's run; on the
-/// containers and parsers it answers most questions and is never skipped.
+/// Whether one of braid's own procedures (the simplex, the search of
+/// orderings) is asked before the backend: always, while it pays. Once it
+/// has taken [`Gate::FREE`] and answered fewer than one question in
+/// [`Gate::RATIO`], each question it fails skips it for the next 1, 2, 4,
+/// … up to [`Gate::MAX_SKIP`] questions; an answer starts over. On hash
+/// tables (khash, benhoyt/ht, rxi/map: chains of choices over `hash &
+/// mask`) the simplex took 6-8 ms per question and answered 0 to 3 in 650,
+/// a fifth of dse's run; on the containers and parsers it answers most
+/// questions and is never skipped. A search of orderings that runs out of
+/// budget takes 40-90 ms, where Z3 may answer in one or two.
 #[derive(Default)]
-struct SimplexGate {
+struct Gate {
     tries: u64,
     sat: u64,
     time: Duration,
@@ -246,7 +250,7 @@ struct SimplexGate {
     skip: u32,
 }
 
-impl SimplexGate {
+impl Gate {
     const FREE: Duration = Duration::from_millis(250);
     const RATIO: u64 = 16;
     const MAX_SKIP: u32 = 64;
@@ -290,7 +294,8 @@ impl QuerySolver {
             caching: true,
             kind: QueryKind::Branch,
             simplex: true,
-            gate: SimplexGate::default(),
+            gate: Gate::default(),
+            orders_gate: Gate::default(),
             float_search: false,
         }
     }
@@ -592,8 +597,13 @@ impl QuerySolver {
             // Wide symbols only compared: their orderings searched
             // (crate::orders).
             let start = Instant::now();
-            let found = crate::orders::check(store, &set);
-            self.stats.kind(self.kind).orders_time += start.elapsed();
+            let found = match self.orders_gate.open() {
+                true => crate::orders::check(store, &set),
+                false => crate::orders::Found::Nothing,
+            };
+            let took = start.elapsed();
+            self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
+            self.stats.kind(self.kind).orders_time += took;
             match found {
                 crate::orders::Found::Sat(m) => {
                     if let Some(m) = satisfying(store, &set, m) {
@@ -830,7 +840,7 @@ mod tests {
     #[test]
     fn the_simplex_is_skipped_while_it_does_not_pay() {
         let slow = Duration::from_millis(10);
-        let mut gate = SimplexGate::default();
+        let mut gate = Gate::default();
         // 25 failures of 10 ms are within the free time: always asked.
         for _ in 0..25 {
             assert!(gate.open());
@@ -860,7 +870,7 @@ mod tests {
         assert!(!gate.open());
         assert!(gate.open());
         // One answer in 16 questions or more keeps it asked.
-        let mut good = SimplexGate::default();
+        let mut good = Gate::default();
         for i in 0..200 {
             assert!(good.open());
             good.tried(i % 8 == 0, slow);

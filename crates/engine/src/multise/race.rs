@@ -84,7 +84,7 @@ impl<'m> Multise<'m> {
         // The head start is merging's own: no deadline before the race.
         self.guards.set_give_up(Some(GiveUp {
             deadline: None,
-            share: fallback.bdd_share.map(|(after, share)| (start, after, share)),
+            share: (!fallback.bdd_share.is_empty()).then_some((start, fallback.bdd_share)),
         }));
         let Some(after) = fallback.race_after else {
             return;
