@@ -222,7 +222,7 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
         spec.multise.fallback = Some(Fallback {
             race_after: Some(Duration::ZERO),
             overrun: Duration::from_secs(3600),
-            bdd_share: &[],
+            bdd_share: None,
         });
         let (r, tests) = run(&spec);
         assert_eq!(r.engine, "multise");
@@ -258,7 +258,7 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
         let mut spec = EngineSpec::new(EngineKind::Multise);
         spec.multise.fallback = Some(braid_engine::multise::Fallback {
             race_after: None,
-            bdd_share: &[(std::time::Duration::ZERO, 0.0)],
+            bdd_share: Some((std::time::Duration::ZERO, 0.0)),
             ..braid_engine::multise::FALLBACK
         });
         let (r, tests) = run(&spec);

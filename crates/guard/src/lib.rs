@@ -54,10 +54,9 @@ pub const GIVE_UP_MEMORY: f64 = 0.5;
 pub struct GiveUp {
     /// Past this instant (a step of merging past its turn in a race).
     pub deadline: Option<Instant>,
-    /// `(start, stages)`: once, for one of the `(after, share)` stages,
-    /// `after` has passed since `start` and BDD operations have taken
-    /// `share` of that time or more.
-    pub share: Option<(Instant, &'static [(Duration, f64)])>,
+    /// `(start, after, share)`: once `after` has passed since `start` and
+    /// BDD operations have taken `share` of that time or more.
+    pub share: Option<(Instant, Duration, f64)>,
 }
 
 /// Which part of a [`GiveUp`] was due.
@@ -447,12 +446,9 @@ impl Guards {
     /// Whether BDD operations took the share of the run `g` sets, past its
     /// time.
     fn over_share(&self, g: GiveUp) -> bool {
-        g.share.is_some_and(|(start, stages)| {
+        g.share.is_some_and(|(start, after, share)| {
             let elapsed = start.elapsed();
-            let spent = self.time_spent().as_secs_f64();
-            stages
-                .iter()
-                .any(|&(after, share)| elapsed >= after && spent >= share * elapsed.as_secs_f64())
+            elapsed >= after && self.time_spent().as_secs_f64() >= share * elapsed.as_secs_f64()
         })
     }
 

@@ -108,10 +108,10 @@ pub struct Fallback {
     /// guards as large as the paths they stand for), merging is given up
     /// and dse goes on alone.
     pub overrun: std::time::Duration,
-    /// Stages `(after, share)`: once, for one of them, `after` has passed
-    /// and BDD operations have taken `share` of the run or more, merging
-    /// is given up. Empty: never for the share.
-    pub bdd_share: &'static [(std::time::Duration, f64)],
+    /// `Some((after, share))`: once `after` has passed since exploring
+    /// began and BDD operations have taken `share` of that time or more,
+    /// merging is given up.
+    pub bdd_share: Option<(std::time::Duration, f64)>,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -210,7 +210,7 @@ const GC_MIN_NODES: usize = 1 << 16;
 pub const FALLBACK: Fallback = Fallback {
     race_after: Some(std::time::Duration::from_millis(1000)),
     overrun: std::time::Duration::from_millis(500),
-    bdd_share: &[(std::time::Duration::from_millis(500), 0.8)],
+    bdd_share: Some((std::time::Duration::from_millis(500), 0.8)),
 };
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
