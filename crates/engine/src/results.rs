@@ -329,6 +329,9 @@ pub struct KindDetail {
     pub orders_sat: u64,
     pub orders_unsat: u64,
     pub orders_ms: u64,
+    /// Merged states' questions the search gave up on, answered unknown
+    /// (the state split) rather than asked of Z3.
+    pub orders_gave_up: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -386,6 +389,7 @@ impl Stats {
                     orders_sat: s.orders_sat,
                     orders_unsat: s.orders_unsat,
                     orders_ms: s.orders_time.as_millis() as u64,
+                    orders_gave_up: s.orders_gave_up,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

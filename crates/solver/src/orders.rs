@@ -26,8 +26,10 @@
 //! red-black tree, dsm's on Heap Sort and multise's loop merge on the
 //! binary search tree all went to Z3 before, and none does now; making
 //! Z3's context alone touches 17 MB, as much as dse's whole run (15-17
-//! MB). The priority queue still has one question a run that the search
-//! gives up on (Z3 too, after 282 ms).
+//! MB). The priority queue still has one or two questions a run that the
+//! search gives up on (Z3 took 65-280 ms on them, once `unknown`): when
+//! such a question is a merged state's branch, ssm and dsm split the
+//! state instead ([`decide`]'s second answer; `QuerySolver::split_hard`).
 
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
@@ -296,20 +298,33 @@ impl Search {
     }
 }
 
+/// [`decide`]'s answer alone.
+#[cfg(test)]
+fn check(store: &TermStore, set: &[TermId]) -> Found {
+    decide(store, set).0
+}
+
 /// Decides `set` over its symbols' orderings, if it only compares: its
 /// symbols are bit-vectors of one width (2 bits or more) and its nodes
 /// symbols, constants of that width or Booleans, Boolean connectives,
-/// `ite`, equalities and ordered comparisons.
-pub fn check(store: &TermStore, set: &[TermId]) -> Found {
+/// `ite`, equalities and ordered comparisons. The second answer: `set`
+/// only compares, and the search ran out of its budget ([`MAX_WORK`])
+/// before it decided.
+pub fn decide(store: &TermStore, set: &[TermId]) -> (Found, bool) {
+    decide_within(store, set, MAX_WORK)
+}
+
+/// [`decide`] within `budget` node evaluations.
+fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool) {
     let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
     syms.sort_unstable();
     syms.dedup();
     let width = match syms.first().map(|s| store.symbol(*s).sort) {
         Some(Sort::Bv(w)) if w >= 2 => w,
-        _ => return Found::Nothing,
+        _ => return (Found::Nothing, false),
     };
     if syms.len() > MAX_SYMBOLS || syms.iter().any(|s| store.symbol(*s).sort != Sort::Bv(width)) {
-        return Found::Nothing;
+        return (Found::Nothing, false);
     }
     let order = store.postorder(set);
     let bits_sort = |t: TermId| store.sort(t) == Sort::Bv(width);
@@ -317,7 +332,7 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
     let mut consts = Vec::new();
     for &t in &order {
         if store.sort(t) != Sort::Bool && !bits_sort(t) {
-            return Found::Nothing;
+            return (Found::Nothing, false);
         }
         match store.node(t) {
             Node::Sym(_) | Node::Const(Value::Bool(_)) => {}
@@ -326,7 +341,7 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
             Node::App(Op::Ite | Op::Eq | Op::Ne, _) => {}
             Node::App(Op::Lt | Op::Le | Op::Gt | Op::Ge, a) if bits_sort(a[0]) => signed = true,
             Node::App(Op::ULt | Op::ULe | Op::UGt | Op::UGe, a) if bits_sort(a[0]) => unsigned = true,
-            _ => return Found::Nothing,
+            _ => return (Found::Nothing, false),
         }
     }
     let keys = Keys { signed, width };
@@ -370,10 +385,10 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
             .collect(),
         symbols: syms.len(),
         cut_by: vec![false; set.len()],
-        left: MAX_WORK,
+        left: budget,
     };
-    match search.extend(0) {
-        None => Found::Nothing,
+    let found = match search.extend(0) {
+        None => return (Found::Nothing, true),
         Some(true) => {
             let place = search.placement().expect("a model's placement fits");
             Found::Sat(
@@ -393,7 +408,8 @@ pub fn check(store: &TermStore, set: &[TermId]) -> Found {
                 .map(|(_, c)| *c)
                 .collect(),
         ),
-    }
+    };
+    (found, false)
 }
 
 #[cfg(test)]
@@ -471,6 +487,9 @@ mod tests {
             Found::Sat(m) => assert!(s.satisfies(&chain, &m)),
             other => panic!("{other:?}"),
         }
+        // Out of budget: undecided, and said so.
+        assert_eq!(decide_within(&s, &chain, 100), (Found::Nothing, true));
+        assert!(!decide(&s, &chain).1);
         // Closing the chain into a cycle: unsat, and every link is needed.
         let back = s.app(Op::Le, &[k[11], k[0]]).unwrap();
         let mut cycle = chain.clone();

@@ -102,6 +102,9 @@ pub struct KindStats {
     pub orders_sat: u64,
     pub orders_unsat: u64,
     pub orders_time: Duration,
+    /// Questions the search gave up on that were answered unknown at once
+    /// ([`QuerySolver::split_hard`]).
+    pub orders_gave_up: u64,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -187,6 +190,7 @@ impl SolverStats {
             a.orders_sat += b.orders_sat;
             a.orders_unsat += b.orders_unsat;
             a.orders_time += b.orders_time;
+            a.orders_gave_up += b.orders_gave_up;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
             *a += b;
@@ -226,6 +230,11 @@ pub struct QuerySolver {
     gate: Gate,
     /// The search of orderings' (crate::orders).
     orders_gate: Gate,
+    /// A question that only compares and that the search of orderings gave
+    /// up on is answered unknown rather than asked of the backend: set by
+    /// ssm and dsm for a merged state's branch question, where unknown
+    /// splits the state back into its parts.
+    pub split_hard: bool,
     /// Whether questions over floats go to XSat's search before the
     /// backend: once a backend call on one took [`SLOW_FLOATS`] or more.
     float_search: bool,
@@ -296,6 +305,7 @@ impl QuerySolver {
             simplex: true,
             gate: Gate::default(),
             orders_gate: Gate::default(),
+            split_hard: false,
             float_search: false,
         }
     }
@@ -597,13 +607,17 @@ impl QuerySolver {
             // Wide symbols only compared: their orderings searched
             // (crate::orders).
             let start = Instant::now();
-            let found = match self.orders_gate.open() {
-                true => crate::orders::check(store, &set),
-                false => crate::orders::Found::Nothing,
+            let (found, gave_up) = match self.orders_gate.open() {
+                true => crate::orders::decide(store, &set),
+                false => (crate::orders::Found::Nothing, false),
             };
             let took = start.elapsed();
             self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
             self.stats.kind(self.kind).orders_time += took;
+            if gave_up && self.split_hard {
+                self.stats.kind(self.kind).orders_gave_up += 1;
+                return SatResult::Unknown("the search of orderings gave up on a merged state's question".into());
+            }
             match found {
                 crate::orders::Found::Sat(m) => {
                     if let Some(m) = satisfying(store, &set, m) {

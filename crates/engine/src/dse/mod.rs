@@ -1187,7 +1187,9 @@ impl<'m> Dse<'m> {
             let user = self.config.limits.solver_timeout_ms.unwrap_or(u32::MAX);
             self.solver.set_timeout(Some(user.min(split_after)));
         }
+        self.solver.split_hard = merged;
         let answer = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
+        self.solver.split_hard = false;
         if self.solver.kind == QueryKind::Merge {
             self.solver.kind = QueryKind::Branch;
         }
