@@ -607,12 +607,15 @@ impl QuerySolver {
             // Wide symbols only compared: their orderings searched
             // (crate::orders).
             let start = Instant::now();
-            let (found, gave_up) = match self.orders_gate.open() {
+            let open = self.orders_gate.open();
+            let (found, gave_up) = match open {
                 true => crate::orders::decide(store, &set),
                 false => (crate::orders::Found::Nothing, false),
             };
             let took = start.elapsed();
-            self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
+            if open {
+                self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
+            }
             self.stats.kind(self.kind).orders_time += took;
             if gave_up && self.split_hard {
                 self.stats.kind(self.kind).orders_gave_up += 1;
