@@ -508,6 +508,30 @@ impl QuerySolver {
         SatResult::Unsat
     }
 
+    /// The answer of a procedure that tries assignments (crate::enumerate,
+    /// crate::orders), counted by `count(stats, sat)`: a model only if it
+    /// satisfies `set`.
+    fn own_answer(
+        &mut self,
+        store: &TermStore,
+        set: &[TermId],
+        found: crate::enumerate::Found,
+        count: impl FnOnce(&mut KindStats, bool),
+    ) -> Option<SatResult> {
+        match found {
+            crate::enumerate::Found::Sat(m) => {
+                let m = satisfying(store, set, m)?;
+                count(self.stats.kind(self.kind), true);
+                Some(self.answered_by_own(set.to_vec(), m))
+            }
+            crate::enumerate::Found::Unsat(core) => {
+                count(self.stats.kind(self.kind), false);
+                Some(self.refuted_by_own(set.to_vec(), core))
+            }
+            crate::enumerate::Found::Nothing => None,
+        }
+    }
+
     fn remember(&mut self, set: Vec<TermId>, answer: Option<Model>) {
         if self.cache.len() >= CACHE_ENTRIES {
             self.cache.clear();
@@ -591,48 +615,32 @@ impl QuerySolver {
             let start = Instant::now();
             let found = crate::enumerate::check(store, &set);
             self.stats.kind(self.kind).enumerate_time += start.elapsed();
-            match found {
-                crate::enumerate::Found::Sat(m) => {
-                    if let Some(m) = satisfying(store, &set, m) {
-                        self.stats.kind(self.kind).enumerate_sat += 1;
-                        return self.answered_by_own(set, m);
-                    }
-                }
-                crate::enumerate::Found::Unsat(core) => {
-                    self.stats.kind(self.kind).enumerate_unsat += 1;
-                    return self.refuted_by_own(set, core);
-                }
-                crate::enumerate::Found::Nothing => {}
+            let count = |k: &mut KindStats, sat: bool| match sat {
+                true => k.enumerate_sat += 1,
+                false => k.enumerate_unsat += 1,
+            };
+            if let Some(answer) = self.own_answer(store, &set, found, count) {
+                return answer;
             }
             // Wide symbols only compared: their orderings searched
-            // (crate::orders).
-            let start = Instant::now();
-            let open = self.orders_gate.open();
-            let (found, gave_up) = match open {
-                true => crate::orders::decide(store, &set),
-                false => (crate::orders::Found::Nothing, false),
-            };
-            let took = start.elapsed();
-            if open {
+            // (crate::orders), while the search pays.
+            if self.orders_gate.open() {
+                let start = Instant::now();
+                let (found, gave_up) = crate::orders::decide(store, &set);
+                let took = start.elapsed();
                 self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
-            }
-            self.stats.kind(self.kind).orders_time += took;
-            if gave_up && self.split_hard {
-                self.stats.kind(self.kind).orders_gave_up += 1;
-                return SatResult::Unknown("the search of orderings gave up on a merged state's question".into());
-            }
-            match found {
-                crate::orders::Found::Sat(m) => {
-                    if let Some(m) = satisfying(store, &set, m) {
-                        self.stats.kind(self.kind).orders_sat += 1;
-                        return self.answered_by_own(set, m);
-                    }
+                self.stats.kind(self.kind).orders_time += took;
+                if gave_up && self.split_hard {
+                    self.stats.kind(self.kind).orders_gave_up += 1;
+                    return SatResult::Unknown("the search of orderings gave up on a merged state's question".into());
                 }
-                crate::orders::Found::Unsat(core) => {
-                    self.stats.kind(self.kind).orders_unsat += 1;
-                    return self.refuted_by_own(set, core);
+                let count = |k: &mut KindStats, sat: bool| match sat {
+                    true => k.orders_sat += 1,
+                    false => k.orders_unsat += 1,
+                };
+                if let Some(answer) = self.own_answer(store, &set, found, count) {
+                    return answer;
                 }
-                crate::orders::Found::Nothing => {}
             }
         }
         // Floating point: XSat's search (crate::optimize) before Z3, once Z3
