@@ -203,6 +203,8 @@ struct Search {
     keys: Keys,
     blocks: Vec<Block>,
     symbols: usize,
+    /// Per symbol, whether the set compares it with constants only.
+    free: Vec<bool>,
     cut_by: Vec<bool>,
     left: u64,
 }
@@ -279,6 +281,9 @@ impl Search {
         if next == self.symbols {
             return Some(true);
         }
+        if self.free[next] {
+            return self.extend_free(next);
+        }
         for b in 0..self.blocks.len() {
             self.blocks[b].syms.push(next);
             if self.extend(next + 1)? {
@@ -298,6 +303,49 @@ impl Search {
                 return Some(true);
             }
             self.blocks.remove(gap);
+        }
+        Some(false)
+    }
+
+    /// [`Search::extend`] for a symbol compared with constants only: it
+    /// ties with each constant, or goes into each gap between two, tied
+    /// with the gap's first block of symbols if it has one (whichever
+    /// block it joins there, every constraint reads the same, and it adds
+    /// no block for the gap to hold), else alone.
+    fn extend_free(&mut self, next: usize) -> Option<bool> {
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].key.is_none() {
+                continue;
+            }
+            self.blocks[b].syms.push(next);
+            if self.extend(next + 1)? {
+                return Some(true);
+            }
+            self.blocks[b].syms.pop();
+        }
+        for gap in 0..=self.blocks.len() {
+            if gap > 0 && self.blocks[gap - 1].key.is_none() {
+                continue;
+            }
+            if self.blocks.get(gap).is_some_and(|b| b.key.is_none()) {
+                self.blocks[gap].syms.push(next);
+                if self.extend(next + 1)? {
+                    return Some(true);
+                }
+                self.blocks[gap].syms.pop();
+            } else {
+                self.blocks.insert(
+                    gap,
+                    Block {
+                        key: None,
+                        syms: vec![next],
+                    },
+                );
+                if self.extend(next + 1)? {
+                    return Some(true);
+                }
+                self.blocks.remove(gap);
+            }
         }
         Some(false)
     }
@@ -396,6 +444,33 @@ fn masks(store: &TermStore, order: &[TermId], width: u8) -> Vec<Mask> {
     out
 }
 
+/// Per searched node, whether the set compares it with constants only
+/// (`op > 0`): its place among the constants is all that matters, not the
+/// one among the other symbols ([`Search::extend`]).
+fn compared_with_constants_only(store: &TermStore, order: &[TermId], searched: &[(TermId, SymId)]) -> Vec<bool> {
+    let at: FxHashMap<TermId, usize> = searched.iter().enumerate().map(|(i, (t, _))| (*t, i)).collect();
+    let mut free = vec![true; searched.len()];
+    for &t in order {
+        let Node::App(op, args) = store.node(t) else {
+            continue;
+        };
+        let compares = matches!(
+            op,
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::ULt | Op::ULe | Op::UGt | Op::UGe
+        );
+        for (k, a) in args.iter().enumerate() {
+            let Some(&i) = at.get(a) else {
+                continue;
+            };
+            let other = args[1 - k.min(1)];
+            if !(compares && args.len() == 2 && store.as_const(other).is_some()) {
+                free[i] = false;
+            }
+        }
+    }
+    free
+}
+
 /// [`decide`] within `budget` node evaluations.
 fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool) {
     let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
@@ -441,20 +516,30 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
     }
     let keys = Keys { signed, width };
     let index: FxHashMap<TermId, u32> = order.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect();
-    // The symbols searched: the masks first (a few values each, and a
-    // question's cases turn on them), then the plain ones.
-    let plain: Vec<SymId> = syms.iter().copied().filter(|s| !masked.contains(s)).collect();
-    let sym_at: FxHashMap<SymId, usize> = plain.iter().enumerate().map(|(i, s)| (*s, masks.len() + i)).collect();
+    // What is searched: each plain symbol's node and each mask's, with
+    // the symbol it gives a value to.
+    let mut searched: Vec<(TermId, SymId)> = masks.iter().map(|m| (m.term, m.sym)).collect();
+    searched.extend(order.iter().filter_map(|t| match store.node(*t) {
+        Node::Sym(s) if !masked.contains(s) => Some((*t, *s)),
+        _ => None,
+    }));
+    let free = compared_with_constants_only(store, &order, &searched);
+    // The masks first (a few values each, and a question's cases turn on
+    // them), then the symbols compared with constants only, then the rest.
+    let mut rank: Vec<usize> = (0..searched.len()).collect();
+    rank.sort_by_key(|&i| (i >= masks.len(), !free[i]));
+    let free: Vec<bool> = rank.iter().map(|&i| free[i]).collect();
+    let searched: Vec<(TermId, SymId)> = rank.iter().map(|&i| searched[i]).collect();
+    let at: FxHashMap<TermId, usize> = searched.iter().enumerate().map(|(i, (t, _))| (*t, i)).collect();
     let mut steps: Vec<Step> = order
         .iter()
         .map(|t| match store.node(*t) {
-            _ if mask_of.contains_key(t) => Step::Sym(mask_of[t]),
+            _ if at.contains_key(t) => Step::Sym(at[t]),
             Node::Const(Value::Bool(b)) => Step::Const(*b as u64),
             Node::Const(Value::Bv { bits, .. }) => Step::Const(keys.key(*bits & keys.max())),
             Node::Const(_) => unreachable!("checked above"),
             // Read through its mask only, which stands for it.
-            Node::Sym(s) if !sym_at.contains_key(s) => Step::Const(0),
-            Node::Sym(s) => Step::Sym(sym_at[s]),
+            Node::Sym(_) => Step::Const(0),
             Node::App(op, args) => {
                 let mut a = [0u32; 3];
                 for (slot, arg) in a.iter_mut().zip(args.iter()) {
@@ -483,7 +568,6 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
     const_keys.sort_unstable();
     const_keys.dedup();
     let n = steps.len();
-    let searched: Vec<SymId> = masked.iter().chain(&plain).copied().collect();
     let cut_by = vec![false; roots.len()];
     let mut search = Search {
         set: Compiled {
@@ -502,6 +586,7 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
             })
             .collect(),
         symbols: searched.len(),
+        free,
         cut_by,
         left: budget,
     };
@@ -515,7 +600,7 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
                 searched
                     .iter()
                     .zip(place)
-                    .map(|(s, key)| (*s, Value::bv(width, keys.bits(key.expect("every symbol placed")))))
+                    .map(|((_, s), key)| (*s, Value::bv(width, keys.bits(key.expect("every symbol placed")))))
                     .collect::<Model>(),
             )
         }
@@ -670,6 +755,26 @@ mod tests {
         }
         let is_m4 = s.app(Op::Eq, &[rem, m4]).unwrap();
         assert_eq!(check(&s, &[is_m4, yx]), Found::Unsat(vec![is_m4]));
+        // Compared with constants only, `op` is placed among them alone,
+        // and a gap's room is not used up by it: 5 < op < 7 with 5 < x < 7
+        // has a model (both 6), and x != y with both in the gap has none.
+        let op = s.symbol_term("op", Sort::Bv(32));
+        let (c5, c7) = (c(&mut s, 5), c(&mut s, 7));
+        let within = |s: &mut TermStore, t: TermId| {
+            let above = s.app(Op::Lt, &[c5, t]).unwrap();
+            let below = s.app(Op::Lt, &[t, c7]).unwrap();
+            [above, below]
+        };
+        let (op_in, x_in, y_in) = (within(&mut s, op), within(&mut s, x), within(&mut s, y));
+        let eq = s.app(Op::Eq, &[x, y]).unwrap();
+        let set: Vec<TermId> = op_in.iter().chain(&x_in).chain(&y_in).copied().chain([eq]).collect();
+        match check(&s, &set) {
+            Found::Sat(m) => assert!(s.satisfies(&set, &m), "{m:?}"),
+            other => panic!("{other:?}"),
+        }
+        let ne = s.app(Op::Ne, &[x, y]).unwrap();
+        let set: Vec<TermId> = op_in.iter().chain(&x_in).chain(&y_in).copied().chain([ne]).collect();
+        assert!(matches!(check(&s, &set), Found::Unsat(_)));
         // Read plainly too, the symbol is searched as itself: `& 1` is
         // then outside the language.
         let plain = s.app(Op::Lt, &[kind, x]).unwrap();

@@ -712,7 +712,15 @@ impl Dse<'_> {
                     self.solver.kind = braid_solver::QueryKind::Branch;
                     match answer {
                         braid_solver::SatResult::Sat(m) => Rc::new(m),
-                        _ => continue,
+                        braid_solver::SatResult::Unsat => continue,
+                        // The side's paths are not explored: said so,
+                        // unless the run's own stop cut the question.
+                        braid_solver::SatResult::Unknown(reason) => {
+                            if !self.budget.poll() {
+                                self.incomplete(format!("solver: a split state's side undecided: {reason}"));
+                            }
+                            continue;
+                        }
                     }
                 }
             };
