@@ -230,6 +230,9 @@ pub struct QuerySolver {
     gate: Gate,
     /// The search of orderings' (crate::orders).
     orders_gate: Gate,
+    /// Constraints' values under their symbols' values, kept for the
+    /// trying of every value (crate::enumerate).
+    tables: crate::enumerate::Tables,
     /// A question that only compares and that the search of orderings gave
     /// up on is answered unknown rather than asked of the backend: set by
     /// ssm and dsm for a merged state's branch question, where unknown
@@ -305,6 +308,7 @@ impl QuerySolver {
             simplex: true,
             gate: Gate::default(),
             orders_gate: Gate::default(),
+            tables: Default::default(),
             split_hard: false,
             float_search: false,
         }
@@ -613,7 +617,7 @@ impl QuerySolver {
         // A few input bits: every value tried (crate::enumerate).
         if self.simplex && self.caching {
             let start = Instant::now();
-            let found = crate::enumerate::check(store, &set);
+            let found = crate::enumerate::check_kept(store, &set, &mut self.tables);
             self.stats.kind(self.kind).enumerate_time += start.elapsed();
             let count = |k: &mut KindStats, sat: bool| match sat {
                 true => k.enumerate_sat += 1,
