@@ -129,10 +129,13 @@ struct Evaluator {
     work: u64,
     /// The current assignment's bits.
     k: u64,
-    /// Per constraint, its term, the width of its symbols' bits, and per
-    /// symbol of it where its bits are in the assignment and how many.
-    index: Vec<(TermId, u32, SmallVec<[(u32, u32); 2]>)>,
+    /// Per constraint, where its table's index comes from.
+    index: Vec<Projection>,
 }
+
+/// A constraint's term, the width of its symbols' bits, and per symbol of
+/// it where its bits are in the assignment and how many.
+type Projection = (TermId, u32, SmallVec<[(u32, u32); 2]>);
 
 impl Evaluator {
     /// Sets the symbols to the bits of `k` (the first symbol lowest).
