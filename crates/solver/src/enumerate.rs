@@ -198,6 +198,76 @@ impl Evaluator {
                     Ok(_) => slot(args[2]),
                     Err(()) => Err(()),
                 },
+                // Up to three arguments on the stack (collected, they
+                // took a quarter of a concolic run over an expression
+                // evaluator).
+                Step::App(op, args) if args.len() <= 3 => {
+                    let mut vals = [Value::Bool(false); 3];
+                    let mut ok = true;
+                    for (v, a) in vals.iter_mut().zip(args.iter()) {
+                        match slot(*a) {
+                            Ok(x) => *v = x,
+                            Err(()) => {
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    let vals = &vals[..args.len()];
+                    match ok {
+                        true => eval_op(*op, vals).or_else(|_| divided_by_zero(*op, vals)),
+                        false => Err(()),
+                    }
+                }
+                // A conjunction or disjunction of many: the first false
+                // (true) decides, without collecting the rest.
+                Step::App(op @ (Op::And | Op::Or), args) if matches!(slot(args[0]), Ok(Value::Bool(_))) => {
+                    let stop = *op == Op::Or;
+                    let mut out = Ok(Value::Bool(!stop));
+                    for a in args.iter() {
+                        match slot(*a) {
+                            Ok(Value::Bool(b)) if b == stop => {
+                                out = Ok(Value::Bool(stop));
+                                break;
+                            }
+                            Ok(Value::Bool(_)) => {}
+                            _ => out = Err(()),
+                        }
+                    }
+                    out
+                }
+                // A read at an index: the value at its key, the others
+                // not collected (a `strtod`'s table: 512 pairs).
+                // The keys are `Int` constants in ascending order.
+                Step::App(Op::Read, args) => match slot(args[0]) {
+                    Ok(Value::Int(index)) => {
+                        let pairs: &[u32] = &args[2..];
+                        let key = |i: usize| match slot(pairs[2 * i]) {
+                            Ok(Value::Int(k)) => k,
+                            _ => i128::MAX,
+                        };
+                        let n = pairs.len() / 2;
+                        let (mut at, mut end) = (0, n);
+                        while at < end {
+                            let mid = (at + end) / 2;
+                            if key(mid) < index {
+                                at = mid + 1;
+                            } else {
+                                end = mid;
+                            }
+                        }
+                        if at < n && key(at) == index {
+                            slot(pairs[2 * at + 1])
+                        } else {
+                            slot(args[1])
+                        }
+                    }
+                    Ok(index) => args[2..]
+                        .chunks_exact(2)
+                        .find(|kv| slot(kv[0]) == Ok(index))
+                        .map_or(slot(args[1]), |kv| slot(kv[1])),
+                    Err(()) => Err(()),
+                },
                 Step::App(op, args) => args
                     .iter()
                     .map(|a| slot(*a))
@@ -305,13 +375,29 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
                 Node::App(op, args) => Step::App(*op, args.iter().map(|a| index[a]).collect()),
             })
             .collect(),
+        // Constants have their values from the start, and only a
+        // constraint that is one evaluates one (a read's table has a
+        // thousand).
         own: set
             .iter()
-            .map(|c| store.postorder(&[*c]).iter().map(|t| index[t]).collect())
+            .map(|c| {
+                let nodes = store.postorder(&[*c]);
+                nodes
+                    .iter()
+                    .filter(|t| *t == c || !matches!(store.node(**t), Node::Const(_)))
+                    .map(|t| index[t])
+                    .collect()
+            })
             .collect(),
         widths,
         assignment: vec![Value::Bool(false); syms.len()],
-        slots: vec![Err(()); order.len()],
+        slots: order
+            .iter()
+            .map(|t| match store.node(*t) {
+                Node::Const(v) => Ok(*v),
+                _ => Err(()),
+            })
+            .collect(),
         stamps: vec![0; order.len()],
         now: 0,
         work: 0,
