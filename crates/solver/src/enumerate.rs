@@ -5,9 +5,14 @@
 //! for Z3: an expression evaluator's question over one `char` that went
 //! through `strtod`'s doubles took Z3 1.8 s (unsat) where the 256 values of
 //! the byte are evaluated in well under a millisecond. When every symbol of
-//! the set is a Boolean or a bit-vector, their widths add up to at most
-//! [`MAX_BITS`], and the values times the terms' nodes stay within
-//! [`MAX_WORK`], every assignment is evaluated:
+//! the set is a Boolean or a bit-vector and their widths add up to at most
+//! [`MAX_BITS`], every assignment is evaluated, within a bound on the nodes
+//! evaluated ([`MAX_WORK`] for questions over floats or products, whose
+//! terms can be large and hard for Z3; [`MAX_EASY_WORK`], and only where
+//! the values times the nodes stay within it, for the others). A
+//! constraint's value under its own symbols' values is kept from one
+//! question to the next ([`Tables`]), and an assignment evaluates only up
+//! to the first constraint that refutes it:
 //!
 //! - the first that makes every constraint true is a model (sat);
 //! - when each one makes some constraint false, the set is unsat, and the
@@ -33,8 +38,8 @@ use smallvec::SmallVec;
 /// The most input bits enumerated (65 536 assignments).
 pub const MAX_BITS: u32 = 16;
 
-/// The most node evaluations (values times the set's nodes) a question may
-/// cost. On the real parsers tried (bench/RESULTS.md) an answer took
+/// The most nodes a question over floats or products may evaluate. On
+/// the real parsers tried (bench/RESULTS.md) an answer took
 /// 0.15 ms on average (semver.c: 427 in 66 ms).
 pub const MAX_WORK: u64 = 1 << 21;
 
