@@ -387,7 +387,22 @@ impl Dse<'_> {
             self.solve_flip(flip);
         }
         self.flush(rec);
+        // A run cut short by the stop covers branches too (its input is a
+        // test at the frontier): the record over time ends at the final
+        // coverage.
+        let c = self.concolic.as_ref().expect("concolic");
+        if rec.covered().len() > c.stats.coverage.last().map_or(0, |at| at.1) {
+            self.note_coverage(rec);
+        }
         Ok(())
+    }
+
+    /// A point of the coverage over time: now, the branches covered, the
+    /// solver calls so far.
+    fn note_coverage(&mut self, rec: &Recorder) {
+        let elapsed = self.budget.elapsed().as_millis() as u64;
+        let c = self.concolic.as_mut().expect("concolic");
+        c.stats.coverage.push((elapsed, rec.covered().len(), c.stats.solver_calls));
     }
 
     /// Runs one input along its path (unless it is a partial solution whose
@@ -450,13 +465,9 @@ impl Dse<'_> {
             c.stats.partial_new_branches += gained;
         }
         if gained > 0 {
-            let at = (
-                self.budget.elapsed().as_millis() as u64,
-                rec.covered().len(),
-                c.stats.solver_calls,
-            );
-            c.stats.coverage.push(at);
+            self.note_coverage(rec);
         }
+        let c = self.concolic.as_mut().expect("concolic");
         let run = std::mem::take(&mut c.run);
         let hashes = prefix_hashes(&run.path);
         c.explored.extend(hashes.iter().skip(1).copied());
