@@ -35,8 +35,13 @@ use braid_term::{eval_op, Model, Node, Op, Sort, SymId, TermId, TermStore, Value
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-/// The most input bits enumerated (65 536 assignments).
+/// The most assignments tried (65 536), and the most input bits of a
+/// question without floats or products.
 pub const MAX_BITS: u32 = 16;
+
+/// The most input bits of a question with floats or products, whose
+/// symbols' own constraints leave at most 2^[`MAX_BITS`] assignments.
+pub const MAX_HARD_BITS: u32 = 64;
 
 /// The most nodes a question over floats or products may evaluate. On
 /// the real parsers tried (bench/RESULTS.md) an answer took
@@ -165,6 +170,10 @@ impl Evaluator {
     /// has been evaluated under the same values of its symbols before.
     fn holds_kept(&mut self, c: usize, tables: &mut Tables) -> Result<bool, ()> {
         let (term, bits, ref at) = self.index[c];
+        // Over more bits, a table would be larger than the values tried.
+        if bits > MAX_BITS {
+            return self.holds(c);
+        }
         let idx = at.iter().fold((0u64, 0u32), |(idx, shift), &(from, w)| {
             let v = (self.k >> from) & ((1u64 << w) - 1);
             (idx | v << shift, shift + w)
@@ -290,8 +299,8 @@ impl Evaluator {
 
     /// Whether every assignment makes one of `subset` false, found before
     /// the work done reaches `limit` (past it: no).
-    fn refute_all(&mut self, values: u64, subset: &[usize], limit: u64, tables: &mut Tables) -> bool {
-        (0..values).all(|k| {
+    fn refute_all(&mut self, keys: &[u64], subset: &[usize], limit: u64, tables: &mut Tables) -> bool {
+        keys.iter().all(|&k| {
             self.assign(k);
             self.work <= limit && subset.iter().any(|&c| self.holds_kept(c, tables) == Ok(false))
         })
@@ -336,18 +345,16 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     for &s in &syms {
         match store.symbol(s).sort {
             Sort::Bool => widths.push(0u32),
-            Sort::Bv(w) => widths.push(w as u32),
+            Sort::Bv(w) if u32::from(w) <= MAX_BITS => widths.push(w as u32),
             _ => return Found::Nothing,
         }
     }
     let bits: u32 = widths.iter().map(|w| (*w).max(1)).sum();
-    if bits > MAX_BITS {
+    if bits > MAX_HARD_BITS {
         return Found::Nothing;
     }
     // The set's nodes in post-order (arguments first), numbered.
     let order = store.postorder(set);
-    let values = 1u64 << bits;
-    let work = values.saturating_mul(order.len() as u64);
     let hard = || {
         order.iter().any(|t| {
             matches!(store.sort(*t), Sort::F32 | Sort::F64)
@@ -363,11 +370,17 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     // every value where small constraints refute most values before the
     // large ones are reached (an expression evaluator's question over one
     // `char` through `strtod`: 48 constraints, 5.5 MB as SMT-LIB, 0.4 s
-    // and hundreds of MB in Z3).
-    let hard = hard();
-    if work > MAX_EASY_WORK && !hard {
-        return Found::Nothing;
-    }
+    // and hundreds of MB in Z3), and over several symbols when their own
+    // constraints leave each a few values.
+    let easy_work = |values: u64| values.saturating_mul(order.len() as u64) <= MAX_EASY_WORK;
+    let hard = if bits > MAX_BITS || !easy_work(1u64 << bits) {
+        if !hard() {
+            return Found::Nothing;
+        }
+        true
+    } else {
+        hard()
+    };
     let budget = if hard { MAX_WORK } else { MAX_EASY_WORK };
     let index: FxHashMap<TermId, u32> = order.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect();
     let sym_at: FxHashMap<SymId, usize> = syms.iter().enumerate().map(|(i, s)| (*s, i)).collect();
@@ -425,9 +438,54 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
         let bits = at.iter().map(|(_, w)| w).sum();
         ev.index.push((c, bits, at));
     }
+    // Each symbol's values that the constraints over it alone allow; the
+    // constraints that refuted the others belong to any core.
+    let mut allowed: Vec<Vec<u64>> = Vec::with_capacity(syms.len());
+    let mut pruned_by: Vec<usize> = Vec::new();
+    for (i, &sym) in syms.iter().enumerate() {
+        let own: Vec<usize> = (0..set.len()).filter(|&c| store.symbols(set[c]) == [sym]).collect();
+        let mut values = Vec::new();
+        let mut refuters = Vec::new();
+        for v in 0..1u64 << ev.widths[i].max(1) {
+            if ev.work > budget {
+                return Found::Nothing;
+            }
+            ev.assign(v << from[i]);
+            match own.iter().find(|&&c| ev.holds_kept(c, tables) == Ok(false)) {
+                Some(&c) if !refuters.contains(&c) => refuters.push(c),
+                Some(_) => {}
+                None => values.push(v),
+            }
+        }
+        if values.is_empty() {
+            refuters.sort_unstable();
+            return Found::Unsat(refuters.into_iter().map(|c| set[c]).collect());
+        }
+        for c in refuters {
+            if !pruned_by.contains(&c) {
+                pruned_by.push(c);
+            }
+        }
+        allowed.push(values);
+    }
+    // Every assignment of allowed values, as bits.
+    let product = allowed.iter().try_fold(1u64, |n, a| n.checked_mul(a.len() as u64));
+    let keys: Vec<u64> = match product {
+        Some(n) if n <= 1 << MAX_BITS && (hard || easy_work(n)) => {
+            let mut keys = vec![0u64];
+            for (a, &shift) in allowed.iter().zip(&from) {
+                keys = keys
+                    .iter()
+                    .flat_map(|&k| a.iter().map(move |v| k | v << shift))
+                    .collect();
+            }
+            keys
+        }
+        _ => return Found::Nothing,
+    };
     // Constraints that refuted an assignment so far, tried first.
     let mut core: Vec<usize> = Vec::new();
-    for k in 0..values {
+    for &k in &keys {
         if ev.work > budget {
             return Found::Nothing;
         }
@@ -462,11 +520,16 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
         let mut i = 0;
         while i < core.len() && core.len() > 1 && ev.work <= limit {
             let without: Vec<usize> = core.iter().copied().filter(|&c| c != core[i]).collect();
-            if ev.refute_all(values, &without, limit, tables) {
+            if ev.refute_all(&keys, &without, limit, tables) {
                 core = without;
             } else {
                 i += 1;
             }
+        }
+    }
+    for c in pruned_by {
+        if !core.contains(&c) {
+            core.push(c);
         }
     }
     core.sort_unstable();
@@ -685,6 +748,57 @@ mod tests {
             decided > 200 && kept_hits > 300,
             "{decided} decided, {kept_hits} tables met again"
         );
+    }
+
+    /// Four bytes (32 bits) with products: each byte's own constraints
+    /// leave it a few values, and the rest is tried over those; the
+    /// answers agree with Z3's, cores included.
+    #[test]
+    fn several_bytes_pruned_by_their_own_constraints_agree_with_z3() {
+        use crate::{SatResult, Solver};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let mut s = TermStore::new();
+        let bytes: Vec<TermId> = (0..4).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let c8 = |s: &mut TermStore, k: u64| s.constant(Value::bv(8, k));
+        let mut z3 = crate::Z3Solver::new(Some(5000));
+        let (mut sat, mut unsat, mut nothing) = (0, 0, 0);
+        for _ in 0..60 {
+            let mut set = Vec::new();
+            for &b in &bytes {
+                // b % m == r: a few values of each byte.
+                let (m, r) = (rng.gen_range(20..60), rng.gen_range(0..20));
+                let (m, r) = (c8(&mut s, m), c8(&mut s, r));
+                let rem = s.app(Op::URem, &[b, m]).unwrap();
+                set.push(s.app(Op::Eq, &[rem, r]).unwrap());
+            }
+            for _ in 0..rng.gen_range(1..4) {
+                let (i, j) = (rng.gen_range(0..4), rng.gen_range(0..4));
+                let k = c8(&mut s, rng.gen_range(1..8));
+                let p = s.app(Op::Mul, &[bytes[i], k]).unwrap();
+                let sum = s.app(Op::Add, &[p, bytes[j]]).unwrap();
+                let bound = c8(&mut s, rng.gen_range(0..256));
+                set.push(
+                    s.app([Op::ULt, Op::UGe, Op::Eq][rng.gen_range(0..3)], &[sum, bound])
+                        .unwrap(),
+                );
+            }
+            set.sort_unstable();
+            set.dedup();
+            match (check(&s, &set), z3.check(&s, &set)) {
+                (Found::Sat(m), SatResult::Sat(_)) => {
+                    assert!(s.satisfies(&set, &m), "{set:?}: {m:?}");
+                    sat += 1;
+                }
+                (Found::Unsat(core), SatResult::Unsat) => {
+                    assert_eq!(z3.check(&s, &core), SatResult::Unsat, "core {core:?} of {set:?}");
+                    unsat += 1;
+                }
+                (Found::Nothing, _) => nothing += 1,
+                (mine, theirs) => panic!("{set:?}: {mine:?} against Z3's {theirs:?}"),
+            }
+        }
+        assert!(sat > 5 && unsat > 5, "{sat} sat, {unsat} unsat, {nothing} undecided");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! dense. Rationals are `i128` fractions; an overflow ends the search with
 //! [`Outcome::GaveUp`] and whatever partial solutions it found so far.
 
+use rustc_hash::FxHashSet;
 use std::cmp::Ordering;
 
 /// An exact rational with a positive denominator, in lowest terms.
@@ -166,6 +167,14 @@ impl Default for Limits {
         }
     }
 }
+
+/// The most cells of a tableau (rows times variables; 2 MiB of rationals,
+/// and branch and bound keeps one per level). On bench/muse the largest
+/// had 5 850; an expression evaluator's questions through `strtod` (their
+/// shifts and sums made linear) had up to 1.3 million, and branch and
+/// bound's copies of them took 400 MB and seconds without a check of the
+/// run's limits.
+const MAX_CELLS: usize = 1 << 16;
 
 #[derive(Clone)]
 struct Tableau {
@@ -395,6 +404,23 @@ pub fn solve(
     let mut partials = Vec::new();
     let mut pivots = limits.pivots;
     let mut nodes = limits.nodes;
+    // A dense tableau of rows x variables: past its bound the question is
+    // left to the others.
+    let forms: FxHashSet<Vec<(usize, i128)>> = constraints
+        .iter()
+        .map(|c| {
+            let mut form: Vec<(usize, i128)> = c.coeffs.iter().copied().filter(|(_, a)| *a != 0).collect();
+            form.sort_unstable();
+            form
+        })
+        .collect();
+    if forms.len().saturating_mul(vars + forms.len()) > MAX_CELLS {
+        return Solved {
+            outcome: Outcome::GaveUp,
+            partials,
+            pivots: 0,
+        };
+    }
     let mut root = Tableau::new(vars, constraints, bounds);
     let conflicting = (0..root.vars).any(|x| matches!((root.lower[x], root.upper[x]), (Some(l), Some(u)) if l > u));
     let outcome = match root.init_values() {
@@ -503,6 +529,19 @@ mod tests {
         let s = solve(2, &cs, &[(None, None); 2], Limits::default());
         assert_eq!(s.outcome, Outcome::Sat(vec![1, 1]));
         assert_eq!(s.partials, vec![vec![0, 0], vec![2, 0]]);
+    }
+
+    /// A tableau past its bound of cells is not made: the question is
+    /// given up at once (a chain of 300 differences over 301 variables:
+    /// 300 rows of 601 columns).
+    #[test]
+    fn a_tableau_too_large_is_given_up() {
+        let cs: Vec<Constraint> = (0..300).map(|i| c(&[(i, 1), (i + 1, -1)], Rel::Le, 1)).collect();
+        let s = solve(301, &cs, &vec![(None, None); 301], Limits::default());
+        assert_eq!((s.outcome, s.pivots), (Outcome::GaveUp, 0));
+        // A hundred rows fit.
+        let s = solve(101, &cs[..100], &vec![(None, None); 101], Limits::default());
+        assert!(matches!(s.outcome, Outcome::Sat(_)), "{:?}", s.outcome);
     }
 
     #[test]

@@ -402,7 +402,9 @@ impl Dse<'_> {
     fn note_coverage(&mut self, rec: &Recorder) {
         let elapsed = self.budget.elapsed().as_millis() as u64;
         let c = self.concolic.as_mut().expect("concolic");
-        c.stats.coverage.push((elapsed, rec.covered().len(), c.stats.solver_calls));
+        c.stats
+            .coverage
+            .push((elapsed, rec.covered().len(), c.stats.solver_calls));
     }
 
     /// Runs one input along its path (unless it is a partial solution whose
