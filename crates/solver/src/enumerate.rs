@@ -67,13 +67,17 @@ pub struct Tables {
     /// store's order, the first lowest): unknown, false, true, or does not
     /// evaluate.
     map: FxHashMap<TermId, Vec<u64>>,
-    /// Entries held, all tables together.
-    entries: u64,
+    /// Bytes held, all tables together, with each one's bookkeeping.
+    bytes: u64,
 }
 
 impl Tables {
-    /// The most entries held (2 MiB); past them the tables start afresh.
-    const MAX_ENTRIES: u64 = 1 << 23;
+    /// The most bytes held (4 MiB); past them the tables start afresh.
+    const MAX_BYTES: u64 = 1 << 22;
+
+    /// A table's bookkeeping besides its entries (the map's slot, the
+    /// vector's header and allocation).
+    const OVERHEAD: u64 = 64;
 
     const UNKNOWN: u64 = 0;
     const FALSE: u64 = 1;
@@ -88,13 +92,14 @@ impl Tables {
 
     fn set(&mut self, c: TermId, bits: u32, idx: u64, v: u64) {
         if !self.map.contains_key(&c) {
-            let n = 1u64 << bits;
-            if self.entries + n > Self::MAX_ENTRIES {
-                self.map.clear();
-                self.entries = 0;
+            let words = (1u64 << bits).div_ceil(32);
+            let cost = words * 8 + Self::OVERHEAD;
+            if self.bytes + cost > Self::MAX_BYTES {
+                self.map = FxHashMap::default();
+                self.bytes = 0;
             }
-            self.entries += n;
-            self.map.insert(c, vec![0; n.div_ceil(32) as usize]);
+            self.bytes += cost;
+            self.map.insert(c, vec![0; words as usize]);
         }
         let t = self.map.get_mut(&c).expect("made above");
         t[(idx / 32) as usize] |= v << (2 * (idx % 32));
