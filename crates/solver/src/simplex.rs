@@ -176,6 +176,13 @@ impl Default for Limits {
 /// run's limits.
 const MAX_CELLS: usize = 1 << 16;
 
+/// A constraint's linear form: its nonzero coefficients, by variable.
+fn linear_form(c: &Constraint) -> Vec<(usize, i128)> {
+    let mut form: Vec<(usize, i128)> = c.coeffs.iter().copied().filter(|(_, a)| *a != 0).collect();
+    form.sort_unstable();
+    form
+}
+
 #[derive(Clone)]
 struct Tableau {
     /// Structural variables first, then one slack per distinct linear form.
@@ -204,8 +211,7 @@ impl Tableau {
         let mut forms: Vec<Vec<(usize, i128)>> = Vec::new();
         let mut slack_of = Vec::with_capacity(constraints.len());
         for c in constraints {
-            let mut form: Vec<(usize, i128)> = c.coeffs.iter().copied().filter(|(_, a)| *a != 0).collect();
-            form.sort_unstable();
+            let form = linear_form(c);
             let i = match forms.iter().position(|f| *f == form) {
                 Some(i) => i,
                 None => {
@@ -406,14 +412,7 @@ pub fn solve(
     let mut nodes = limits.nodes;
     // A dense tableau of rows x variables: past its bound the question is
     // left to the others.
-    let forms: FxHashSet<Vec<(usize, i128)>> = constraints
-        .iter()
-        .map(|c| {
-            let mut form: Vec<(usize, i128)> = c.coeffs.iter().copied().filter(|(_, a)| *a != 0).collect();
-            form.sort_unstable();
-            form
-        })
-        .collect();
+    let forms: FxHashSet<Vec<(usize, i128)>> = constraints.iter().map(linear_form).collect();
     if forms.len().saturating_mul(vars + forms.len()) > MAX_CELLS {
         return Solved {
             outcome: Outcome::GaveUp,

@@ -613,28 +613,11 @@ fn eval_general(op: Op, args: &[Value]) -> Result<Value, EvalError> {
         [a] => (*a, Undef),
         _ => (Undef, Undef),
     };
-    // The arguments' sorts on the stack: collected into a vector, they
-    // were a sixth of a concolic run that tried every value of a byte.
-    let mut small = [Sort::Bool; 3];
-    let many: Vec<Sort>;
-    let sorts: &[Sort] = match args.len() {
-        2 => {
-            small[0] = a.sort();
-            small[1] = b.sort();
-            &small[..2]
-        }
-        n if n <= 3 => {
-            for (s, v) in small.iter_mut().zip(args) {
-                *s = v.sort();
-            }
-            &small[..n]
-        }
-        _ => {
-            many = args.iter().map(Value::sort).collect();
-            &many
-        }
+    let sorts: smallvec::SmallVec<[Sort; 3]> = match args.len() {
+        2 => [a.sort(), b.sort()].into_iter().collect(),
+        _ => args.iter().map(Value::sort).collect(),
     };
-    op.result_sort(sorts)?;
+    op.result_sort(&sorts)?;
     let int = |r: Option<i128>| r.map(Int).ok_or(EvalError::Overflow);
     let fop = |x: f64, y: f64, f: fn(f64, f64) -> f64| match a {
         F32(_) => Value::f32(f(x, y) as f32),
