@@ -541,6 +541,32 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     Found::Unsat(core.into_iter().map(|c| set[c]).collect())
 }
 
+/// Tests: `found`, braid's answer to `set`, against Z3's: a model
+/// satisfies the set, a core is unsat to Z3, and an answer is not the
+/// opposite of Z3's. Counted in `(sat, unsat, undecided)`.
+#[cfg(test)]
+pub(crate) fn agrees_with_z3(
+    s: &TermStore,
+    set: &[TermId],
+    found: Found,
+    z3: &mut crate::Z3Solver,
+    counts: &mut (u32, u32, u32),
+) {
+    use crate::{SatResult, Solver};
+    match (found, z3.check(s, set)) {
+        (Found::Sat(m), SatResult::Sat(_)) => {
+            assert!(s.satisfies(set, &m), "{set:?}: {m:?}");
+            counts.0 += 1;
+        }
+        (Found::Unsat(core), SatResult::Unsat) => {
+            assert_eq!(z3.check(s, &core), SatResult::Unsat, "core {core:?} of {set:?}");
+            counts.1 += 1;
+        }
+        (Found::Nothing, _) => counts.2 += 1,
+        (mine, theirs) => panic!("{set:?}: {mine:?} against Z3's {theirs:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -760,14 +786,13 @@ mod tests {
     /// answers agree with Z3's, cores included.
     #[test]
     fn several_bytes_pruned_by_their_own_constraints_agree_with_z3() {
-        use crate::{SatResult, Solver};
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
         let mut s = TermStore::new();
         let bytes: Vec<TermId> = (0..4).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
         let c8 = |s: &mut TermStore, k: u64| s.constant(Value::bv(8, k));
         let mut z3 = crate::Z3Solver::new(Some(5000));
-        let (mut sat, mut unsat, mut nothing) = (0, 0, 0);
+        let mut counts = (0, 0, 0);
         for _ in 0..60 {
             let mut set = Vec::new();
             for &b in &bytes {
@@ -790,19 +815,9 @@ mod tests {
             }
             set.sort_unstable();
             set.dedup();
-            match (check(&s, &set), z3.check(&s, &set)) {
-                (Found::Sat(m), SatResult::Sat(_)) => {
-                    assert!(s.satisfies(&set, &m), "{set:?}: {m:?}");
-                    sat += 1;
-                }
-                (Found::Unsat(core), SatResult::Unsat) => {
-                    assert_eq!(z3.check(&s, &core), SatResult::Unsat, "core {core:?} of {set:?}");
-                    unsat += 1;
-                }
-                (Found::Nothing, _) => nothing += 1,
-                (mine, theirs) => panic!("{set:?}: {mine:?} against Z3's {theirs:?}"),
-            }
+            crate::enumerate::agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
         }
+        let (sat, unsat, nothing) = counts;
         assert!(sat > 5 && unsat > 5, "{sat} sat, {unsat} unsat, {nothing} undecided");
     }
 

@@ -285,26 +285,42 @@ impl Search {
             return self.extend_free(next);
         }
         for b in 0..self.blocks.len() {
-            self.blocks[b].syms.push(next);
-            if self.extend(next + 1)? {
+            if self.tied(b, next)? {
                 return Some(true);
             }
-            self.blocks[b].syms.pop();
         }
         for gap in 0..=self.blocks.len() {
-            self.blocks.insert(
-                gap,
-                Block {
-                    key: None,
-                    syms: vec![next],
-                },
-            );
-            if self.extend(next + 1)? {
+            if self.alone(gap, next)? {
                 return Some(true);
             }
-            self.blocks.remove(gap);
         }
         Some(false)
+    }
+
+    /// [`Search::extend`] with symbol `next` tied with block `b`.
+    fn tied(&mut self, b: usize, next: usize) -> Option<bool> {
+        self.blocks[b].syms.push(next);
+        let found = self.extend(next + 1)?;
+        if !found {
+            self.blocks[b].syms.pop();
+        }
+        Some(found)
+    }
+
+    /// [`Search::extend`] with symbol `next` in a new block at `gap`.
+    fn alone(&mut self, gap: usize, next: usize) -> Option<bool> {
+        self.blocks.insert(
+            gap,
+            Block {
+                key: None,
+                syms: vec![next],
+            },
+        );
+        let found = self.extend(next + 1)?;
+        if !found {
+            self.blocks.remove(gap);
+        }
+        Some(found)
     }
 
     /// [`Search::extend`] for a symbol compared with constants only: it
@@ -314,37 +330,21 @@ impl Search {
     /// no block for the gap to hold), else alone.
     fn extend_free(&mut self, next: usize) -> Option<bool> {
         for b in 0..self.blocks.len() {
-            if self.blocks[b].key.is_none() {
-                continue;
-            }
-            self.blocks[b].syms.push(next);
-            if self.extend(next + 1)? {
+            if self.blocks[b].key.is_some() && self.tied(b, next)? {
                 return Some(true);
             }
-            self.blocks[b].syms.pop();
         }
         for gap in 0..=self.blocks.len() {
             if gap > 0 && self.blocks[gap - 1].key.is_none() {
                 continue;
             }
-            if self.blocks.get(gap).is_some_and(|b| b.key.is_none()) {
-                self.blocks[gap].syms.push(next);
-                if self.extend(next + 1)? {
-                    return Some(true);
-                }
-                self.blocks[gap].syms.pop();
+            let found = if self.blocks.get(gap).is_some_and(|b| b.key.is_none()) {
+                self.tied(gap, next)?
             } else {
-                self.blocks.insert(
-                    gap,
-                    Block {
-                        key: None,
-                        syms: vec![next],
-                    },
-                );
-                if self.extend(next + 1)? {
-                    return Some(true);
-                }
-                self.blocks.remove(gap);
+                self.alone(gap, next)?
+            };
+            if found {
+                return Some(true);
             }
         }
         Some(false)
@@ -785,7 +785,6 @@ mod tests {
     /// symbols read through masks), each decided by the search and by Z3:
     /// every model satisfies the set, every core is unsat to Z3.
     fn agree_with_z3(seed: u64, masks: bool) {
-        use crate::{SatResult, Solver};
         use rand::Rng;
         use rand::SeedableRng;
         let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
@@ -808,7 +807,7 @@ mod tests {
             }
         }
         let mut z3 = crate::Z3Solver::new(Some(5000));
-        let (mut sat, mut unsat, mut nothing) = (0, 0, 0);
+        let mut counts = (0, 0, 0);
         for i in 0..600 {
             let signed_only = i % 2 == 0;
             let leaf = |s: &mut TermStore, rng: &mut rand::rngs::SmallRng| {
@@ -849,19 +848,9 @@ mod tests {
             }
             set.sort_unstable();
             set.dedup();
-            match (check(&s, &set), z3.check(&s, &set)) {
-                (Found::Sat(m), SatResult::Sat(_)) => {
-                    assert!(s.satisfies(&set, &m), "{set:?}: {m:?}");
-                    sat += 1;
-                }
-                (Found::Unsat(core), SatResult::Unsat) => {
-                    assert_eq!(z3.check(&s, &core), SatResult::Unsat, "core {core:?} of {set:?}");
-                    unsat += 1;
-                }
-                (Found::Nothing, _) => nothing += 1,
-                (mine, theirs) => panic!("{set:?}: {mine:?} against Z3's {theirs:?}"),
-            }
+            crate::enumerate::agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
         }
+        let (sat, unsat, nothing) = counts;
         assert!(sat > 50 && unsat > 10, "{sat} sat, {unsat} unsat, {nothing} undecided");
     }
 }
