@@ -80,7 +80,7 @@ struct Computed {
 impl Computed {
     const MIN: usize = 1 << 12;
     const MAX: usize = 1 << 23;
-    const PER_NODE: usize = 8;
+    const PER_NODE: usize = 2;
     /// A key no operation asks for (terminal operands never reach a cache).
     const EMPTY: (Guard, Guard) = (Guard::FALSE, Guard::FALSE);
 
@@ -110,7 +110,7 @@ impl Computed {
             return 0;
         }
         let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
-        if self.slots.len() < cap {
+        if self.slots.len() * 2 <= cap {
             self.slots.len() * 2 * std::mem::size_of::<((Guard, Guard), Guard)>()
         } else {
             0
@@ -121,10 +121,14 @@ impl Computed {
     /// it has slots, up to `nodes` times [`Computed::PER_NODE`] slots (`nodes`:
     /// the BDD nodes alive): a cache much larger than the node table costs
     /// memory (12 bytes a slot) for results that are cheap to recompute.
+    /// At 8 a node (and doubling while under the bound, so past it), the
+    /// `and` cache held 12 MiB of the 64 MiB multise peaked at on Heap Sort
+    /// with 650 K nodes; at 2 (never past), 6, and no row of Table 1 ran
+    /// slower.
     fn insert(&mut self, key: (Guard, Guard), r: Guard, nodes: usize) {
         self.inserted += 1;
         let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
-        if self.inserted > self.slots.len() && self.slots.len() < cap {
+        if self.inserted > self.slots.len() && self.slots.len() * 2 <= cap {
             let len = self.slots.len() * 2;
             let mut grown = vec![(Self::EMPTY, Guard::FALSE); len];
             for &(k, v) in &self.slots {
@@ -137,6 +141,124 @@ impl Computed {
         }
         let i = Self::slot(key, self.slots.len());
         self.slots[i] = (key, r);
+    }
+}
+
+/// The unique table: for each node's `(var, lo, hi)`, its id. Open
+/// addressing with linear probing over 8-byte slots, each an id in its low
+/// half and its key's hash in its high half (compared before the node is
+/// read), 0 for an empty slot (node 0, `false`, is never in the table). A
+/// hashbrown map of the keys took 17 bytes a bucket with the key stored in
+/// it, and allocated twice as many while it grew: on bench/multise's Heap
+/// Sort, 15-26 MiB of a 74 MiB peak at 650 K nodes.
+struct Unique {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl Unique {
+    const MIN: usize = 1 << 10;
+
+    fn new() -> Unique {
+        Unique::with_slots(Self::MIN)
+    }
+
+    fn with_slots(n: usize) -> Unique {
+        Unique {
+            slots: vec![0; n],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn hash(var: u32, lo: Guard, hi: Guard) -> u64 {
+        let h = (var as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (lo.0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (hi.0 as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        // A product's low bits depend on the factor's low bits only: mixed
+        // (murmur3's finaliser), the slot's bits and the tag's are both good.
+        let h = (h ^ (h >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^ (h >> 33)
+    }
+
+    /// The slot index to start probing at, and the tag stored with an id.
+    #[inline]
+    fn place(&self, h: u64) -> (usize, u64) {
+        ((h as usize) & (self.slots.len() - 1), h & 0xFFFF_FFFF_0000_0000)
+    }
+
+    #[inline]
+    fn get(&self, nodes: &[Node], var: u32, lo: Guard, hi: Guard) -> Option<Guard> {
+        let (mut i, tag) = self.place(Self::hash(var, lo, hi));
+        let mask = self.slots.len() - 1;
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                return None;
+            }
+            if slot & 0xFFFF_FFFF_0000_0000 == tag {
+                let id = slot as u32;
+                let n = nodes[id as usize];
+                if n.var == var && n.lo == lo && n.hi == hi {
+                    return Some(Guard(id));
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Whether the next insertion grows the table (at three quarters full).
+    fn full(&self) -> bool {
+        (self.len + 1) * 4 > self.slots.len() * 3
+    }
+
+    /// The bytes the next insertion allocates while the table grows.
+    fn growth_bytes(&self) -> usize {
+        if self.full() {
+            self.slots.len() * 2 * std::mem::size_of::<u64>()
+        } else {
+            0
+        }
+    }
+
+    /// Puts node `id` (not in the table) in.
+    fn insert(&mut self, nodes: &[Node], id: u32) {
+        if self.full() {
+            let mut grown = Unique::with_slots(self.slots.len() * 2);
+            for &slot in &self.slots {
+                if slot != 0 {
+                    grown.put(slot, nodes);
+                }
+            }
+            *self = grown;
+        }
+        let n = nodes[id as usize];
+        let h = Self::hash(n.var, n.lo, n.hi);
+        self.put((h & 0xFFFF_FFFF_0000_0000) | id as u64, nodes);
+    }
+
+    fn put(&mut self, slot: u64, nodes: &[Node]) {
+        let id = slot as u32;
+        let n = nodes[id as usize];
+        let (mut i, _) = self.place(Self::hash(n.var, n.lo, n.hi));
+        let mask = self.slots.len() - 1;
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+        self.len += 1;
+    }
+
+    /// The table of the nodes `live` (ids of non-terminal nodes), at most
+    /// half full.
+    fn rebuild(nodes: &[Node], live: impl Iterator<Item = u32>, count: usize) -> Unique {
+        let mut table = Unique::with_slots((count * 2).next_power_of_two().max(Self::MIN));
+        for id in live {
+            let n = nodes[id as usize];
+            let h = Self::hash(n.var, n.lo, n.hi);
+            table.put((h & 0xFFFF_FFFF_0000_0000) | id as u64, nodes);
+        }
+        table
     }
 }
 
@@ -155,25 +277,30 @@ const TERMINAL: u32 = u32::MAX;
 /// literal and the other its complement are disjoint: `and` answers
 /// `false` without walking them, which is most of the work when a load
 /// under one path's guard meets a cell written on many other paths.
+///
+/// 64 variables, not 128: 16 bytes a node instead of 32, 10 MiB of the
+/// 74 MiB multise peaked at on bench/multise's Heap Sort (650 K nodes);
+/// no run of Table 1, swenson's merge sort, jsmn, minmea, inih or tinyexpr
+/// (scratch harnesses) took longer for it.
 #[derive(Clone, Copy)]
 struct Forced {
-    pos: u128,
-    neg: u128,
+    pos: u64,
+    neg: u64,
 }
 
 impl Forced {
-    const VARS: u32 = 128;
+    const VARS: u32 = 64;
     /// `false` forces everything (no assignment satisfies it).
     const FALSE: Forced = Forced {
-        pos: u128::MAX,
-        neg: u128::MAX,
+        pos: u64::MAX,
+        neg: u64::MAX,
     };
     const TRUE: Forced = Forced { pos: 0, neg: 0 };
 
     /// The node `if var then hi else lo`: what both branches force, each
     /// with its own literal of `var`.
     fn node(var: u32, lo: Forced, hi: Forced) -> Forced {
-        let bit = if var < Self::VARS { 1u128 << var } else { 0 };
+        let bit = if var < Self::VARS { 1u64 << var } else { 0 };
         Forced {
             pos: lo.pos & (hi.pos | bit),
             neg: (lo.neg | bit) & hi.neg,
@@ -203,7 +330,7 @@ pub struct Guards {
     /// Per node, the literals every one of its paths to `true` sets
     /// ([`Forced`]).
     forced: Vec<Forced>,
-    unique: FxHashMap<(u32, Guard, Guard), Guard>,
+    unique: Unique,
     /// Operation caches, one per connective.
     and_cache: Computed,
     or_cache: Computed,
@@ -255,7 +382,7 @@ impl Guards {
         Guards {
             nodes: (0..2).map(terminal).collect(),
             forced: vec![Forced::FALSE, Forced::TRUE],
-            unique: FxHashMap::default(),
+            unique: Unique::new(),
             and_cache: Computed::new(),
             or_cache: Computed::new(),
             not_cache: Computed::new(),
@@ -295,6 +422,13 @@ impl Guards {
     /// operation caches are emptied (they may name freed nodes).
     pub fn collect(&mut self, roots: impl Iterator<Item = Guard>) {
         let start = Instant::now();
+        // The tables go first: their new versions are built below, and the
+        // old ones alongside them made each collection the run's peak (Heap
+        // Sort: 6 MiB over the 52 MiB before it).
+        self.unique = Unique::new();
+        for cache in [&mut self.and_cache, &mut self.or_cache, &mut self.not_cache] {
+            *cache = Computed::new();
+        }
         let mut live = vec![false; self.nodes.len()];
         live[0] = true;
         live[1] = true;
@@ -314,7 +448,6 @@ impl Guards {
             if *alive || n.var == TERMINAL {
                 continue;
             }
-            self.unique.remove(&(n.var, n.lo, n.hi));
             self.nodes[i] = Node {
                 var: TERMINAL,
                 lo: Guard::FALSE,
@@ -322,14 +455,11 @@ impl Guards {
             };
             self.free.push(i as u32);
         }
-        if self.unique.len() * 4 < self.unique.capacity() {
-            self.unique.shrink_to_fit();
-        }
+        let count = self.node_count() - 2;
+        let live_ids = (2..self.nodes.len() as u32).filter(|&i| self.nodes[i as usize].var != TERMINAL);
+        self.unique = Unique::rebuild(&self.nodes, live_ids, count);
         self.terms.retain(|g, _| live[g.0 as usize]);
         self.choice_terms.retain(|g, _| live[g.0 as usize]);
-        for cache in [&mut self.and_cache, &mut self.or_cache, &mut self.not_cache] {
-            *cache = Computed::new();
-        }
         self.collections += 1;
         self.time += start.elapsed();
     }
@@ -346,7 +476,7 @@ impl Guards {
         if lo == hi {
             return lo;
         }
-        if let Some(&g) = self.unique.get(&(var, lo, hi)) {
+        if let Some(g) = self.unique.get(&self.nodes, var, lo, hi) {
             return g;
         }
         // The node table and the unique table grow by doubling, in one
@@ -355,11 +485,9 @@ impl Guards {
             let per_node = std::mem::size_of::<Node>() + std::mem::size_of::<Forced>();
             self.room_for(self.nodes.capacity() * per_node);
         }
-        if self.unique.len() == self.unique.capacity() {
-            // hashbrown: twice the buckets (capacity is 7/8 of them), an
-            // entry and a control byte each.
-            let entry = std::mem::size_of::<((u32, Guard, Guard), Guard)>() + 1;
-            self.room_for(self.unique.capacity() * 16 / 7 * entry);
+        let growth = self.unique.growth_bytes();
+        if growth > 0 {
+            self.room_for(growth);
         }
         let node = Node { var, lo, hi };
         let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
@@ -375,7 +503,7 @@ impl Guards {
                 Guard(self.nodes.len() as u32 - 1)
             }
         };
-        self.unique.insert((var, lo, hi), g);
+        self.unique.insert(&self.nodes, g.0);
         self.peak_nodes = self.peak_nodes.max(self.node_count());
         g
     }
@@ -1158,8 +1286,8 @@ mod tests {
         let mut s = TermStore::new();
         let mut g = Guards::new();
         // Atoms on both sides of the tracked range (`Forced::VARS`).
-        let atoms = atoms(&mut s, &mut g, 134);
-        let first = 124;
+        let atoms = atoms(&mut s, &mut g, Forced::VARS as usize + 6);
+        let first = Forced::VARS - 4;
         let used = &atoms[first as usize..];
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut pool: Vec<Guard> = used.to_vec();
@@ -1223,6 +1351,59 @@ mod tests {
         assert!(g.and(negated, keep).is_false());
         assert!(g.or(negated, keep).is_true());
         let _ = dropped;
+    }
+
+    /// The unique table grows past its first size and is rebuilt by each
+    /// collection: a guard made again is still the id it was, and no two
+    /// live nodes are the same `(var, lo, hi)`.
+    #[test]
+    fn guards_stay_canonical_across_growth_and_collections() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let atoms = atoms(&mut s, &mut g, 16);
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        // Each guard as a recipe over the atoms, so it can be made again.
+        let recipe = |next: &mut dyn FnMut() -> u64| -> Vec<(usize, bool)> {
+            (0..6).map(|_| (next() as usize % 16, next() & 1 == 1)).collect()
+        };
+        let make = |g: &mut Guards, r: &[(usize, bool)]| {
+            // (a0 ∧ a1) ∨ (a2 ∧ ¬a3) ∨ … over the recipe's literals.
+            let lit = |g: &mut Guards, (i, pos): (usize, bool)| if pos { atoms[i] } else { g.not(atoms[i]) };
+            let mut acc = Guard::FALSE;
+            for pair in r.chunks(2) {
+                let (a, b) = (lit(g, pair[0]), lit(g, pair[1]));
+                let both = g.and(a, b);
+                acc = g.or(acc, both);
+            }
+            acc
+        };
+        let mut kept: Vec<(Vec<(usize, bool)>, Guard)> = Vec::new();
+        for round in 0..4 {
+            for _ in 0..3000 {
+                let r = recipe(&mut next);
+                let guard = make(&mut g, &r);
+                if next().is_multiple_of(8) {
+                    kept.push((r, guard));
+                }
+            }
+            assert!(g.unique.slots.len() > Unique::MIN, "round {round}: the table grew");
+            g.collect(atoms.iter().copied().chain(kept.iter().map(|k| k.1)));
+            for (r, guard) in &kept {
+                assert_eq!(
+                    make(&mut g, r),
+                    *guard,
+                    "round {round}: a kept guard is made again as itself"
+                );
+            }
+            let mut seen = std::collections::HashSet::new();
+            let live = (2..g.nodes.len()).filter(|&i| g.nodes[i].var != TERMINAL);
+            for i in live {
+                let n = g.nodes[i];
+                assert!(seen.insert((n.var, n.lo, n.hi)), "round {round}: node {i} is unique");
+                assert_eq!(g.unique.get(&g.nodes, n.var, n.lo, n.hi), Some(Guard(i as u32)));
+            }
+            assert_eq!(g.unique.len, seen.len());
+        }
     }
 
     #[test]
