@@ -21,13 +21,33 @@ thread_local! {
     static CONTEXT: &'static Context = {
         let mut cfg = Config::new();
         cfg.set_model_generation(true);
-        Box::leak(Box::new(Context::new(&cfg)))
+        made_context(|| Context::new(&cfg))
     };
     /// A second context for unsat-core checks: their short time limits
     /// interrupt it, and an interrupt that lands just after its check ended
     /// cancels the next check of the same context; here that can only cost
     /// a core, never a branch.
-    static CORE_CONTEXT: &'static Context = Box::leak(Box::new(Context::new(&Config::new())));
+    static CORE_CONTEXT: &'static Context = made_context(|| Context::new(&Config::new()));
+}
+
+/// Z3's allocations made by creating its contexts (see [`z3_working`]).
+static CONTEXTS_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A context kept for the process, its allocations counted apart.
+fn made_context(make: impl FnOnce() -> Context) -> &'static Context {
+    let before = z3_allocated();
+    let ctx = Box::leak(Box::new(make()));
+    let made = z3_allocated().saturating_sub(before);
+    CONTEXTS_BYTES.fetch_add(made, std::sync::atomic::Ordering::Relaxed);
+    ctx
+}
+
+/// Z3's allocations less those its contexts made when created: the memory
+/// its questions hold. A context made its 38 MB (by Z3's estimate) in the
+/// first question of bench/merging's sleep-4-3 under dsm, which the race's
+/// memory rule took for merging's (`footprint` in the engine).
+pub fn z3_working() -> u64 {
+    z3_allocated().saturating_sub(CONTEXTS_BYTES.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The Z3 backend. It keeps the Z3 form of every term it has translated, so
@@ -757,7 +777,13 @@ fn with_watchdog<T>(
     // Z3's allocations may grow by what the memory limit leaves; past it
     // the check is interrupted (see `Z3Solver::capped` for fresh solvers,
     // whose own cap usually answers first).
-    let z3_cap = budget.and_then(z3_cap);
+    let limit_cap = budget.and_then(z3_cap);
+    let room_cap = QUESTION_ROOM.get().map(|room| z3_allocated().saturating_add(room));
+    let z3_cap = match (limit_cap, room_cap) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let by_room = room_cap.is_some() && z3_cap == room_cap;
     if timeout.is_none() && z3_cap.is_none() {
         // No clock to watch: a stop of the budget interrupts the context
         // through the callback `set_budget` registered.
@@ -796,7 +822,11 @@ fn with_watchdog<T>(
         answer
     });
     if cut.into_inner() {
-        CUT_FOR_MEMORY.set(true);
+        if by_room {
+            CUT_FOR_ROOM.set(true);
+        } else {
+            CUT_FOR_MEMORY.set(true);
+        }
     }
     answer
 }
@@ -805,6 +835,9 @@ thread_local! {
     /// A watchdog of this thread interrupted Z3 because its allocations
     /// reached what the memory limit leaves (read by `Z3Solver::check`).
     static CUT_FOR_MEMORY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// ... or the room [`set_question_room`] leaves.
+    static CUT_FOR_ROOM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static QUESTION_ROOM: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
 }
 
 /// A capped check that Z3 left unknown with no reason ran into the cap
@@ -818,6 +851,20 @@ fn note_cap_throw(capped: bool, r: Z3Result, fresh: &z3::Solver<'static>) {
 
 /// The reason of an unknown answer that Z3's memory cut short.
 const OUT_OF_MEMORY: &str = "Z3 ran out of the memory the limit leaves";
+
+/// The reason of an unknown answer cut short by [`set_question_room`].
+const OUT_OF_ROOM: &str = "Z3's memory for the question outgrew the room it was given";
+
+/// `Some(bytes)`: until set again, each Z3 check of this thread is cut
+/// short (answered unknown) once Z3's allocations have grown by `bytes`
+/// in it. ssm and dsm set it for a merged state's question while dse
+/// races them, where unknown splits the state: the race gives merging up
+/// once it holds more than dse and what was in use before both, and one
+/// merged question can take Z3 past that alone (bench/multise's symarith
+/// under dsm: 57 MB held at once, 121 MB peak against dse's 62).
+pub fn set_question_room(bytes: Option<u64>) {
+    QUESTION_ROOM.set(bytes);
+}
 
 /// Z3's `check` (under [`with_watchdog`]) raced against `rival`'s helper
 /// on its constraints: the helper starts after its delay unless Z3 has
@@ -928,7 +975,15 @@ impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, constraints: &[TermId]) -> SatResult {
         let start = Instant::now();
         CUT_FOR_MEMORY.set(false);
+        CUT_FOR_ROOM.set(false);
         let mut answer = self.check_once(store, constraints);
+        if matches!(answer, SatResult::Unknown(_)) && CUT_FOR_ROOM.take() {
+            // What Z3 dropped goes back to the system (glibc keeps it).
+            if let Some(budget) = &self.budget {
+                budget.release_memory();
+            }
+            return SatResult::Unknown(OUT_OF_ROOM.into());
+        }
         let short = |why: &str| why.contains("out of memory") || why.contains(OUT_OF_MEMORY);
         if let SatResult::Unknown(why) = &answer {
             if CUT_FOR_MEMORY.take() || short(why) {

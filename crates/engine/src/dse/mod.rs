@@ -254,6 +254,9 @@ pub struct Dse<'m> {
     /// In a race ([`Dse::race`]), the other exploration's paths and live
     /// states, for the progress line.
     peer: (u64, usize),
+    /// In a race, once dse has started: the bytes merging may still grow
+    /// by before the race's memory rule gives it up ([`merging::heap_outgrown`]).
+    race_room: Option<i64>,
 }
 
 /// Loop-head merging's implication check, by one solver query: `path`
@@ -333,6 +336,7 @@ impl<'m> Dse<'m> {
             live_vars: FxHashMap::default(),
             ahead,
             peer: (0, 0),
+            race_room: None,
         }
     }
 
@@ -558,10 +562,11 @@ impl<'m> Dse<'m> {
                 .filter(|_| merging_time < after || merging_time <= dse_time.mul_f64(merging::RACE_SHARE))
             {
                 self.peer = rival.as_ref().map_or((0, 0), |(d, _)| (d.result.paths, d.live));
-                let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
+                self.race_room = rival.as_ref().map(|_| base + dse_heap - merging_heap);
+                let (t, heap) = (Instant::now(), merging::footprint());
                 let more = self.next_slice(ex, rec);
                 merging_time += t.elapsed();
-                merging_heap += braid_budget::heap::live_bytes() - heap;
+                merging_heap += merging::footprint() - heap;
                 if more {
                     continue;
                 }
@@ -589,10 +594,10 @@ impl<'m> Dse<'m> {
                 Some(_) => (self.result.paths, self.live),
                 None => (0, 0),
             };
-            let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
+            let (t, heap) = (Instant::now(), merging::footprint());
             let more = dse.next_slice(ex, rec);
             dse_time += t.elapsed();
-            dse_heap += braid_budget::heap::live_bytes() - heap;
+            dse_heap += merging::footprint() - heap;
             if let Some(why) = mine
                 .as_ref()
                 .and_then(|_| merging::heap_outgrown((merging_heap, merging_time), (dse_heap, dse_time), base))
@@ -1182,19 +1187,15 @@ impl<'m> Dse<'m> {
         if !st.merges.is_empty() && self.solver.kind == QueryKind::Branch {
             self.solver.kind = QueryKind::Merge;
         }
-        let split_after = self.merger.as_ref().map_or(SPLIT_AFTER_MS, |m| m.config.split_after_ms);
         if merged {
-            let user = self.config.limits.solver_timeout_ms.unwrap_or(u32::MAX);
-            self.solver.set_timeout(Some(user.min(split_after)));
+            self.merged_question(true);
         }
-        self.solver.split_hard = merged;
         let answer = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
-        self.solver.split_hard = false;
         if self.solver.kind == QueryKind::Merge {
             self.solver.kind = QueryKind::Branch;
         }
         if merged {
-            self.solver.set_timeout(self.config.limits.solver_timeout_ms);
+            self.merged_question(false);
         }
         match answer {
             SatResult::Sat(m) => Ok(Some(m)),
@@ -1209,6 +1210,25 @@ impl<'m> Dse<'m> {
                 Err(())
             }
         }
+    }
+
+    /// Sets the solver up for a merged state's question (`on`), or back:
+    /// the question may take the split's time only ([`Merging::split_after_ms`]),
+    /// a question the orderings search gives up on is undecided, and in a
+    /// race Z3 may grow by merging's room only
+    /// ([`braid_solver::set_question_room`]): undecided, the state is
+    /// split instead.
+    fn merged_question(&mut self, on: bool) {
+        if on {
+            let split_after = self.merger.as_ref().map_or(SPLIT_AFTER_MS, |m| m.config.split_after_ms);
+            let user = self.config.limits.solver_timeout_ms.unwrap_or(u32::MAX);
+            self.solver.set_timeout(Some(user.min(split_after)));
+            braid_solver::set_question_room(self.race_room.map(|r| r.max(0) as u64));
+        } else {
+            self.solver.set_timeout(self.config.limits.solver_timeout_ms);
+            braid_solver::set_question_room(None);
+        }
+        self.solver.split_hard = on;
     }
 
     /// [`Dse::decide`], with an undecided answer taken as "not here".

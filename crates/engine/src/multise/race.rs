@@ -21,7 +21,7 @@
 //! goes on alone, its progress kept.
 
 use super::{Fallback, Multise};
-use crate::dse::merging::{heap_outgrown, RACE_SHARE};
+use crate::dse::merging::{footprint, heap_outgrown, RACE_SHARE};
 use crate::dse::Rival;
 use crate::record::Recorder;
 use crate::results::RaceStats;
@@ -100,7 +100,7 @@ impl<'m> Multise<'m> {
             rival: None,
             dse_time: Duration::ZERO,
             dse_heap: 0,
-            heap_start: braid_budget::heap::live_bytes(),
+            heap_start: footprint(),
             base: braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
             dse_won: false,
             given_up: None,
@@ -141,16 +141,16 @@ impl<'m> Multise<'m> {
         let rival = race.rival.as_mut().expect("started above");
         let peer = (self.result.paths, live);
         loop {
-            let (t, heap) = (Instant::now(), braid_budget::heap::live_bytes());
+            let (t, heap) = (Instant::now(), footprint());
             let more = rival.slice(rec, peer);
             race.dse_time += t.elapsed();
-            race.dse_heap += braid_budget::heap::live_bytes() - heap;
+            race.dse_heap += footprint() - heap;
             if !more {
                 race.dse_won = true;
                 self.race = Some(race);
                 braid_budget::unwind();
             }
-            let merging_heap = braid_budget::heap::live_bytes() - race.heap_start - race.dse_heap;
+            let merging_heap = footprint() - race.heap_start - race.dse_heap;
             let outgrown = heap_outgrown((merging_heap, merging), (race.dse_heap, race.dse_time), race.base);
             if outgrown.is_some() {
                 race.given_up = outgrown;
