@@ -466,7 +466,11 @@ pub fn bytes_of(store: &mut TermStore, v: TermId, width: Option<u8>) -> Option<V
 /// whose values lie in `lo..=hi`: byte `i` where `off + i == c`, else `old`
 /// (for a `wide` store, an undefined old byte is zero). A written value of
 /// another sort than the old one makes a choice that only evaluates, as a
-/// merged dead variable does.
+/// merged dead variable does. Offsets `off` cannot take by its shape
+/// ([`offset_stride`]: `base + (h & 3) * 4` is a multiple of 4 from
+/// `base`) make no choice: a word stored at an aligned slot then leaves
+/// each cell one choice on `off`, the same for the word's bytes, and the
+/// word reads back whole.
 pub fn written(
     store: &mut TermStore,
     off: TermId,
@@ -480,8 +484,12 @@ pub fn written(
         Sort::Undef if wide => store.constant(Value::bv(8, 0)),
         _ => old,
     };
+    let (m, r) = offset_stride(store, off);
     for (i, &b) in bytes.iter().enumerate() {
-        let Some(j) = c.checked_sub(i).filter(|j| (lo..=hi).contains(j)) else {
+        let Some(j) = c
+            .checked_sub(i)
+            .filter(|j| (lo..=hi).contains(j) && (*j as i128).rem_euclid(m) == r)
+        else {
             continue;
         };
         let jt = store.constant(Value::Int(j as i128));
@@ -494,6 +502,54 @@ pub fn written(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word stored at `2 + (h & 3) * 4` makes choices at the offsets
+    /// that can be written only (2, 6, 10, 14), one per cell, and every
+    /// value of `h` reads back the concrete memory's bytes.
+    #[test]
+    fn a_store_at_an_aligned_symbolic_offset_chooses_among_aligned_offsets_only() {
+        let mut s = TermStore::new();
+        let h = s.symbol_term("h", Sort::Bv(32));
+        let [three, two] = [3u64, 2].map(|v| s.constant(Value::bv(32, v)));
+        let low = s.app(Op::And, &[h, three]).unwrap();
+        let scaled = s.app(Op::Shl, &[low, two]).unwrap();
+        let wide = s.app(Op::ZExt(64), &[scaled]).unwrap();
+        let i = s.app(Op::ToInt, &[wide]).unwrap();
+        let c = s.constant(Value::Int(2));
+        let off = s.app(Op::Add, &[i, c]).unwrap();
+        let v = s.constant(Value::bv(32, 0x0403_0201));
+        let bytes = bytes_of(&mut s, v, Some(32)).unwrap();
+        let zero = s.constant(Value::bv(8, 0));
+        let cells: Vec<TermId> = (0..18)
+            .map(|c| {
+                if (2..=17).contains(&c) {
+                    written(&mut s, off, (2, 14), c, &bytes, zero, true)
+                } else {
+                    zero
+                }
+            })
+            .collect();
+        // One choice per written cell: `ite(off == j, byte, 0)`.
+        for c in 2..18 {
+            let Node::App(Op::Ite, a) = s.node(cells[c]) else {
+                panic!("cell {c}: {:?}", s.node(cells[c]));
+            };
+            assert_eq!(s.as_const(a[2]), Some(Value::bv(8, 0)), "cell {c}: a single choice");
+        }
+        let Node::Sym(hs) = *s.node(h) else { unreachable!() };
+        for slot in 0..4u64 {
+            let m: braid_term::Model = [(hs, Value::bv(32, slot + 8))].into_iter().collect();
+            for (c, &cell) in cells.iter().enumerate() {
+                let at = 2 + 4 * slot as usize;
+                let want = if (at..at + 4).contains(&c) {
+                    (c - at + 1) as u64
+                } else {
+                    0
+                };
+                assert_eq!(s.eval(cell, &m), Ok(Value::bv(8, want)), "h = {}, cell {c}", slot + 8);
+            }
+        }
+    }
 
     /// `base + ((h & 3) << 2)` is a multiple of 4 from `base`, `base + h`
     /// anything: the stride a fork per offset steps by.

@@ -106,6 +106,54 @@ impl Tables {
     }
 }
 
+/// Per symbol of `order` (a set's nodes): `Some(k)` when every node that
+/// reads it is `sym & (2^k - 1)` or `sym %u 2^k` with `k` at most
+/// [`MAX_BITS`] (the widest such `k`), `None` when one reads it otherwise.
+/// Such a symbol is tried over its `k` low bits only, the others zero:
+/// the set sees nothing else of it. A hash table's slot is the key's hash
+/// under the table's mask (klib's khash over 32-bit keys: every question
+/// of a lookup went to Z3, 9 ms each).
+fn masked_bits(store: &TermStore, order: &[TermId]) -> FxHashMap<SymId, Option<u32>> {
+    let mut out: FxHashMap<SymId, Option<u32>> = FxHashMap::default();
+    let low_bits = |t: TermId| -> Option<u32> {
+        let Some(Value::Bv { bits, .. }) = store.as_const(t) else {
+            return None;
+        };
+        Some(bits.trailing_ones()).filter(|&k| (1..=MAX_BITS).contains(&k) && bits >> k == 0)
+    };
+    let power = |t: TermId| -> Option<u32> {
+        let Some(Value::Bv { bits, .. }) = store.as_const(t) else {
+            return None;
+        };
+        Some(bits.trailing_zeros()).filter(|&k| bits.is_power_of_two() && (1..=MAX_BITS).contains(&k))
+    };
+    for &t in order {
+        let Node::App(op, args) = store.node(t) else {
+            continue;
+        };
+        let mask = match (op, args.as_slice()) {
+            (Op::And, [a, b]) => match (low_bits(*a), low_bits(*b)) {
+                (_, Some(k)) => Some((*a, k)),
+                (Some(k), None) => Some((*b, k)),
+                _ => None,
+            },
+            (Op::URem, [a, b]) => power(*b).map(|k| (*a, k)),
+            _ => None,
+        };
+        for &a in args.iter() {
+            let Node::Sym(s) = store.node(a) else {
+                continue;
+            };
+            let entry = out.entry(*s).or_insert(Some(0));
+            *entry = match (mask, *entry) {
+                (Some((m, k)), Some(j)) if m == a => Some(j.max(k)),
+                _ => None,
+            };
+        }
+    }
+    out
+}
+
 /// What trying every value found.
 #[derive(Debug, PartialEq)]
 pub enum Found {
@@ -131,8 +179,11 @@ struct Evaluator {
     /// Each constraint's own nodes in post-order, so that one constraint
     /// is evaluated without the others.
     own: Vec<Vec<u32>>,
-    /// The symbols' widths (0: a Boolean).
+    /// The symbols' bits tried (0: a Boolean): a symbol's width, or for
+    /// one read only through a mask, the mask's ([`masked_bits`]).
     widths: Vec<u32>,
+    /// The symbols' bit-vector widths (0: a Boolean).
+    sorts: Vec<u8>,
     assignment: Vec<Value>,
     /// Nodes evaluated (`Err`: does not evaluate), valid under the
     /// current assignment where their stamp is `now`: a new assignment
@@ -163,7 +214,7 @@ impl Evaluator {
                 rest >>= 1;
                 Value::Bool(b)
             } else {
-                let v = Value::bv(w as u8, rest & ((1u64 << w) - 1));
+                let v = Value::bv(self.sorts[i], rest & ((1u64 << w) - 1));
                 rest >>= w;
                 v
             };
@@ -346,11 +397,29 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
     syms.sort_unstable();
     syms.dedup();
-    let mut widths = Vec::with_capacity(syms.len());
+    // The set's nodes in post-order (arguments first), numbered.
+    let order = store.postorder(set);
+    let masked = masked_bits(store, &order);
+    let (mut widths, mut sorts) = (Vec::with_capacity(syms.len()), Vec::with_capacity(syms.len()));
     for &s in &syms {
         match store.symbol(s).sort {
-            Sort::Bool => widths.push(0u32),
-            Sort::Bv(w) if u32::from(w) <= MAX_BITS => widths.push(w as u32),
+            Sort::Bool => {
+                widths.push(0u32);
+                sorts.push(0u8);
+            }
+            // A symbol narrow enough is tried whole, as before masks were
+            // (its constraints keep their tables).
+            Sort::Bv(w) => {
+                let bits = match u32::from(w) > MAX_BITS {
+                    true => masked.get(&s).copied().flatten().unwrap_or(u32::from(w)),
+                    false => u32::from(w),
+                };
+                if bits > MAX_BITS {
+                    return Found::Nothing;
+                }
+                widths.push(bits);
+                sorts.push(w);
+            }
             _ => return Found::Nothing,
         }
     }
@@ -358,8 +427,6 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     if bits > MAX_HARD_BITS {
         return Found::Nothing;
     }
-    // The set's nodes in post-order (arguments first), numbered.
-    let order = store.postorder(set);
     let hard = || {
         order.iter().any(|t| {
             matches!(store.sort(*t), Sort::F32 | Sort::F64)
@@ -413,6 +480,7 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
             })
             .collect(),
         widths,
+        sorts,
         assignment: vec![Value::Bool(false); syms.len()],
         slots: order
             .iter()
@@ -440,7 +508,14 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
             .iter()
             .map(|s| (from[sym_at[s]], ev.widths[sym_at[s]].max(1)))
             .collect();
-        let bits = at.iter().map(|(_, w)| w).sum();
+        // A table is by the values of the constraint's symbols at their
+        // widths; a masked symbol's bits depend on the question (the
+        // widest mask of it there), so its constraints keep no table.
+        let narrowed = |s: &SymId| ev.widths[sym_at[s]] != u32::from(ev.sorts[sym_at[s]]) && ev.sorts[sym_at[s]] > 0;
+        let bits = match store.symbols(c).iter().any(narrowed) {
+            true => u32::MAX,
+            false => at.iter().map(|(_, w)| w).sum(),
+        };
         ev.index.push((c, bits, at));
     }
     // Each symbol's values that the constraints over it alone allow; the
@@ -819,6 +894,59 @@ mod tests {
         }
         let (sat, unsat, nothing) = counts;
         assert!(sat > 5 && unsat > 5, "{sat} sat, {unsat} unsat, {nothing} undecided");
+    }
+
+    /// Wide keys read only under a table's mask (`k & 3`, `k %u 8`), as a
+    /// hash table's slots are: tried over the mask's bits, with models and
+    /// cores as Z3's; a key read plainly as well is left alone.
+    #[test]
+    fn wide_symbols_read_through_masks_agree_with_z3() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(13);
+        let mut s = TermStore::new();
+        let keys: Vec<TermId> = (0..3).map(|i| s.symbol_term(&format!("k{i}"), Sort::Bv(32))).collect();
+        let c32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
+        let mut z3 = crate::Z3Solver::new(Some(5000));
+        let mut counts = (0, 0, 0);
+        for _ in 0..200 {
+            let mut set = Vec::new();
+            for _ in 0..rng.gen_range(1..5) {
+                let (i, j) = (rng.gen_range(0..3), rng.gen_range(0..3));
+                let slot = |s: &mut TermStore, rng: &mut rand::rngs::SmallRng, key: TermId| {
+                    if rng.gen_bool(0.5) {
+                        let m = c32(s, (1 << rng.gen_range(1..5)) - 1);
+                        s.app(Op::And, &[key, m]).unwrap()
+                    } else {
+                        let m = c32(s, 1 << rng.gen_range(1..5));
+                        s.app(Op::URem, &[key, m]).unwrap()
+                    }
+                };
+                let (a, b) = (slot(&mut s, &mut rng, keys[i]), slot(&mut s, &mut rng, keys[j]));
+                // A probe: the next slot of one key against another's.
+                let one = c32(&mut s, rng.gen_range(0..3));
+                let next = s.app(Op::Add, &[a, one]).unwrap();
+                let shift = c32(&mut s, rng.gen_range(0..3));
+                let moved = s.app(Op::Shl, &[next, shift]).unwrap();
+                let op = [Op::ULt, Op::Eq, Op::Ne, Op::UGe][rng.gen_range(0..4)];
+                set.push(s.app(op, &[moved, b]).unwrap());
+            }
+            set.sort_unstable();
+            set.dedup();
+            let found = check(&s, &set);
+            assert!(found != Found::Nothing, "{set:?}: every key is read through a mask");
+            crate::enumerate::agrees_with_z3(&s, &set, found, &mut z3, &mut counts);
+        }
+        let (sat, unsat, _) = counts;
+        assert!(sat > 20 && unsat > 20, "{sat} sat, {unsat} unsat");
+        // The key read plainly too: not tried.
+        let m = c32(&mut s, 3);
+        let slot = s.app(Op::And, &[keys[0], m]).unwrap();
+        let two = c32(&mut s, 2);
+        let a = s.app(Op::Eq, &[slot, two]).unwrap();
+        let seven = c32(&mut s, 7);
+        let b = s.app(Op::UGt, &[keys[0], seven]).unwrap();
+        assert_eq!(check(&s, &[a, b]), Found::Nothing);
+        assert!(matches!(check(&s, &[a]), Found::Sat(_)));
     }
 
     #[test]

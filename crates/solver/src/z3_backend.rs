@@ -283,6 +283,13 @@ fn z3_allocated() -> u64 {
     unsafe { z3_sys::Z3_get_estimated_alloc_size() }
 }
 
+/// A question reading an array of more entries than this goes to a fresh
+/// solver (see `check_once`). A read of a few is a short `ite` chain that
+/// the kept solver decides at once, where a fresh solver costs its setup:
+/// a hash table's slot read as a word among four (klib's khash) took 9 ms
+/// a question in a fresh solver.
+const FRESH_READ_PAIRS: usize = 16;
+
 /// Z3 terms a translator keeps at most.
 const TRANSLATIONS_KEPT: usize = 1 << 20;
 
@@ -291,7 +298,8 @@ struct Translator<'ctx> {
     kit: Option<FloatKit<'ctx>>,
     /// Terms already translated (terms are immutable and hash-consed).
     done: FxHashMap<TermId, Dynamic<'ctx>>,
-    /// The translated terms that read an array (`Op::Read`).
+    /// The translated terms that read an array of more than
+    /// [`FRESH_READ_PAIRS`] entries (`Op::Read`).
     reads: rustc_hash::FxHashSet<TermId>,
     /// The translated terms with integer division, remainder or a product
     /// of two non-constants.
@@ -401,7 +409,9 @@ impl<'ctx> Translator<'ctx> {
                 Node::Const(v) => self.constant(*v)?,
                 Node::Sym(s) => self.symbol(store, *s)?,
                 Node::App(Op::Read, args) => {
-                    self.reads.insert(t);
+                    if args.len() > 2 + 2 * FRESH_READ_PAIRS {
+                        self.reads.insert(t);
+                    }
                     self.read(store, args)
                 }
                 Node::App(op, args) => {
@@ -1159,8 +1169,8 @@ impl Z3Solver {
             return SatResult::Unknown("time limit reached before the query".into());
         }
         self.last_core = None;
-        // A query that reads arrays goes to a fresh solver, whose tactics
-        // bit-blast the `ite` chains: a proof over an array of 1 000 ints took
+        // A query that reads large arrays goes to a fresh solver, whose
+        // tactics bit-blast the `ite` chains: a proof over an array of 1 000 ints took
         // the kept (incremental) solver past 18 s, a fresh one about 1 s.
         if constraints.iter().any(|c| self.translator.reads.contains(c)) {
             return self.check_fresh(z3::Solver::new(self.ctx), store, constraints, &asserted, timeout);
