@@ -530,9 +530,9 @@ mod tests {
             })
             .collect();
         // One choice per written cell: `ite(off == j, byte, 0)`.
-        for c in 2..18 {
-            let Node::App(Op::Ite, a) = s.node(cells[c]) else {
-                panic!("cell {c}: {:?}", s.node(cells[c]));
+        for (c, &cell) in cells.iter().enumerate().skip(2) {
+            let Node::App(Op::Ite, a) = s.node(cell) else {
+                panic!("cell {c}: {:?}", s.node(cell));
             };
             assert_eq!(s.as_const(a[2]), Some(Value::bv(8, 0)), "cell {c}: a single choice");
         }
