@@ -73,6 +73,17 @@ fn recent_slot(v: &Value) -> usize {
 }
 
 impl TermStore {
+    /// `(x, k)` when `t` is `x & k` for a bit-vector constant `k`.
+    fn masked(&self, t: TermId) -> Option<(TermId, u64)> {
+        match self.node(t) {
+            Node::App(Op::And, a) if a.len() == 2 => match self.as_const(a[1]) {
+                Some(Value::Bv { bits, .. }) => Some((a[0], bits)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn new() -> TermStore {
         TermStore::default()
     }
@@ -837,6 +848,23 @@ impl TermStore {
                 _ => None,
             },
             Op::Shl | Op::LShr | Op::AShr if zero(c(self, 1)) => Some(args[0]),
+            // A value under a mask shifted right past the mask's bits: 0
+            // (`(h & 3) >> 4`, a hash table's word of slot flags for four
+            // slots). (Constants are on the right, above.)
+            Op::LShr
+                if matches!((self.masked(args[0]), c(self, 1)), (Some((_, k)), Some(Value::Bv { bits, .. }))
+                    if bits < 64 && k >> bits == 0) =>
+            {
+                Some(self.constant(Value::default_of(sort)))
+            }
+            // Masks of masks: `(x & k1) & k2` is `x & (k1 & k2)`.
+            Op::And if self.masked(args[0]).is_some() && matches!(c(self, 1), Some(Value::Bv { .. })) => {
+                let (Some((x, k1)), Some(Value::Bv { bits: k2, width })) = (self.masked(args[0]), c(self, 1)) else {
+                    return None;
+                };
+                let k = self.constant(Value::bv(width, k1 & k2));
+                self.app(Op::And, &[x, k]).ok()
+            }
             // A C truth value (0 or 1) shifted right by a non-zero amount is
             // 0; narrowed or widened it is the same truth value. (The bytes
             // of a stored flag, and a flag put together from them again.)
@@ -1182,6 +1210,33 @@ mod tests {
         assert_eq!(s.eval(picked, &y_zero), Ok(Value::Int(2)));
         let needs_it = s.app(Op::Or, &[divided, nonzero]).unwrap();
         assert_eq!(s.eval(needs_it, &y_zero), Err(EvalError::DivByZero));
+    }
+
+    /// A masked value shifted right past its mask is 0, masks of masks are
+    /// one mask, and both mean what the operations do on every value of
+    /// the symbol's low byte with a few high bits.
+    #[test]
+    fn masks_fold_and_keep_their_values() {
+        let mut s = TermStore::new();
+        let h = s.symbol_term("h", Sort::Bv(32));
+        let k = |s: &mut TermStore, v: u64| s.constant(Value::bv(32, v));
+        let [three, four, one, twelve, six] = [3, 4, 1, 12, 6].map(|v| k(&mut s, v));
+        let low = s.app(Op::And, &[h, three]).unwrap();
+        let gone = s.app(Op::LShr, &[low, four]).unwrap();
+        assert_eq!(s.as_const(gone), Some(Value::bv(32, 0)));
+        let kept = s.app(Op::LShr, &[low, one]).unwrap();
+        assert!(s.as_const(kept).is_none(), "bit 1 of the mask survives");
+        let outer = s.app(Op::And, &[h, twelve]).unwrap();
+        let both = s.app(Op::And, &[outer, six]).unwrap();
+        assert!(
+            matches!(s.node(both), Node::App(Op::And, a) if a[0] == h && s.as_const(a[1]) == Some(Value::bv(32, 4)))
+        );
+        let Node::Sym(hs) = *s.node(h) else { unreachable!() };
+        for v in (0..256u64).chain([0xffff_ffff, 0x8000_0007, 0x1234_5678]) {
+            let m: Model = [(hs, Value::bv(32, v))].into_iter().collect();
+            assert_eq!(s.eval(kept, &m), Ok(Value::bv(32, (v & 3) >> 1)), "{v:#x}");
+            assert_eq!(s.eval(both, &m), Ok(Value::bv(32, v & 12 & 6)), "{v:#x}");
+        }
     }
 
     /// Every form of a byte widened, narrowed, masked, shifted and compared
