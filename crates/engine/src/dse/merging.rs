@@ -103,16 +103,17 @@ pub const RACE_SHARE: f64 = 0.5;
 /// The memory an exploration holds, as the races count it: this thread's
 /// live heap and what Z3 holds for questions (made by Z3's own allocator,
 /// which the heap's count does not see; its contexts' own memory left
-/// out, as the first question of either racer makes it). dsm on bench/multise's symarith: 8 merged
-/// questions, and Z3's memory for them, took the run to 129 MB against
-/// dse's 62 while merging's heap stayed under dse's.
+/// out, as the first question of either racer makes it). dsm on
+/// bench/multise's symarith: 8 merged questions, and Z3's memory for
+/// them, took the run to 129 MB against dse's 62 while merging's heap
+/// stayed under dse's.
 pub(crate) fn footprint() -> i64 {
     braid_budget::heap::live_bytes() + braid_solver::z3_working() as i64
 }
 
 /// The races' memory rule: once dse has run as long as merging, both alive
-/// cost more than twice dse's memory when merging's heap growth outgrows
-/// dse's plus the memory in use before both (`base`). Why merging is then
+/// cost more than twice dse's memory when merging's growth of its
+/// [`footprint`] outgrows dse's plus the memory in use before both (`base`). Why merging is then
 /// given up, if it is.
 pub(crate) fn heap_outgrown(
     (merging_heap, merging_time): (i64, std::time::Duration),
