@@ -123,8 +123,8 @@ impl Computed {
     /// memory (12 bytes a slot) for results that are cheap to recompute.
     /// At 8 a node (and doubling while under the bound, so past it), the
     /// `and` cache held 12 MiB of the 64 MiB multise peaked at on Heap Sort
-    /// with 650 K nodes; at 2 (never past), 6, and no row of Table 1 ran
-    /// slower.
+    /// with 650 K nodes; at 2 (never past), 6 MiB, and no row of Table 1
+    /// ran slower.
     fn insert(&mut self, key: (Guard, Guard), r: Guard, nodes: usize) {
         self.inserted += 1;
         let cap = nodes.saturating_mul(Self::PER_NODE).clamp(Self::MIN, Self::MAX);
@@ -181,10 +181,13 @@ impl Unique {
         h ^ (h >> 33)
     }
 
+    /// A slot's high half: its key's hash tag.
+    const TAG: u64 = 0xFFFF_FFFF_0000_0000;
+
     /// The slot index to start probing at, and the tag stored with an id.
     #[inline]
     fn place(&self, h: u64) -> (usize, u64) {
-        ((h as usize) & (self.slots.len() - 1), h & 0xFFFF_FFFF_0000_0000)
+        ((h as usize) & (self.slots.len() - 1), h & Self::TAG)
     }
 
     #[inline]
@@ -196,7 +199,7 @@ impl Unique {
             if slot == 0 {
                 return None;
             }
-            if slot & 0xFFFF_FFFF_0000_0000 == tag {
+            if slot & Self::TAG == tag {
                 let id = slot as u32;
                 let n = nodes[id as usize];
                 if n.var == var && n.lo == lo && n.hi == hi {
@@ -221,31 +224,28 @@ impl Unique {
         }
     }
 
-    /// Puts node `id` (not in the table) in.
+    /// Puts node `id` (not in the table) in, growing the table first if
+    /// it is full.
     fn insert(&mut self, nodes: &[Node], id: u32) {
         if self.full() {
             let mut grown = Unique::with_slots(self.slots.len() * 2);
-            for &slot in &self.slots {
-                if slot != 0 {
-                    grown.put(slot, nodes);
-                }
+            for &slot in self.slots.iter().filter(|s| **s != 0) {
+                grown.put(nodes, slot as u32);
             }
             *self = grown;
         }
-        let n = nodes[id as usize];
-        let h = Self::hash(n.var, n.lo, n.hi);
-        self.put((h & 0xFFFF_FFFF_0000_0000) | id as u64, nodes);
+        self.put(nodes, id);
     }
 
-    fn put(&mut self, slot: u64, nodes: &[Node]) {
-        let id = slot as u32;
+    /// Puts node `id` in the first free slot from its key's place.
+    fn put(&mut self, nodes: &[Node], id: u32) {
         let n = nodes[id as usize];
-        let (mut i, _) = self.place(Self::hash(n.var, n.lo, n.hi));
+        let (mut i, tag) = self.place(Self::hash(n.var, n.lo, n.hi));
         let mask = self.slots.len() - 1;
         while self.slots[i] != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = slot;
+        self.slots[i] = tag | u64::from(id);
         self.len += 1;
     }
 
@@ -254,9 +254,7 @@ impl Unique {
     fn rebuild(nodes: &[Node], live: impl Iterator<Item = u32>, count: usize) -> Unique {
         let mut table = Unique::with_slots((count * 2).next_power_of_two().max(Self::MIN));
         for id in live {
-            let n = nodes[id as usize];
-            let h = Self::hash(n.var, n.lo, n.hi);
-            table.put((h & 0xFFFF_FFFF_0000_0000) | id as u64, nodes);
+            table.put(nodes, id);
         }
         table
     }
