@@ -195,15 +195,22 @@ pub fn array_of(store: &mut TermStore, lo: usize, cells: &[TermId], bytes: bool)
         _ => return None,
     });
     let mut values = Vec::with_capacity(cells.len());
-    for &c in cells {
+    for (i, &c) in cells.iter().enumerate() {
         match store.sort(c) {
-            Sort::Undef if bytes => values.push(zero),
-            s if s == sort => values.push(c),
+            Sort::Undef if bytes => values.push((lo + i, zero)),
+            s if s == sort => values.push((lo + i, c)),
             _ => return None,
         }
     }
+    sparse_array(store, values)
+}
+
+/// The array operands `[default, k1, v1, …]` of `read` over `values`, each
+/// at its offset (ascending): the most common value is the default, the others
+/// are listed. `None` if there is none.
+pub fn sparse_array(store: &mut TermStore, values: Vec<(usize, TermId)>) -> Option<Vec<TermId>> {
     let mut counts: rustc_hash::FxHashMap<TermId, usize> = rustc_hash::FxHashMap::default();
-    for v in &values {
+    for (_, v) in &values {
         *counts.entry(*v).or_default() += 1;
     }
     let default = counts
@@ -211,9 +218,9 @@ pub fn array_of(store: &mut TermStore, lo: usize, cells: &[TermId], bytes: bool)
         .max_by_key(|(v, n)| (**n, std::cmp::Reverse(**v)))
         .map(|(v, _)| *v)?;
     let mut array = vec![default];
-    for (i, v) in values.into_iter().enumerate() {
+    for (k, v) in values {
         if v != default {
-            array.push(store.constant(Value::Int((lo + i) as i128)));
+            array.push(store.constant(Value::Int(k as i128)));
             array.push(v);
         }
     }

@@ -2323,21 +2323,8 @@ impl<'m> Dse<'m> {
             let word = self.assemble(&cells[p..p + n], w, ASSEMBLE_DEPTH, &mut done)?;
             words.push((lo + p, word));
         }
-        let mut counts: FxHashMap<TermId, usize> = FxHashMap::default();
-        for (_, v) in &words {
-            *counts.entry(*v).or_default() += 1;
-        }
-        let default = counts
-            .iter()
-            .max_by_key(|(v, n)| (**n, std::cmp::Reverse(**v)))
-            .map(|(v, _)| *v)?;
-        let mut args = vec![off, default];
-        for (p, v) in words {
-            if v != default {
-                args.push(self.store.constant(Value::Int(p as i128)));
-                args.push(v);
-            }
-        }
+        let array = crate::semantics::sparse_array(&mut self.store, words)?;
+        let args: Vec<TermId> = std::iter::once(off).chain(array).collect();
         self.store.app(Op::Read, &args).ok()
     }
 
