@@ -66,7 +66,7 @@ enum Command {
         /// Time limit per run in seconds (a run that hits it shows `>T`).
         #[arg(long, default_value_t = 60.0)]
         max_time: f64,
-        /// Searcher of dse and dsm: dfs, bfs, random-path, covnew.
+        /// Searcher of dse and dsm: dfs, bfs, random-path, covnew, interleaved.
         #[arg(long, default_value = "dfs")]
         search: String,
     },
@@ -97,8 +97,9 @@ struct RunArgs {
     /// Exploration engine.
     #[arg(long, default_value = "dse")]
     engine: String,
-    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew;
-    /// concolic's open branches: dfs, bfs, generational (the default).
+    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew, interleaved
+    /// (random-path and dfs in turns), auto (dfs for 2 s, then interleaved; dse's default;
+    /// dsm's is dfs); concolic's open branches: dfs, bfs, generational (the default).
     #[arg(long)]
     search: Option<String>,
     /// concolic: MuSE — the assignments the solver passes through (partial
@@ -701,11 +702,12 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
+        EngineKind::Dse => args.search.as_deref().unwrap_or("auto"),
         _ => args.search.as_deref().unwrap_or("dfs"),
     };
     let search = SearchKind::parse(search_name).ok_or_else(|| match search_name {
         "generational" => anyhow!("--search generational applies to --engine concolic only"),
-        _ => anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew)"),
+        _ => anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew, interleaved, auto)"),
     })?;
     let progress = ProgressMode::parse(&args.progress)
         .ok_or_else(|| anyhow!("unknown --progress `{}` (auto, always, never)", args.progress))?;
@@ -816,7 +818,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
 
 fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64, search: &str) -> Result<i32> {
     let search = SearchKind::parse(search)
-        .ok_or_else(|| anyhow!("unknown searcher `{search}` (dfs, bfs, random-path, covnew)"))?;
+        .ok_or_else(|| anyhow!("unknown searcher `{search}` (dfs, bfs, random-path, covnew, interleaved, auto)"))?;
     if max_time == 0.0 {
         bail!("--max-time must be a positive number of seconds");
     }

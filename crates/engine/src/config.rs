@@ -10,14 +10,23 @@ pub enum SearchKind {
     RandomPath,
     /// KLEE's nurs:covnew: states that recently covered new code are more likely.
     CovNew,
+    /// random-path and dfs in turns (as KLEE interleaves random-path with
+    /// covnew): random-path's choices reach the program's shallow branches
+    /// that dfs leaves behind a deep subtree, dfs's finish paths.
+    Interleaved,
+    /// dfs for the exploration's first [`crate::search::AUTO_DFS`], then
+    /// interleaved: `braid run`'s default for dse.
+    Auto,
 }
 
 impl SearchKind {
-    pub const ALL: [SearchKind; 4] = [
+    pub const ALL: [SearchKind; 6] = [
         SearchKind::Dfs,
         SearchKind::Bfs,
         SearchKind::RandomPath,
         SearchKind::CovNew,
+        SearchKind::Interleaved,
+        SearchKind::Auto,
     ];
 
     pub fn parse(s: &str) -> Option<SearchKind> {
@@ -30,6 +39,8 @@ impl SearchKind {
             SearchKind::Bfs => "bfs",
             SearchKind::RandomPath => "random-path",
             SearchKind::CovNew => "covnew",
+            SearchKind::Interleaved => "interleaved",
+            SearchKind::Auto => "auto",
         }
     }
 }

@@ -127,6 +127,17 @@ impl<'a> Recorder<'a> {
     /// [`Recorder::complete`], with no test if the concrete run takes more
     /// than `max_steps` statements.
     pub fn complete_within(&mut self, inputs: Vec<TestInput>, max_steps: Option<u64>) -> bool {
+        self.complete_where(inputs, max_steps, false)
+    }
+
+    /// [`Recorder::complete`], with a test only if the concrete run covers
+    /// a branch no test covers or ends in a bug (a state dropped to make
+    /// room: a test per state would cost more than the room it makes).
+    pub fn complete_if_new(&mut self, inputs: Vec<TestInput>) -> bool {
+        self.complete_where(inputs, None, true)
+    }
+
+    fn complete_where(&mut self, inputs: Vec<TestInput>, max_steps: Option<u64>, only_new: bool) -> bool {
         if !self.seen.insert(inputs_hash(&inputs)) {
             return false;
         }
@@ -149,6 +160,11 @@ impl<'a> Recorder<'a> {
             return false;
         }
         if self.drops(&run) {
+            return false;
+        }
+        let new =
+            || matches!(&run.outcome, Outcome::Bug { .. }) || run.covered.iter().any(|b| !self.covered.contains(b));
+        if only_new && !new() {
             return false;
         }
         let mut test = TestCase::new(

@@ -37,6 +37,9 @@ use std::time::{Duration, Instant};
 
 /// Statements a state runs before the searcher chooses again.
 const SLICE: u64 = 10_000;
+/// The share of the memory limit at which dse sheds live states
+/// ([`Dse::shed`]).
+const SHED_FROM: f64 = 0.6;
 /// Merge conditions a load looks through to put a word's bytes together
 /// as a choice of words (see `assemble`); at 3, the B-tree of
 /// bench/containers under ssm read keys as four choices of bytes, which
@@ -257,6 +260,8 @@ pub struct Dse<'m> {
     /// In a race, once dse has started: the bytes merging may still grow
     /// by before the race's memory rule gives it up ([`merging::heap_outgrown`]).
     race_room: Option<i64>,
+    /// This thread's live heap when states were last shed ([`Dse::shed`]).
+    shed_heap: i64,
 }
 
 /// Loop-head merging's implication check, by one solver query: `path`
@@ -317,6 +322,7 @@ impl<'m> Dse<'m> {
             },
             covered: FxHashSet::default(),
             live: 0,
+            shed_heap: 0,
             alone: false,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
             budget: Budget::unlimited(),
@@ -492,6 +498,9 @@ impl<'m> Dse<'m> {
         // A part may have merged into another one of this slice.
         ids.retain(|id| states.0.contains_key(id));
         sched.add(Some(id), &ids, &states.0, self.merger.as_ref());
+        if self.merger.is_none() {
+            self.shed(states, rec);
+        }
         self.flush(rec);
         rec.progress(self.result.paths.max(self.peer.0), self.live + self.peer.1);
         if let Some(why) = self.merging_to_give_up() {
@@ -517,6 +526,48 @@ impl<'m> Dse<'m> {
         if self.budget.stopped() {
             self.frontier(live(), rec);
         }
+    }
+
+    /// Past [`SHED_FROM`] of the memory limit, the half of the live states
+    /// that went longest without covering a branch end: each one's model is
+    /// run concretely to the end, and becomes a test if that covers a new
+    /// branch (as a stopped run's frontier does, where every state gets a
+    /// test), and the exploration goes on with the others (KLEE kills
+    /// states at its memory cap). The next shedding waits until the
+    /// heap has grown back to what it was: resident memory lags behind the
+    /// heap (freed pages go back after a delay), and a threshold that rose
+    /// with each shedding reached the limit's stop on bench/limits/json.c
+    /// (150 MB, 5 sheddings, the heap at 31 to 67 MB).
+    fn shed(&mut self, states: &mut States, rec: &mut Recorder) {
+        if states.0.len() < 2
+            || braid_budget::heap::live_bytes() < self.shed_heap
+            || self.budget.memory_share().is_none_or(|m| m < SHED_FROM)
+            || self.budget.stopped()
+        {
+            return;
+        }
+        self.shed_heap = braid_budget::heap::live_bytes();
+        let mut order: Vec<(u64, StateId)> = states.0.iter().map(|(id, s)| (s.steps_since_cover, *id)).collect();
+        order.sort_unstable();
+        let gone: Vec<State> = order[order.len() / 2..]
+            .iter()
+            .filter_map(|(_, id)| states.0.remove(id))
+            .collect();
+        self.live -= gone.len();
+        self.result.stats.states_shed += gone.len() as u64;
+        let limit = self.budget.limits().memory_mb.unwrap_or(0);
+        self.incomplete(format!(
+            "memory: live states past {}% of the {limit} MB limit were ended by concrete runs (stats.states_shed)",
+            (SHED_FROM * 100.0) as u32
+        ));
+        for st in &gone {
+            if self.budget.poll() {
+                break;
+            }
+            rec.complete_if_new(self.inputs_under(st, &st.model));
+        }
+        drop(gone);
+        self.budget.release_memory();
     }
 
     /// Merging raced against dse ([`Merging::race_after_ms`]): merging runs
@@ -1027,7 +1078,7 @@ impl<'m> Dse<'m> {
             loops.split_failed(st, slow);
             return None;
         }
-        loops.split_done(combos.len());
+        loops.split_done(st, combos.len());
         let parts = combos
             .into_iter()
             .map(|(values, model)| {
