@@ -105,7 +105,7 @@ fn merging_flags_are_checked() {
     for args in [
         vec!["run", &figure1, "--merge", "all"],
         vec!["run", &figure1, "--engine", "ssm", "--merge", "some"],
-        vec!["run", &figure1, "--engine", "ssm", "--search", "bfs"],
+        vec!["run", &figure1, "--engine", "ssm", "--search", "warp"],
         vec!["run", &figure1, "--engine", "ssm", "--delta", "4"],
         vec!["run", &figure1, "--engine", "dsm", "--delta", "0"],
         vec!["run", &figure1, "--engine", "dsm", "--beta", "2"],

@@ -391,7 +391,7 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         .arg(&dir)
         .args(spec.run_args())
         .args(&words);
-    if matches!(spec.kind, EngineKind::Dse | EngineKind::Dsm) {
+    if !matches!(spec.kind, EngineKind::Concolic) {
         cmd.args(["--search", args.search.name()]);
     }
     if let Some(t) = args.max_time {

@@ -97,9 +97,10 @@ struct RunArgs {
     /// Exploration engine.
     #[arg(long, default_value = "dse")]
     engine: String,
-    /// Searcher (dse; dsm's driving searcher): dfs, bfs, random-path, covnew, interleaved
-    /// (random-path and dfs in turns), auto (dfs for 2 s, then interleaved; dse's default;
-    /// dsm's is dfs); concolic's open branches: dfs, bfs, generational (the default).
+    /// Searcher (dse; dsm's driving searcher; ssm's and multise's: that of the dse they race
+    /// or hand the run over to): dfs, bfs, random-path, covnew, interleaved (random-path and
+    /// dfs in turns), auto (dfs for 2 s, then interleaved; the default but for dsm's, dfs);
+    /// concolic's open branches: dfs, bfs, generational (the default).
     #[arg(long)]
     search: Option<String>,
     /// concolic: MuSE — the assignments the solver passes through (partial
@@ -702,7 +703,9 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
-        EngineKind::Dse => args.search.as_deref().unwrap_or("auto"),
+        // ssm and multise take no searcher: theirs is that of the dse they
+        // race or hand the run over to.
+        EngineKind::Dse | EngineKind::Ssm | EngineKind::Multise => args.search.as_deref().unwrap_or("auto"),
         _ => args.search.as_deref().unwrap_or("dfs"),
     };
     let search = SearchKind::parse(search_name).ok_or_else(|| match search_name {
@@ -872,9 +875,6 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
     }
     if args.delta.is_some() && engine != "dsm" {
         bail!("--delta applies to --engine dsm only");
-    }
-    if args.search.is_some() && matches!(engine, "ssm" | "multise") {
-        bail!("--search applies to --engine dse and dsm (ssm picks states in topological order; multise has --pick)");
     }
     let strategy = match engine {
         "ssm" => Strategy::Static,

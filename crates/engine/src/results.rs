@@ -177,8 +177,9 @@ pub struct Stats {
     pub statements_ahead: u64,
     pub ahead_ms: u64,
     pub states_created: u64,
-    /// dse: states ended by a concrete run (their tests written) to make
-    /// room under the memory limit ([`crate::dse`]'s shedding).
+    /// dse: states ended by a concrete run (a test where it covers a new
+    /// branch or finds a bug) to make room under the memory limit
+    /// ([`crate::dse`]'s shedding).
     pub states_shed: u64,
     /// State merging: pairs of states merged, and pairs of mergeable states
     /// (same location, stack, allocations and inputs) that were compared.
