@@ -66,7 +66,8 @@ enum Command {
         /// Time limit per run in seconds (a run that hits it shows `>T`).
         #[arg(long, default_value_t = 60.0)]
         max_time: f64,
-        /// Searcher of dse and dsm: dfs, bfs, random-path, covnew, interleaved.
+        /// Searcher of dse and dsm (and of the dse ssm and multise race or hand over to): dfs,
+        /// bfs, random-path, covnew, interleaved, auto.
         #[arg(long, default_value = "dfs")]
         search: String,
     },
@@ -703,8 +704,8 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
-        // ssm and multise take no searcher: theirs is that of the dse they
-        // race or hand the run over to.
+        // ssm's and multise's searcher is that of the dse they race or
+        // hand the run over to.
         EngineKind::Dse | EngineKind::Ssm | EngineKind::Multise => args.search.as_deref().unwrap_or("auto"),
         _ => args.search.as_deref().unwrap_or("dfs"),
     };

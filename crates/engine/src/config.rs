@@ -15,7 +15,8 @@ pub enum SearchKind {
     /// that dfs leaves behind a deep subtree, dfs's finish paths.
     Interleaved,
     /// dfs for the exploration's first [`crate::search::AUTO_DFS`], then
-    /// interleaved: `braid run`'s default for dse.
+    /// interleaved: `braid run`'s default for dse (and the dse ssm and
+    /// multise race or hand over to).
     Auto,
 }
 
