@@ -72,22 +72,31 @@ impl fmt::Display for Exit {
 impl wasmi::errors::HostError for Exit {}
 
 impl Host {
-    /// The next recorded input read under `name` (its sort's zero if the
-    /// test leaves it out: the solver left it free).
     /// The input name of a KLEE harness call whose name argument points to
-    /// `at`: the string there, as braid names such inputs, when the test
-    /// has inputs under it; else the call's own name (braid names inputs
-    /// after the function where the name was not a string literal).
+    /// `at`: the string there, as braid names such inputs, unless the test
+    /// has inputs under the call's own name and none under it (braid names
+    /// inputs after the function where the name was not a string literal).
     fn label(&self, mem: &[u8], at: i32, call: &str) -> String {
         let text = mem.get(at as u32 as usize..).map(|rest| {
             let end = rest.iter().position(|&c| c == 0).unwrap_or(0);
             String::from_utf8_lossy(&rest[..end]).into_owned()
         });
         text.and_then(|t| crate::harness::input_label(&t))
-            .filter(|l| self.inputs.contains_key(&braid_ir::input_name(l, 0)))
+            .filter(|l| self.names(l) || !self.names(call))
             .unwrap_or_else(|| call.to_string())
     }
 
+    /// Whether the test has an input read under `name` (its first read,
+    /// `name`, or a later one, `name#k`: a test may leave any of them out).
+    fn names(&self, name: &str) -> bool {
+        self.inputs.keys().any(|k| {
+            k.strip_prefix(name)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
+        })
+    }
+
+    /// The next recorded input read under `name` (`None` if the test
+    /// leaves it out: the solver left it free, and the caller reads zero).
     fn next(&mut self, name: &str) -> Option<Value> {
         let k = self.reads.entry(name.to_string()).or_insert(0);
         let key = braid_ir::input_name(name, *k);
