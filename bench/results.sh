@@ -29,18 +29,18 @@ out=bench/RESULTS.md
     echo "branches by replay, and \`agree\` says every engine's tests replay and match dse's coverage and bugs."
     echo
     echo '```'
-    echo "braid bench bench/merging --engines dse,ssm-qce,ssm-all,dsm,multise --search covnew --max-time 60"
+    echo "braid bench bench/merging --engines dse,ssm-qce,ssm-all,dsm,multise --search covnew --driver covnew --max-time 60"
     echo '```'
     echo
-    "$braid" bench bench/merging --engines dse,ssm-qce,ssm-all,dsm,multise --search covnew --max-time 60 || true
+    "$braid" bench bench/merging --engines dse,ssm-qce,ssm-all,dsm,multise --search covnew --driver covnew --max-time 60 || true
     echo
     echo "### dsm against ssm (both with QCE)"
     echo
     echo '```'
-    echo "braid bench bench/merging --engines dsm,ssm-qce --search covnew --max-time 60"
+    echo "braid bench bench/merging --engines dsm,ssm-qce --search covnew --driver covnew --max-time 60"
     echo '```'
     echo
-    "$braid" bench bench/merging --engines dsm,ssm-qce --search covnew --max-time 60 || true
+    "$braid" bench bench/merging --engines dsm,ssm-qce --search covnew --driver covnew --max-time 60 || true
     echo
     echo "## State merging under a time limit (bench/merging/timed)"
     echo
@@ -50,10 +50,10 @@ out=bench/RESULTS.md
     echo
     for search in covnew dfs; do
         echo '```'
-        echo "braid bench bench/merging/timed --engines dse,ssm-qce,dsm --search $search --max-time 10"
+        echo "braid bench bench/merging/timed --engines dse,ssm-qce,dsm --search $search --driver $search --max-time 10"
         echo '```'
         echo
-        "$braid" bench bench/merging/timed --engines dse,ssm-qce,dsm --search "$search" --max-time 10 || true
+        "$braid" bench bench/merging/timed --engines dse,ssm-qce,dsm --search "$search" --driver "$search" --max-time 10 || true
         echo
     done
     echo "## Anytime: programs that do not finish (bench/limits)"

@@ -35,7 +35,7 @@ fn ssm_and_dsm_agree_with_dse_on_every_example_and_their_tests_replay() {
         runs[0].extend(["--loop-merge", "off"]);
         for search in ["dfs", "bfs", "covnew"] {
             for m in ["all", "qce"] {
-                runs.push(vec!["--engine", "dsm", "--search", search, "--merge", m]);
+                runs.push(vec!["--engine", "dsm", "--driver", search, "--merge", m]);
             }
         }
         for (i, args) in runs.iter().enumerate() {
@@ -87,7 +87,7 @@ fn dsm_fast_forwards_states_into_merges() {
     let (_, json, _) = run_json(
         &p,
         dir.path(),
-        &["--engine", "dsm", "--search", "covnew", "--race-after", "off"],
+        &["--engine", "dsm", "--driver", "covnew", "--race-after", "off"],
     );
     let s = &json["stats"];
     let forwarded = s["fast_forwards"].as_u64().expect("fast forwards");
@@ -100,6 +100,21 @@ fn dsm_fast_forwards_states_into_merges() {
 }
 
 #[test]
+fn dsm_by_default_merges_the_two_sides_of_a_branch() {
+    // Table 1's Find Max: under a dfs driver the sibling a fork leaves
+    // behind moves only after the other's whole subtree, so no two states
+    // of one iteration ever meet; the default driver moves it too.
+    let p = example("bench/multise/findmax.wasm");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, json, _) = run_json(&p, dir.path(), &["--engine", "dsm", "--race-after", "off"]);
+    assert_eq!(json["complete"], true, "{json}");
+    assert_eq!(json["search"], "interleaved", "{json}");
+    assert!(json["stats"]["states_merged"].as_u64().expect("merged") > 0, "{json}");
+    let (_, dse, _) = run_json(&p, &dir.path().join("dse"), &[]);
+    assert_eq!(bugs_and_coverage(&json), bugs_and_coverage(&dse));
+}
+
+#[test]
 fn merging_flags_are_checked() {
     let figure1 = example("examples/paper/figure1.bir");
     for args in [
@@ -108,6 +123,9 @@ fn merging_flags_are_checked() {
         vec!["run", &figure1, "--engine", "ssm", "--search", "warp"],
         vec!["run", &figure1, "--engine", "ssm", "--delta", "4"],
         vec!["run", &figure1, "--engine", "dsm", "--delta", "0"],
+        vec!["run", &figure1, "--engine", "dsm", "--driver", "warp"],
+        vec!["run", &figure1, "--engine", "ssm", "--driver", "dfs"],
+        vec!["bench", &figure1, "--driver", "warp"],
         vec!["run", &figure1, "--engine", "dsm", "--beta", "2"],
         vec!["run", &figure1, "--engine", "multise", "--alpha", "0.1"],
         vec!["run", &figure1, "--engine", "dse", "--fallback", "none"],

@@ -4,7 +4,7 @@
 //! loop-head merging loses no bug and no covered branch.
 
 use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
-use braid_engine::dse::merging::{Merging, Similarity, Strategy};
+use braid_engine::dse::merging::{Merging, Similarity, Strategy, DSM_DRIVER};
 use braid_engine::multise::Pick;
 use braid_engine::replay::{coverage, replay};
 use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec, RunAhead, RunResult, SearchKind};
@@ -352,12 +352,12 @@ proptest! {
         engines.push(Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, true));
         for search in SearchKind::ALL {
             for similarity in [Similarity::All, Similarity::Qce] {
-                engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, similarity, search, false));
+                engines.push(Engine::Merging(Strategy::Dynamic { delta: 8, driver: search }, similarity, search, false));
             }
         }
         // Raced against dse, whichever finishes first.
         engines.push(Engine::Raced(Strategy::Static));
-        engines.push(Engine::Raced(Strategy::Dynamic { delta: 8 }));
+        engines.push(Engine::Raced(Strategy::Dynamic { delta: 8, driver: DSM_DRIVER }));
         for engine in &engines {
             let (m, mbugs, mcovered) = explore(&src, engine);
             prop_assert_eq!((&bugs, &covered), (&mbugs, &mcovered), "dse vs {}\n{}", m.engine, src);
@@ -457,7 +457,7 @@ proptest! {
         let (_, bugs, covered) = explore(&src, &Engine::Dse(SearchKind::Dfs));
         let mut engines: Vec<Engine> = SearchKind::ALL.into_iter().map(Engine::Dse).collect();
         engines.push(Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, false));
-        engines.push(Engine::Merging(Strategy::Dynamic { delta: 8 }, Similarity::Qce, SearchKind::CovNew, false));
+        engines.push(Engine::Merging(Strategy::Dynamic { delta: 8, driver: SearchKind::CovNew }, Similarity::Qce, SearchKind::CovNew, false));
         engines.push(Engine::Multise { coalesce: true, pick: Pick::Topo, collect: false });
         engines.push(Engine::Multise { coalesce: true, pick: Pick::Topo, collect: true });
         for engine in engines {
@@ -548,7 +548,7 @@ proptest! {
         for src in [random_program(seed), random_memory_program(seed)] {
             let engines = [
                 (Engine::Merging(Strategy::Static, Similarity::All, SearchKind::Dfs, false), true),
-                (Engine::Merging(Strategy::Dynamic { delta: 8 }, Similarity::All, SearchKind::Dfs, false), false),
+                (Engine::Merging(Strategy::Dynamic { delta: 8, driver: SearchKind::Dfs }, Similarity::All, SearchKind::Dfs, false), false),
                 (Engine::Concolic { strategy: ConcolicStrategy::ALL[0], partial: false }, true),
                 (Engine::Concolic { strategy: ConcolicStrategy::ALL[0], partial: true }, true),
             ];

@@ -24,6 +24,8 @@ pub struct BenchArgs {
     pub json: bool,
     pub max_time: Option<Duration>,
     pub search: SearchKind,
+    /// dsm's driving searcher (`None`: `braid run`'s default).
+    pub driver: Option<SearchKind>,
 }
 
 /// The statistics the tables show, read off a run's `--json` object.
@@ -393,6 +395,9 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         .args(&words);
     if !matches!(spec.kind, EngineKind::Concolic) {
         cmd.args(["--search", args.search.name()]);
+    }
+    if let (EngineKind::Dsm, Some(driver)) = (spec.kind, args.driver) {
+        cmd.args(["--driver", driver.name()]);
     }
     if let Some(t) = args.max_time {
         cmd.args(["--max-time", &t.as_secs_f64().to_string()]);

@@ -66,10 +66,13 @@ enum Command {
         /// Time limit per run in seconds (a run that hits it shows `>T`).
         #[arg(long, default_value_t = 60.0)]
         max_time: f64,
-        /// Searcher of dse and dsm (and of the dse ssm and multise race or hand over to): dfs,
+        /// Searcher of dse (and of the dse ssm, dsm and multise race or hand over to): dfs,
         /// bfs, random-path, covnew, interleaved, auto.
         #[arg(long, default_value = "dfs")]
         search: String,
+        /// dsm's driving searcher (default: interleaved, as `braid run`'s).
+        #[arg(long)]
+        driver: Option<String>,
     },
     /// Query count estimates (QCE) per labelled statement: Q_t, Q_add, hot variables.
     Qce {
@@ -98,12 +101,16 @@ struct RunArgs {
     /// Exploration engine.
     #[arg(long, default_value = "dse")]
     engine: String,
-    /// Searcher (dse; dsm's driving searcher; ssm's and multise's: that of the dse they race
-    /// or hand the run over to): dfs, bfs, random-path, covnew, interleaved (random-path and
-    /// dfs in turns), auto (dfs for 2 s, then interleaved; the default but for dsm's, dfs);
-    /// concolic's open branches: dfs, bfs, generational (the default).
+    /// Searcher (dse; ssm's, dsm's and multise's: that of the dse they race or hand the run
+    /// over to): dfs, bfs, random-path, covnew, interleaved (random-path and dfs in turns),
+    /// auto (dfs for 2 s, then interleaved; the default); concolic's open branches: dfs, bfs,
+    /// generational (the default).
     #[arg(long)]
     search: Option<String>,
+    /// dsm: the searcher that drives dynamic merging (picks the states fast-forwarding does
+    /// not): dfs, bfs, random-path, covnew, interleaved (the default), auto.
+    #[arg(long)]
+    driver: Option<String>,
     /// concolic: MuSE — the assignments the solver passes through (partial
     /// solutions) become test inputs too.
     #[arg(long)]
@@ -347,7 +354,8 @@ fn dispatch(command: Command) -> Result<i32> {
             json,
             max_time,
             search,
-        } => bench_command(suite, engines, json, max_time, &search),
+            driver,
+        } => bench_command(suite, engines, json, max_time, &search, driver),
     }
 }
 
@@ -704,10 +712,9 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
-        // ssm's and multise's searcher is that of the dse they race or
-        // hand the run over to.
-        EngineKind::Dse | EngineKind::Ssm | EngineKind::Multise => args.search.as_deref().unwrap_or("auto"),
-        _ => args.search.as_deref().unwrap_or("dfs"),
+        // The merging engines' searcher is that of the dse they race or
+        // hand the run over to (dsm's driver is `--driver`).
+        _ => args.search.as_deref().unwrap_or("auto"),
     };
     let search = SearchKind::parse(search_name).ok_or_else(|| match search_name {
         "generational" => anyhow!("--search generational applies to --engine concolic only"),
@@ -810,6 +817,11 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         EngineKind::Multise => args.pick.clone(),
         EngineKind::Ssm => "topological".into(),
         EngineKind::Concolic => spec.concolic.strategy.name().into(),
+        // dsm's order is its driver's (fast-forwarding aside).
+        EngineKind::Dsm => match spec.merging.as_ref().map(|m| m.strategy) {
+            Some(Strategy::Dynamic { driver, .. }) => driver.name().into(),
+            _ => search.name().into(),
+        },
         _ => search.name().into(),
     };
     let dump = result.state_dump.take();
@@ -820,9 +832,20 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     Ok((report, dump))
 }
 
-fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64, search: &str) -> Result<i32> {
-    let search = SearchKind::parse(search)
-        .ok_or_else(|| anyhow!("unknown searcher `{search}` (dfs, bfs, random-path, covnew, interleaved, auto)"))?;
+fn bench_command(
+    suite: PathBuf,
+    engines: Vec<String>,
+    json: bool,
+    max_time: f64,
+    search: &str,
+    driver: Option<String>,
+) -> Result<i32> {
+    let parse = |name: &str| {
+        SearchKind::parse(name)
+            .ok_or_else(|| anyhow!("unknown searcher `{name}` (dfs, bfs, random-path, covnew, interleaved, auto)"))
+    };
+    let search = parse(search)?;
+    let driver = driver.as_deref().map(parse).transpose()?;
     if max_time == 0.0 {
         bail!("--max-time must be a positive number of seconds");
     }
@@ -832,6 +855,7 @@ fn bench_command(suite: PathBuf, engines: Vec<String>, json: bool, max_time: f64
         json,
         max_time: self::max_time(Some(max_time))?,
         search,
+        driver,
     })
 }
 
@@ -877,11 +901,22 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
     if args.delta.is_some() && engine != "dsm" {
         bail!("--delta applies to --engine dsm only");
     }
+    if args.driver.is_some() && engine != "dsm" {
+        bail!("--driver applies to --engine dsm only (--search sets the searcher of the others)");
+    }
+    let driver = match args.driver.as_deref() {
+        None => braid_engine::dse::merging::DSM_DRIVER,
+        Some(name) => SearchKind::parse(name)
+            .ok_or_else(|| anyhow!("unknown --driver `{name}` (dfs, bfs, random-path, covnew, interleaved, auto)"))?,
+    };
     let strategy = match engine {
         "ssm" => Strategy::Static,
         "dsm" => match args.delta {
             Some(0) => bail!("--delta must be at least 1"),
-            d => Strategy::Dynamic { delta: d.unwrap_or(8) },
+            d => Strategy::Dynamic {
+                delta: d.unwrap_or(8),
+                driver,
+            },
         },
         _ => return Ok(None),
     };

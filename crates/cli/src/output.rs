@@ -243,7 +243,8 @@ impl Sink for RunSink {
 
 pub struct Report {
     pub program: String,
-    /// The searcher (dse) or pick strategy (multise).
+    /// The order states run in: the searcher (dse), the driving searcher
+    /// (dsm), topological (ssm), the pick (multise), concolic's strategy.
     pub search: String,
     pub result: RunResult,
 }

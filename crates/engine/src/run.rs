@@ -92,7 +92,10 @@ impl EngineSpec {
             kind,
             merging: match kind {
                 EngineKind::Ssm => Some(merging(Strategy::Static)),
-                EngineKind::Dsm => Some(merging(Strategy::Dynamic { delta: 8 })),
+                EngineKind::Dsm => Some(merging(Strategy::Dynamic {
+                    delta: 8,
+                    driver: crate::dse::merging::DSM_DRIVER,
+                })),
                 _ => None,
             },
             multise: multise::Options::default(),

@@ -20,6 +20,7 @@
 
 use super::state::{Alt, Merge, PageMemo, State};
 use super::Dse;
+use crate::config::SearchKind;
 use crate::qce::{Cell, Counts, Qce, QceParams};
 use crate::results::Branch;
 use crate::search::{Searcher, StateId, StateInfo};
@@ -56,8 +57,22 @@ pub enum Strategy {
     Static,
     /// Algorithm 2: the driving searcher, overridden by fast-forwarding of
     /// states similar to one of another state's last `delta` block starts.
-    Dynamic { delta: usize },
+    Dynamic { delta: usize, driver: SearchKind },
 }
+
+/// dsm's driving searcher unless `--driver` names one. Fast-forwarding
+/// brings a lagging state to a state ahead of it only once the lagging
+/// state stands where the other has been; after a fork the sibling left
+/// behind stands at the other side of the branch, where the state ahead
+/// never was, and under dfs it moves only after the state ahead's whole
+/// subtree is done: on Table 1 dsm driven by dfs merged nothing on Array
+/// Index, Find Max and Kadane (662 attempts on Kadane, none similar: states
+/// of different iterations). Kuznetsov et al. drove it with KLEE's random
+/// searchers, which move the sibling too. random-path alone merged most
+/// but held 3x dse's memory on Heap Sort (its breadth); random-path and
+/// dfs in turns stayed within 2x of dse's time and memory on every row
+/// (bench/RESULTS.md).
+pub const DSM_DRIVER: SearchKind = SearchKind::Interleaved;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Merging {

@@ -438,12 +438,12 @@ impl<'m> Dse<'m> {
     fn begin(&mut self) -> Result<Exploration, EngineError> {
         let init = self.initial_state()?;
         let mut states = States(FxHashMap::default());
-        let driver = || make_searcher(self.config.search, self.config.seed);
+        let seed = self.config.seed;
         let mut sched = match self.merger.as_ref().map(|m| m.config.strategy) {
-            None => Scheduler::Plain(driver()),
+            None => Scheduler::Plain(make_searcher(self.config.search, seed)),
             Some(Strategy::Static) => Scheduler::Topological(Default::default()),
-            Some(Strategy::Dynamic { delta }) => Scheduler::Dynamic {
-                driver: driver(),
+            Some(Strategy::Dynamic { delta, driver }) => Scheduler::Dynamic {
+                driver: make_searcher(driver, seed),
                 delta,
                 forwarding: Default::default(),
             },
