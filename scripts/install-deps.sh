@@ -5,13 +5,15 @@
 #   clang lld     `braid run prog.c` compiles C to wasm32 with them
 #   wasi-libc libclang-rt-dev-wasm32
 #                 the C library and runtime for C programs that use libc
+#   libc++-dev-wasm32
+#                 C++'s standard library (libc++, libc++abi) for wasm32
 #   cvc5          a second solver raced against Z3 on questions over floats
 #   python3-venv  for Bitwuzla (PyPI's `bitwuzla`), the faster such solver,
 #                 installed in a virtual environment braid finds
 # Needs root (as on a fresh machine) or sudo. Rust itself comes from rustup.
 set -euo pipefail
 missing=()
-for pkg in libz3-dev libclang-dev clang lld wasi-libc libclang-rt-dev-wasm32 cvc5 python3-venv; do
+for pkg in libz3-dev libclang-dev clang lld wasi-libc libclang-rt-dev-wasm32 libc++-dev-wasm32 cvc5 python3-venv; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -673,8 +673,8 @@ fn complete_with_a_bug(p: &str, dir: &Path, engine: &str) -> serde_json::Value {
 
 #[test]
 fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
-    // Virtual calls, `new` and `delete`, a template; C++'s standard
-    // headers are not there, and the error says why.
+    // Virtual calls, `new` and `delete`, a template; and C++'s standard
+    // library (libc++): a vector sorted, a string appended to.
     let dir = tempfile::tempdir().expect("temp dir");
     let p = written(
         dir.path(),
@@ -692,14 +692,19 @@ fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
         let json = complete_with_a_bug(&p, dir.path(), engine);
         assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
     }
+    let dir = tempfile::tempdir().expect("temp dir");
     let v = written(
         dir.path(),
         "v.cpp",
-        "#include <vector>\nint main() { std::vector<int> v; return v.size(); }\n",
+        "#include \"braid.h\"\n#include <algorithm>\n#include <string>\n#include <vector>\nint main() {\n  \
+         std::vector<int> v;\n  for (int i = 0; i < 3; i++) v.push_back(__VERIFIER_nondet_int());\n  \
+         std::sort(v.begin(), v.end());\n  std::string s = \"ab\";\n  if (v[0] == 1 && v[1] == 2 && v[2] == 3) s += \"c\";\n  \
+         if (s.size() == 3 && v.back() == 3) reach_error();\n  return (int)s.size();\n}\n",
     );
-    let o = braid(&["run", &v]);
-    assert_eq!(code(&o), 2);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("without its standard library"));
+    for engine in ["dse", "concolic"] {
+        let json = complete_with_a_bug(&v, dir.path(), engine);
+        assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
+    }
 }
 
 #[test]

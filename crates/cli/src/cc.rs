@@ -14,6 +14,9 @@ const BRAID_H: &str = include_str!("../../../include/braid.h");
 /// program's own definitions win.
 const BRAID_LIBC: &str = include_str!("../../../include/braid_libc.c");
 
+/// How to get C++'s standard library for wasm32 when it is missing.
+const INSTALL_CPP: &str = "apt-get install libc++-dev-wasm32";
+
 /// How to get clang when it is missing.
 const INSTALL: &str =
     "apt-get install clang lld (and wasi-libc libclang-rt-dev-wasm32 for programs that use the C library)";
@@ -84,13 +87,13 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
         let strings = dir.join("braid_libc.c");
         std::fs::write(&strings, BRAID_LIBC).context("cannot write braid_libc.c")?;
         let out = dir.join("program.wasm");
-        // C++ with clang++, without exceptions (wasm32's C++ has no
-        // unwinding here); the harness header is C (`extern "C"`).
+        // C++ with clang++ and libc++ (Debian's libc++-dev-wasm32), without
+        // exceptions (wasm32's C++ has no unwinding here); the harness
+        // header is C (`extern "C"`).
         let cpp = is_cpp(source);
         let mut cmd = Command::new(if cpp { "clang++" } else { "clang" });
         if cpp {
-            // Nor libc++: Debian's wasm32 C++ library is not installed.
-            cmd.args(["-fno-exceptions", "-nostdlib++"]);
+            cmd.arg("-fno-exceptions");
         }
         if libc {
             cmd.arg("--target=wasm32-wasi");
@@ -136,10 +139,8 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
                 || err.contains("unable to execute command")
             {
                 format!("\n(the linker is missing: {INSTALL})")
-            } else if cpp && err.contains("file not found") {
-                "\n(C++ is built without its standard library, which Debian has not for wasm32: the language, \
-                 new and delete and the C library work, C++'s standard headers do not)"
-                    .to_string()
+            } else if cpp && (err.contains("file not found") || err.contains("-lc++")) {
+                format!("\n(C++'s standard library for wasm32 is missing: {INSTALL_CPP})")
             } else if libc && err.contains("setjmp.h") {
                 "\n(setjmp and longjmp are not available in C compiled to wasm32: wasi-libc has no <setjmp.h>)"
                     .to_string()
