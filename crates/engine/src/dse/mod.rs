@@ -40,6 +40,9 @@ const SLICE: u64 = 10_000;
 /// The share of the memory limit at which dse sheds live states
 /// ([`Dse::shed`]).
 const SHED_FROM: f64 = 0.6;
+/// A shedding that frees less than this share of the heap is the last
+/// ([`Dse::shed`]): half of the states held less than twice as much.
+const SHED_FUTILE: f64 = 0.1;
 /// Merge conditions a load looks through to put a word's bytes together
 /// as a choice of words (see `assemble`); at 3, the B-tree of
 /// bench/containers under ssm read keys as four choices of bytes, which
@@ -260,7 +263,8 @@ pub struct Dse<'m> {
     /// In a race, once dse has started: the bytes merging may still grow
     /// by before the race's memory rule gives it up ([`merging::heap_outgrown`]).
     race_room: Option<i64>,
-    /// This thread's live heap when states were last shed ([`Dse::shed`]).
+    /// This thread's live heap when states were last shed ([`Dse::shed`];
+    /// `i64::MAX` once a shedding freed too little to go on).
     shed_heap: i64,
 }
 
@@ -537,7 +541,12 @@ impl<'m> Dse<'m> {
     /// heap has grown back to what it was: resident memory lags behind the
     /// heap (freed pages go back after a delay), and a threshold that rose
     /// with each shedding reached the limit's stop on bench/limits/json.c
-    /// (150 MB, 5 sheddings, the heap at 31 to 67 MB).
+    /// (150 MB, 5 sheddings, the heap at 31 to 67 MB). A shedding that
+    /// freed less than [`SHED_FUTILE`] of the heap is the last: the states
+    /// do not hold the memory, and the heap is back at its level at once.
+    /// (tinyxml2 under a 300 MB limit: 81 live states, 1 of 115 MB freed,
+    /// and eight more sheddings in 130 ms ended every state 4 s into a 10 s
+    /// run.)
     fn shed(&mut self, states: &mut States, rec: &mut Recorder) {
         if states.0.len() < 2
             || braid_budget::heap::live_bytes() < self.shed_heap
@@ -566,7 +575,12 @@ impl<'m> Dse<'m> {
             }
             rec.complete_if_new(self.inputs_under(st, &st.model));
         }
+        let before = braid_budget::heap::live_bytes();
         drop(gone);
+        let freed = before - braid_budget::heap::live_bytes();
+        if (freed as f64) < SHED_FUTILE * before as f64 {
+            self.shed_heap = i64::MAX;
+        }
         self.budget.release_memory();
     }
 
