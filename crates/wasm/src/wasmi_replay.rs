@@ -56,6 +56,10 @@ struct Host {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     stdin_pos: usize,
+    /// braid's machine: a memory grows to [`crate::MAX_PAGES`] at most, and
+    /// `memory.grow` past it returns -1 (a `malloc` of more fails) in wasmi
+    /// as in braid.
+    limits: wasmi::StoreLimits,
 }
 
 /// `proc_exit`'s code, raised as a host error to end the run (`None`:
@@ -229,8 +233,12 @@ fn run_here(
         stdout: Vec::new(),
         stderr: Vec::new(),
         stdin_pos: 0,
+        limits: wasmi::StoreLimitsBuilder::new()
+            .memory_size((crate::MAX_PAGES * 65536) as usize)
+            .build(),
     };
     let mut store = Store::new(&engine, host);
+    store.limiter(|host| &mut host.limits);
     let mut linker = Linker::<Host>::new(&engine);
     for import in module.imports() {
         let Some(ty) = import.ty().func().cloned() else {

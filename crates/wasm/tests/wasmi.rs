@@ -93,3 +93,18 @@ fn a_buffer_whose_first_byte_the_test_leaves_out_keeps_its_name() {
         Ok(Ending::Returned(Some(Value::bv(32, 9))))
     );
 }
+
+#[test]
+fn memory_grows_in_wasmi_only_as_far_as_braid_lets_it() {
+    // braid's memory holds braid_wasm::MAX_PAGES pages: a malloc past them
+    // fails in braid, and must in the replay too.
+    let text = "(module (memory (export \"memory\") 1)\n\
+                (func (export \"main\") (param i32) (result i32) (memory.grow (local.get 0))))";
+    let bytes = braid_wasm::from_text(text).expect("valid text");
+    let grow = |pages: u64| ending(&bytes, "main", &[input("arg0", 32, pages)]);
+    assert_eq!(grow(10), Ok(Ending::Returned(Some(Value::bv(32, 1)))));
+    assert_eq!(
+        grow(braid_wasm::MAX_PAGES),
+        Ok(Ending::Returned(Some(Value::bv(32, u32::MAX as u64))))
+    );
+}
