@@ -544,6 +544,26 @@ fn max_time(seconds: Option<f64>) -> Result<Option<Duration>> {
     }
 }
 
+/// A question's share of the run's time limit when `--solver-timeout` is
+/// not given, and its floor: one question Z3 does not decide must not take
+/// a run's whole time (stb_image's TGA loader under dse: a question over a
+/// width times a height divided into `INT_MAX` ran 8.5 s of a 10 s run, and
+/// the run ended with one path). The branch side it asked about is given
+/// up and the run says so (`solver: …`), as under `--solver-timeout`.
+const SOLVER_SHARE: u32 = 10;
+const SOLVER_FLOOR_MS: u32 = 1_000;
+
+/// The per-question solver time without `--solver-timeout`: a tenth of the
+/// time limit, at least a second (none without a time limit; concolic's
+/// own default otherwise).
+fn default_solver_timeout(kind: EngineKind, time: Option<Duration>) -> Option<u32> {
+    if kind == EngineKind::Concolic {
+        return None;
+    }
+    let share = time?.as_millis() / SOLVER_SHARE as u128;
+    Some(share.clamp(SOLVER_FLOOR_MS as u128, u32::MAX as u128) as u32)
+}
+
 /// `--max-memory` in MiB, or the default that protects the machine.
 fn max_memory(mb: Option<u64>) -> Result<Option<u64>> {
     match mb {
@@ -789,7 +809,9 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         limits: Limits {
             loop_bound: args.loop_bound,
             max_states: args.max_states,
-            solver_timeout_ms: args.solver_timeout,
+            solver_timeout_ms: args
+                .solver_timeout
+                .or_else(|| default_solver_timeout(spec.kind, budget_limits.time)),
         },
     };
     let program = args.program.display().to_string();
