@@ -169,7 +169,8 @@ struct RunArgs {
     /// At most this many live states; further forks are dropped.
     #[arg(long)]
     max_states: Option<usize>,
-    /// Per-query solver timeout in milliseconds.
+    /// Per-query solver timeout in milliseconds (default: a tenth of --max-time, at least 1000;
+    /// none without --max-time; concolic: 1000 per open branch).
     #[arg(long)]
     solver_timeout: Option<u32>,
     /// on: the solver layer keeps the unsat cores of its solver calls and
