@@ -51,7 +51,14 @@ double __VERIFIER_nondet_double(void);
 void *__VERIFIER_nondet_pointer(void);
 unsigned long __VERIFIER_nondet_size_t(void);
 
-/* Owi / WASP */
+/* Owi / WASP (`#include <owi.h>` includes this header) */
+__attribute__((import_module("symbolic"), import_name("i8_symbol"))) char owi_i8(void);
+__attribute__((import_module("symbolic"), import_name("char_symbol"))) char owi_char(void);
+#ifdef __cplusplus
+__attribute__((import_module("symbolic"), import_name("bool_symbol"))) bool owi_bool(void);
+#else
+__attribute__((import_module("symbolic"), import_name("bool_symbol"))) _Bool owi_bool(void);
+#endif
 __attribute__((import_module("symbolic"), import_name("i32_symbol"))) int owi_i32(void);
 __attribute__((import_module("symbolic"), import_name("i64_symbol"))) long long owi_i64(void);
 __attribute__((import_module("symbolic"), import_name("f32_symbol"))) float owi_f32(void);

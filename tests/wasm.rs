@@ -708,6 +708,22 @@ fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
 }
 
 #[test]
+fn a_harness_written_for_owi_includes_owi_h_and_its_narrow_symbols_replay() {
+    // Owi's header, and its 8-bit and Boolean symbols (sign-extended chars).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "owi.c",
+        "#include <owi.h>\nint main(void) {\n  char c = owi_char();\n  owi_assume(c < 0);\n  \
+         if (owi_bool()) owi_assert(c != -5 || owi_i8() != 7);\n  return c;\n}\n",
+    );
+    for engine in ["dse", "multise"] {
+        let json = complete_with_a_bug(&p, dir.path(), engine);
+        assert_eq!(json["bugs"][0]["kind"], "assertion", "{engine}: {json}");
+    }
+}
+
+#[test]
 fn concolic_takes_its_inputs_offset_where_the_shape_does_not_bound_it_and_runs_the_others() {
     // An LZ-style decoder: a back-reference's 16-bit distance makes the
     // copy's offset range over 64 Ki cells by its shape. dse searches for

@@ -8,6 +8,11 @@ use std::process::Command;
 
 /// The harness header every compilation can include (`#include "braid.h"`).
 const BRAID_H: &str = include_str!("../../../include/braid.h");
+/// Owi's header name, for harnesses written for Owi (`#include <owi.h>`):
+/// braid.h declares Owi's functions.
+const OWI_H: &str = "#include \"braid.h\"\n";
+/// The headers braid puts on the include path.
+const HEADERS: [&str; 2] = ["braid.h", "owi.h"];
 
 /// String functions byte by byte, linked before wasi-libc (whose word-at-a-
 /// time versions make every branch relate four symbolic bytes); weak, so a
@@ -42,10 +47,10 @@ fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
             return false;
         };
         if target.starts_with('<') {
-            return !target.contains("braid.h");
+            return !target.contains("braid.h") && !target.contains("owi.h");
         }
         let quoted = target.strip_prefix('"').and_then(|t| t.split('"').next());
-        quoted.is_some_and(|name| name != "braid.h" && includes_system_header(&dir.join(name), seen))
+        quoted.is_some_and(|name| !HEADERS.contains(&name) && includes_system_header(&dir.join(name), seen))
     })
 }
 
@@ -84,6 +89,7 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let result = (|| {
         std::fs::write(dir.join("braid.h"), BRAID_H).context("cannot write braid.h")?;
+        std::fs::write(dir.join("owi.h"), OWI_H).context("cannot write owi.h")?;
         let strings = dir.join("braid_libc.c");
         std::fs::write(&strings, BRAID_LIBC).context("cannot write braid_libc.c")?;
         let out = dir.join("program.wasm");

@@ -60,6 +60,8 @@ pub fn emit(
     let result = sig.results.first().copied();
     let b = &mut Out { b, exit };
     match (module, name) {
+        ("symbolic", "i8_symbol" | "char_symbol") => symbol(b, name, Sort::Bv(8), result),
+        ("symbolic", "bool_symbol") => symbol(b, name, Sort::Bool, result),
         ("symbolic", "i32_symbol") => symbol(b, name, Sort::Bv(32), result),
         ("symbolic", "i64_symbol") => symbol(b, name, Sort::Bv(64), result),
         ("symbolic", "f32_symbol") => symbol(b, name, Sort::F32, result),
