@@ -60,6 +60,7 @@ __attribute__((import_module("symbolic"), import_name("bool_symbol"))) bool owi_
 __attribute__((import_module("symbolic"), import_name("bool_symbol"))) _Bool owi_bool(void);
 #endif
 __attribute__((import_module("symbolic"), import_name("i32_symbol"))) int owi_i32(void);
+__attribute__((import_module("symbolic"), import_name("range_symbol"))) int owi_range(int lo, int hi);
 __attribute__((import_module("symbolic"), import_name("i64_symbol"))) long long owi_i64(void);
 __attribute__((import_module("symbolic"), import_name("f32_symbol"))) float owi_f32(void);
 __attribute__((import_module("symbolic"), import_name("f64_symbol"))) double owi_f64(void);

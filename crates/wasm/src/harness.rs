@@ -62,6 +62,8 @@ pub fn emit(
     match (module, name) {
         ("symbolic", "i8_symbol" | "char_symbol") => symbol(b, name, Sort::Bv(8), result),
         ("symbolic", "bool_symbol") => symbol(b, name, Sort::Bool, result),
+        // `owi_range(lo, hi)`: a value in [lo, hi), as klee_range.
+        ("symbolic", "range_symbol") => klee_range(b, params, result, name),
         ("symbolic", "i32_symbol") => symbol(b, name, Sort::Bv(32), result),
         ("symbolic", "i64_symbol") => symbol(b, name, Sort::Bv(64), result),
         ("symbolic", "f32_symbol") => symbol(b, name, Sort::F32, result),
@@ -275,7 +277,7 @@ fn error(b: &mut Out, kind: BugKind) -> bool {
     true
 }
 
-/// `klee_range(lo, hi, name)`: a symbolic int in `[lo, hi)`.
+/// `klee_range(lo, hi, name)` (and Owi's `range_symbol(lo, hi)`): a symbolic int in `[lo, hi)`.
 fn klee_range(b: &mut Out, params: &[VarId], result: Option<ValType>, label: &str) -> bool {
     let (Some(lo), Some(hi), Some(ValType::I32)) = (params.first(), params.get(1), result) else {
         return false;

@@ -290,8 +290,11 @@ fn run_here(
                 (_, "abort") => return Err(bug(BugKind::Abort)),
                 (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
                 (_, "__assert_fail") => return Err(bug(BugKind::Assertion)),
-                (_, "klee_range") => {
-                    let label = label_of(&mut caller, arg(2), "klee_range")?;
+                (_, "klee_range") | ("symbolic", "range_symbol") => {
+                    let label = match name.as_str() {
+                        "klee_range" => label_of(&mut caller, arg(2), "klee_range")?,
+                        _ => "range_symbol".to_string(),
+                    };
                     let v = caller.data_mut().next(&label);
                     let x = i32_of(&to_val(v, &ValType::I32, false));
                     if !(arg(0) <= x && x < arg(1)) {
