@@ -671,6 +671,14 @@ fn complete_with_a_bug(p: &str, dir: &Path, engine: &str) -> serde_json::Value {
     json
 }
 
+/// [`complete_with_a_bug`] under each of `engines`, the bug of kind `kind`.
+fn every_engine_finds(p: &str, dir: &Path, engines: &[&str], kind: &str) {
+    for engine in engines {
+        let json = complete_with_a_bug(p, dir, engine);
+        assert_eq!(json["bugs"][0]["kind"], kind, "{engine}: {json}");
+    }
+}
+
 #[test]
 fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
     // Virtual calls, `new` and `delete`, a template; and C++'s standard
@@ -688,10 +696,7 @@ fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
          Stack<int> s;\n  for (int i = 0; i < (k & 7); i++) s.push(i);\n  int a = p->area(k);\n  delete p;\n  \
          if (a == 49 && s.n == 4) reach_error();\n  return s.n;\n}\n",
     );
-    for engine in ["dse", "multise", "concolic"] {
-        let json = complete_with_a_bug(&p, dir.path(), engine);
-        assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
-    }
+    every_engine_finds(&p, dir.path(), &["dse", "multise", "concolic"], "reach_error");
     let dir = tempfile::tempdir().expect("temp dir");
     let v = written(
         dir.path(),
@@ -701,10 +706,7 @@ fn cpp_sources_are_compiled_with_clang_plus_plus_and_their_tests_replay() {
          std::sort(v.begin(), v.end());\n  std::string s = \"ab\";\n  if (v[0] == 1 && v[1] == 2 && v[2] == 3) s += \"c\";\n  \
          if (s.size() == 3 && v.back() == 3) reach_error();\n  return (int)s.size();\n}\n",
     );
-    for engine in ["dse", "concolic"] {
-        let json = complete_with_a_bug(&v, dir.path(), engine);
-        assert_eq!(json["bugs"][0]["kind"], "reach_error", "{engine}: {json}");
-    }
+    every_engine_finds(&v, dir.path(), &["dse", "concolic"], "reach_error");
 }
 
 #[test]
@@ -718,10 +720,7 @@ fn a_harness_written_for_owi_includes_owi_h_and_its_narrow_symbols_replay() {
          int r = owi_range(3, 6);\n  owi_assume(r > 4);\n  \
          if (owi_bool()) owi_assert(c != -5 || owi_i8() != r + 2);\n  return c;\n}\n",
     );
-    for engine in ["dse", "multise"] {
-        let json = complete_with_a_bug(&p, dir.path(), engine);
-        assert_eq!(json["bugs"][0]["kind"], "assertion", "{engine}: {json}");
-    }
+    every_engine_finds(&p, dir.path(), &["dse", "multise"], "assertion");
 }
 
 #[test]

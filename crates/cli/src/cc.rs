@@ -47,7 +47,7 @@ fn includes_system_header(file: &Path, seen: &mut Vec<PathBuf>) -> bool {
             return false;
         };
         if target.starts_with('<') {
-            return !target.contains("braid.h") && !target.contains("owi.h");
+            return !HEADERS.iter().any(|h| target.contains(h));
         }
         let quoted = target.strip_prefix('"').and_then(|t| t.split('"').next());
         quoted.is_some_and(|name| !HEADERS.contains(&name) && includes_system_header(&dir.join(name), seen))

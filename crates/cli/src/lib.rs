@@ -545,6 +545,14 @@ fn max_time(seconds: Option<f64>) -> Result<Option<Duration>> {
     }
 }
 
+/// The searcher `flag` names (`--search`, `--driver`).
+fn searcher(flag: &str, name: &str) -> Result<SearchKind> {
+    SearchKind::parse(name).ok_or_else(|| match name {
+        "generational" => anyhow!("{flag} generational applies to --engine concolic only"),
+        _ => anyhow!("unknown searcher `{name}` for {flag} (dfs, bfs, random-path, covnew, interleaved, auto)"),
+    })
+}
+
 /// A question's share of the run's time limit when `--solver-timeout` is
 /// not given, and its floor: one question Z3 does not decide must not take
 /// a run's whole time (stb_image's TGA loader under dse: a question over a
@@ -737,10 +745,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         // hand the run over to (dsm's driver is `--driver`).
         _ => args.search.as_deref().unwrap_or("auto"),
     };
-    let search = SearchKind::parse(search_name).ok_or_else(|| match search_name {
-        "generational" => anyhow!("--search generational applies to --engine concolic only"),
-        _ => anyhow!("unknown searcher `{search_name}` (dfs, bfs, random-path, covnew, interleaved, auto)"),
-    })?;
+    let search = searcher("--search", search_name)?;
     let progress = ProgressMode::parse(&args.progress)
         .ok_or_else(|| anyhow!("unknown --progress `{}` (auto, always, never)", args.progress))?;
     let budget_limits = braid_budget::Limits {
@@ -863,12 +868,8 @@ fn bench_command(
     search: &str,
     driver: Option<String>,
 ) -> Result<i32> {
-    let parse = |name: &str| {
-        SearchKind::parse(name)
-            .ok_or_else(|| anyhow!("unknown searcher `{name}` (dfs, bfs, random-path, covnew, interleaved, auto)"))
-    };
-    let search = parse(search)?;
-    let driver = driver.as_deref().map(parse).transpose()?;
+    let search = searcher("--search", search)?;
+    let driver = driver.map(|name| searcher("--driver", &name)).transpose()?;
     if max_time == 0.0 {
         bail!("--max-time must be a positive number of seconds");
     }
@@ -929,8 +930,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
     }
     let driver = match args.driver.as_deref() {
         None => braid_engine::dse::merging::DSM_DRIVER,
-        Some(name) => SearchKind::parse(name)
-            .ok_or_else(|| anyhow!("unknown --driver `{name}` (dfs, bfs, random-path, covnew, interleaved, auto)"))?,
+        Some(name) => searcher("--driver", name)?,
     };
     let strategy = match engine {
         "ssm" => Strategy::Static,
