@@ -609,7 +609,7 @@ fn affine(store: &TermStore, t: TermId) -> Option<(TermId, i128, i128)> {
 fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
     let mut found = Vec::new();
     // Each graph's shortest paths from the integer 0, once asked.
-    let mut from_zero = [None, None];
+    let mut memo = [Paths::default(), Paths::default()];
     for l in &parts.lits {
         let Some((signed, strict, flip, eq)) = reading(*l) else {
             continue;
@@ -626,7 +626,7 @@ fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
             continue;
         };
         let Sort::Bv(w) = store.sort(s) else { continue };
-        let Some((lo, hi)) = range(graphs, &mut from_zero, s, w) else {
+        let Some((lo, hi)) = range(graphs, &mut memo, s, w) else {
             continue;
         };
         let half = 1i128 << (w - 1);
@@ -665,31 +665,38 @@ fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
 /// in `0 .. 2^(w-1)`, where its two readings agree.
 fn range(
     graphs: &[Graph; 2],
-    from_zero: &mut [Option<Vec<Option<i128>>>; 2],
+    memo: &mut [Paths; 2],
     s: TermId,
     w: u8,
 ) -> Option<(i128, i128)> {
     let half = 1i128 << (w - 1);
     let (mut lo, mut hi) = (i128::MIN, i128::MAX);
-    for (g, zero) in graphs.iter().zip(from_zero) {
+    for (g, memo) in graphs.iter().zip(memo) {
         let Some(&n) = g.nodes.get(&s) else { continue };
         if g.nodes.len() + 1 > MAX_NODES {
             return None;
         }
         // n - 0 <= d(0 -> n); 0 - n <= d(n -> 0).
-        if let Some(d) = zero.get_or_insert_with(|| g.paths_from(0).0)[n] {
+        if let Some(d) = g.shortest(memo, 0, n) {
             hi = hi.min(d);
         }
-        if let Some(d) = g.paths_from(n).0[0] {
+        if let Some(d) = g.shortest(memo, n, 0) {
             lo = lo.max(-d);
         }
     }
     (lo >= 0 && hi < half).then_some((lo, hi))
 }
 
-/// Shortest paths from a node of a graph, as [`Graph::paths_from`] gives
-/// them, by the node they start from.
-type Paths = FxHashMap<usize, (Vec<Option<i128>>, Vec<Option<usize>>)>;
+/// A graph's shortest paths found so far: from a node, as
+/// [`Graph::paths_from`] gives them, by the node they start from; and to
+/// the integer 0 from every node ([`Graph::paths_to`]), which gives every
+/// term's lower bound in one search (a parser's question compares dozens of
+/// terms with constants).
+#[derive(Default)]
+struct Paths {
+    from: FxHashMap<usize, (Vec<Option<i128>>, Vec<Option<usize>>)>,
+    to_zero: Option<(Vec<Option<i128>>, Vec<Option<usize>>)>,
+}
 
 /// Constraints `u - v <= k` as edges `v -> u` of weight `k`, each with the
 /// constraint it comes from (`None`: a term's range, which always
@@ -776,6 +783,59 @@ impl Graph {
         (dist, pred)
     }
 
+    /// Shortest paths to `to` (no negative cycle): every node's distance to
+    /// it and the edge its path leaves by.
+    fn paths_to(&self, to: usize) -> (Vec<Option<i128>>, Vec<Option<usize>>) {
+        let n = self.nodes.len() + 1;
+        let mut dist: Vec<Option<i128>> = vec![None; n];
+        let mut next = vec![None; n];
+        dist[to] = Some(0);
+        for _ in 0..n {
+            let mut changed = false;
+            for (i, &(v, u, k, _)) in self.edges.iter().enumerate() {
+                if let Some(d) = dist[u] {
+                    if dist[v].is_none_or(|dv| k + d < dv) {
+                        dist[v] = Some(k + d);
+                        next[v] = Some(i);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        (dist, next)
+    }
+
+    /// The length of the shortest path from `x` to `y`, its searches kept
+    /// in `memo` (no negative cycle).
+    fn shortest(&self, memo: &mut Paths, x: usize, y: usize) -> Option<i128> {
+        if y == 0 && x != 0 {
+            return memo.to_zero.get_or_insert_with(|| self.paths_to(0)).0[x];
+        }
+        memo.from.entry(x).or_insert_with(|| self.paths_from(x)).0[y]
+    }
+
+    /// The constraints on the path [`Graph::shortest`] found from `x` to `y`.
+    fn shortest_path(&self, memo: &Paths, x: usize, y: usize) -> Option<Vec<TermId>> {
+        if y == 0 && x != 0 {
+            let (_, next) = memo.to_zero.as_ref()?;
+            let (mut at, mut out, mut steps) = (x, Vec::new(), 0);
+            while at != 0 {
+                let (_, u, _, c) = self.edges[next[at]?];
+                out.extend(c);
+                at = u;
+                steps += 1;
+                if steps > next.len() {
+                    return None;
+                }
+            }
+            return Some(out);
+        }
+        self.path(&memo.from.get(&x)?.1, x, y)
+    }
+
     /// The constraints on the path the search from `from` found to `to`.
     fn path(&self, pred: &[Option<usize>], from: usize, to: usize) -> Option<Vec<TermId>> {
         let (mut x, mut out, mut steps) = (to, Vec::new(), 0);
@@ -804,16 +864,16 @@ impl Graph {
         }
         // a - b = (u - v) + (cu - cv): u - v is at most the path v -> u,
         // v - u at most the path u -> v.
-        for x in [u, v] {
-            memo.entry(x).or_insert_with(|| self.paths_from(x));
-        }
-        let ((to_u, pred_v), (to_v, pred_u)) = (&memo[&v], &memo[&u]);
-        let (up, down) = (to_u[u]? + cu - cv, to_v[v]? - cu + cv);
-        if up > 0 || down > 0 {
+        let up = self.shortest(memo, v, u)? + cu - cv;
+        if up > 0 {
             return None;
         }
-        let mut core = self.path(pred_v, v, u)?;
-        core.extend(self.path(pred_u, u, v)?);
+        let down = self.shortest(memo, u, v)? - cu + cv;
+        if down > 0 {
+            return None;
+        }
+        let mut core = self.shortest_path(memo, v, u)?;
+        core.extend(self.shortest_path(memo, u, v)?);
         Some(core)
     }
 

@@ -177,8 +177,17 @@ enum Step {
 struct Evaluator {
     steps: Vec<Step>,
     /// Each constraint's own nodes in post-order, so that one constraint
-    /// is evaluated without the others.
-    own: Vec<Vec<u32>>,
+    /// is evaluated without the others: found when it is first evaluated
+    /// ([`Evaluator::own_nodes`]; most are decided by their tables, and
+    /// walking each constraint's shared subterms again cost a concolic run
+    /// over an expression parser an eighth of its time).
+    own: Vec<Option<Vec<u32>>>,
+    /// Each constraint's node.
+    roots: Vec<u32>,
+    /// Nodes met by the walk of [`Evaluator::own_nodes`] under way: those
+    /// whose stamp is `walk`.
+    walked: Vec<u32>,
+    walk: u32,
     /// The symbols' bits tried (0: a Boolean): a symbol's width, or for
     /// one read only through a mask, the mask's ([`masked_bits`]).
     widths: Vec<u32>,
@@ -251,9 +260,39 @@ impl Evaluator {
         r
     }
 
+    /// Finds constraint `c`'s own nodes, in post-order (constants left out
+    /// but for the constraint itself).
+    fn own_nodes(&mut self, c: usize) {
+        if self.own[c].is_some() {
+            return;
+        }
+        self.walk += 1;
+        let (root, walk) = (self.roots[c], self.walk);
+        let mut out = Vec::new();
+        let mut stack = vec![(root, false)];
+        while let Some((t, expanded)) = stack.pop() {
+            if expanded {
+                out.push(t);
+                continue;
+            }
+            if self.walked[t as usize] == walk {
+                continue;
+            }
+            self.walked[t as usize] = walk;
+            stack.push((t, true));
+            if let Step::App(_, args) = &self.steps[t as usize] {
+                stack.extend(args.iter().rev().map(|a| (*a, false)));
+            }
+        }
+        out.retain(|&i| i == root || !matches!(self.steps[i as usize], Step::Const(_)));
+        self.own[c] = Some(out);
+    }
+
     /// Constraint `c` under the current assignment.
     fn holds(&mut self, c: usize) -> Result<bool, ()> {
-        for &i in &self.own[c] {
+        self.own_nodes(c);
+        let own = self.own[c].as_deref().expect("found above");
+        for &i in own {
             let i = i as usize;
             if self.stamps[i] == self.now {
                 continue;
@@ -347,7 +386,7 @@ impl Evaluator {
             self.slots[i] = v;
             self.stamps[i] = self.now;
         }
-        match self.slots[*self.own[c].last().expect("a constraint has a node") as usize] {
+        match self.slots[*own.last().expect("a constraint has a node") as usize] {
             Ok(Value::Bool(b)) => Ok(b),
             _ => Err(()),
         }
@@ -468,17 +507,10 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
         // Constants have their values from the start, and only a
         // constraint that is one evaluates one (a read's table has a
         // thousand).
-        own: set
-            .iter()
-            .map(|c| {
-                let nodes = store.postorder(&[*c]);
-                nodes
-                    .iter()
-                    .filter(|t| *t == c || !matches!(store.node(**t), Node::Const(_)))
-                    .map(|t| index[t])
-                    .collect()
-            })
-            .collect(),
+        own: vec![None; set.len()],
+        roots: set.iter().map(|c| index[c]).collect(),
+        walked: vec![0; order.len()],
+        walk: 0,
         widths,
         sorts,
         assignment: vec![Value::Bool(false); syms.len()],

@@ -30,7 +30,7 @@ use crate::results::TestInput;
 use braid_solver::optimize::{self, minimize};
 use braid_solver::partial::solve_linear;
 use braid_solver::{simplex, QueryKind, SatResult};
-use braid_term::{Model, Node, Sort, TermId, Value};
+use braid_term::{EvalError, EvalMemo, Model, Node, Sort, TermId, Value};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::collections::{BinaryHeap, VecDeque};
@@ -210,6 +210,11 @@ struct Run {
     model: Option<Rc<Model>>,
     /// 8-bit inputs read so far (for the seed's bytes).
     bytes_read: usize,
+    /// The run's terms evaluated under its input: the input does not change
+    /// along the run (a fresh input takes its value before any term reads
+    /// it), so a branch condition or an address built on earlier ones costs
+    /// its new nodes only ([`Dse::eval_in_run`]).
+    memo: EvalMemo,
 }
 
 pub(crate) struct Concolic {
@@ -293,7 +298,7 @@ impl Dse<'_> {
     /// Concolic decisions: whether `cond` holds under the run's input; the
     /// other sides are recorded as the run's open branches.
     pub(super) fn decide_concretely(&mut self, st: &State, cond: TermId) -> Option<Model> {
-        let holds = self.store.eval(cond, &st.model) == Ok(Value::Bool(true));
+        let holds = self.eval_in_run(cond, &st.model) == Ok(Value::Bool(true));
         let c = self.concolic.as_mut().expect("concolic");
         let run = &mut c.run;
         debug_assert!(run.path.len() < st.path.len() || run.path[..st.path.len()] == st.path[..]);
@@ -305,6 +310,16 @@ impl Dse<'_> {
         } else {
             run.open.push((st.path.len(), cond));
             None
+        }
+    }
+
+    /// `t`'s value under `model`, a state's own input: in a concolic run
+    /// (whose one state keeps its input) through the run's memo, else
+    /// evaluated afresh.
+    pub(super) fn eval_in_run(&mut self, t: TermId, model: &Model) -> Result<Value, EvalError> {
+        match self.concolic.as_mut() {
+            Some(c) if !self.probing => self.store.eval_with(t, model, &mut c.run.memo),
+            _ => self.store.eval(t, model),
         }
     }
 

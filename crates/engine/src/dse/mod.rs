@@ -2130,16 +2130,16 @@ impl<'m> Dse<'m> {
                 // it), else a model's of the path, the guard and the bounds.
                 let in_bounds = self.store.not(outside);
                 let inside = self.store.and(guard, in_bounds);
-                let holds = |me: &Self, m: &braid_term::Model| me.store.eval(inside, m) == Ok(Value::Bool(true));
-                let model = if holds(self, &st.model) {
-                    Some((*st.model).clone())
+                let own = st.model.clone();
+                let k = if self.eval_in_run(inside, &own) == Ok(Value::Bool(true)) {
+                    Some(self.eval_in_run(off, &own))
                 } else {
                     self.probing = true;
                     let m = self.decide(&st, inside);
                     self.probing = false;
-                    m.ok().flatten()
+                    m.ok().flatten().map(|m| self.store.eval(off, &m))
                 };
-                let k = match model.map(|m| self.store.eval(off, &m)) {
+                let k = match k {
                     Some(Ok(Value::Int(k))) if (slo..=shi).contains(&k) => k,
                     _ => slo,
                 };
