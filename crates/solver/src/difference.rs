@@ -663,12 +663,7 @@ fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
 
 /// The bounds the graphs put on symbol `s` (`w` bits), when they keep it
 /// in `0 .. 2^(w-1)`, where its two readings agree.
-fn range(
-    graphs: &[Graph; 2],
-    memo: &mut [Paths; 2],
-    s: TermId,
-    w: u8,
-) -> Option<(i128, i128)> {
+fn range(graphs: &[Graph; 2], memo: &mut [Paths; 2], s: TermId, w: u8) -> Option<(i128, i128)> {
     let half = 1i128 << (w - 1);
     let (mut lo, mut hi) = (i128::MIN, i128::MAX);
     for (g, memo) in graphs.iter().zip(memo) {
@@ -1152,6 +1147,20 @@ mod tests {
         );
         let hi = st.app(Op::Le, &[x[2], five]).unwrap();
         assert_eq!(unsat_core(&st, &[lo, hi, not5]).map(|c| c.len()), Some(3));
+        // Pinned through a chain: x0 >= x1 >= 5 and x0 <= 5 with x0 != 5;
+        // the core is the chain's constraints, not the unrelated x1 < x2.
+        let x0_ge_x1 = st.app(Op::Ge, &[x[0], x[1]]).unwrap();
+        let x1_ge_5 = st.app(Op::Ge, &[x[1], five]).unwrap();
+        let x0_le_5 = st.app(Op::Le, &[x[0], five]).unwrap();
+        let x0_is_5 = st.app(Op::Eq, &[x[0], five]).unwrap();
+        let x0_not_5 = st.app(Op::Not, &[x0_is_5]).unwrap();
+        let mut want = vec![x0_ge_x1, x1_ge_5, x0_le_5, x0_not_5];
+        want.sort_unstable();
+        assert_eq!(
+            unsat_core(&st, &[other, x0_ge_x1, x1_ge_5, x0_le_5, x0_not_5]),
+            Some(want)
+        );
+        assert_eq!(unsat_core(&st, &[x0_ge_x1, x0_le_5, x0_not_5]), None);
     }
 
     #[test]
