@@ -689,9 +689,13 @@ fn range(graphs: &[Graph; 2], memo: &mut [Paths; 2], s: TermId, w: u8) -> Option
 /// terms with constants).
 #[derive(Default)]
 struct Paths {
-    from: FxHashMap<usize, (Vec<Option<i128>>, Vec<Option<usize>>)>,
-    to_zero: Option<(Vec<Option<i128>>, Vec<Option<usize>>)>,
+    from: FxHashMap<usize, Tree>,
+    to_zero: Option<Tree>,
 }
+
+/// One search's shortest paths: per node, the distance and the edge its
+/// path takes at that node.
+type Tree = (Vec<Option<i128>>, Vec<Option<usize>>);
 
 /// Constraints `u - v <= k` as edges `v -> u` of weight `k`, each with the
 /// constraint it comes from (`None`: a term's range, which always
@@ -755,7 +759,7 @@ impl Graph {
 
     /// Shortest paths from `from` (no negative cycle): the distances and
     /// the edge each node's path arrives by.
-    fn paths_from(&self, from: usize) -> (Vec<Option<i128>>, Vec<Option<usize>>) {
+    fn paths_from(&self, from: usize) -> Tree {
         let n = self.nodes.len() + 1;
         let mut dist: Vec<Option<i128>> = vec![None; n];
         let mut pred = vec![None; n];
@@ -780,7 +784,7 @@ impl Graph {
 
     /// Shortest paths to `to` (no negative cycle): every node's distance to
     /// it and the edge its path leaves by.
-    fn paths_to(&self, to: usize) -> (Vec<Option<i128>>, Vec<Option<usize>>) {
+    fn paths_to(&self, to: usize) -> Tree {
         let n = self.nodes.len() + 1;
         let mut dist: Vec<Option<i128>> = vec![None; n];
         let mut next = vec![None; n];
