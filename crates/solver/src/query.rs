@@ -581,7 +581,12 @@ impl QuerySolver {
         // a model of a case they leave standing, tried after the simplex.
         let mut candidate = None;
         if self.simplex && self.caching {
-            match crate::difference::check(store, &set) {
+            // A merged state's questions need the deepest searches.
+            let limit = match self.kind {
+                QueryKind::Merge | QueryKind::LoopMerge => crate::difference::MAX_CHECKS,
+                QueryKind::Branch | QueryKind::BugCheck => crate::difference::MAX_PLAIN_CHECKS,
+            };
+            match crate::difference::check_within(store, &set, limit) {
                 crate::difference::Found::Unsat(core) => {
                     self.stats.kind(self.kind).difference_unsat += 1;
                     return self.refuted_by_own(set, core);
