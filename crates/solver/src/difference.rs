@@ -80,12 +80,11 @@ fn check(store: &TermStore, set: &[TermId]) -> Found {
 
 /// An unsat core of `set` (as [`unsat_core`] finds one), or when a case is
 /// left that nothing refutes, a model of its comparisons; the search checks
-/// at most `limit` sets. Branch questions
-/// of states that merged nothing are refuted within a few hundred, and a
-/// search that goes on claims nothing: on tinyexpr's parser under dse,
-/// 494 of 1 745 checks reached [`MAX_CHECKS`] (90 % of the sets checked)
-/// where the 470 refutations took at most 241 sets; a merged B-tree's
-/// questions under dsm took up to 1 013.
+/// at most `limit` sets. Branch questions of states that merged nothing are
+/// refuted within a few hundred, and a search that goes on claims nothing:
+/// on tinyexpr's parser under dse, 494 of 1 745 checks reached
+/// [`MAX_CHECKS`] (90 % of the sets checked) where the 470 refutations took
+/// at most 241 sets; a merged B-tree's questions under dsm took up to 1 013.
 pub fn check_within(store: &TermStore, set: &[TermId], limit: usize) -> Found {
     let mut parts = Parts::default();
     for &c in set {
@@ -110,7 +109,7 @@ pub fn check_within(store: &TermStore, set: &[TermId], limit: usize) -> Found {
     }
 }
 
-/// The sets checked so far (bounded by [`MAX_CHECKS`]), and the model of
+/// The sets checked so far (bounded by `limit`), and the model of
 /// the first case found that nothing refutes.
 #[derive(Default)]
 struct Search {
@@ -382,7 +381,7 @@ fn refute(store: &TermStore, mut parts: Parts, depth: usize, search: &mut Search
 
 /// A core of a contradiction among `parts`' comparisons and atoms, without
 /// splitting a disjunction: `Some(None)` when there is none, `None` past
-/// [`MAX_CHECKS`] checks.
+/// the search's limit of sets checked.
 fn contradiction(store: &TermStore, parts: &Parts, search: &mut Search) -> Option<Option<Vec<TermId>>> {
     search.checks += 1;
     if search.checks > search.limit {
@@ -629,7 +628,7 @@ fn affine(store: &TermStore, t: TermId) -> Option<(TermId, i128, i128)> {
 /// whole set as its core ([`Search::derived`]). Whether any was added.
 fn derive(store: &TermStore, parts: &Parts, graphs: &mut [Graph; 2]) -> bool {
     let mut found = Vec::new();
-    // Each graph's shortest paths from the integer 0, once asked.
+    // Each graph's shortest paths from and to the integer 0, once asked.
     let mut memo = [Paths::default(), Paths::default()];
     for l in &parts.lits {
         let Some((signed, strict, flip, eq)) = reading(*l) else {
