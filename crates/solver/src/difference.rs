@@ -703,8 +703,8 @@ fn range(graphs: &[Graph; 2], memo: &mut [Paths; 2], s: TermId, w: u8) -> Option
 }
 
 /// A graph's shortest paths found so far: from a node, as
-/// [`Graph::paths_from`] gives them, by the node they start from; and to
-/// the integer 0 from every node ([`Graph::paths_to`]), which gives every
+/// [`Graph::tree`] gives them, by the node they start from; and to
+/// the integer 0 from every node ([`Graph::tree`] reversed), which gives every
 /// term's lower bound in one search (a parser's question compares dozens of
 /// terms with constants).
 #[derive(Default)]
@@ -777,20 +777,22 @@ impl Graph {
         }
     }
 
-    /// Shortest paths from `from` (no negative cycle): the distances and
-    /// the edge each node's path arrives by.
-    fn paths_from(&self, from: usize) -> Tree {
+    /// Shortest paths from `root` (no negative cycle), or with `reversed`
+    /// to it: each node's distance, and the edge its path takes at the node
+    /// (arrives by; leaves by when reversed).
+    fn tree(&self, root: usize, reversed: bool) -> Tree {
         let n = self.nodes.len() + 1;
         let mut dist: Vec<Option<i128>> = vec![None; n];
-        let mut pred = vec![None; n];
-        dist[from] = Some(0);
+        let mut via = vec![None; n];
+        dist[root] = Some(0);
         for _ in 0..n {
             let mut changed = false;
             for (i, &(v, u, k, _)) in self.edges.iter().enumerate() {
-                if let Some(d) = dist[v] {
-                    if dist[u].is_none_or(|du| d + k < du) {
-                        dist[u] = Some(d + k);
-                        pred[u] = Some(i);
+                let (near, far) = if reversed { (u, v) } else { (v, u) };
+                if let Some(d) = dist[near] {
+                    if dist[far].is_none_or(|df| d + k < df) {
+                        dist[far] = Some(d + k);
+                        via[far] = Some(i);
                         changed = true;
                     }
                 }
@@ -799,71 +801,36 @@ impl Graph {
                 break;
             }
         }
-        (dist, pred)
-    }
-
-    /// Shortest paths to `to` (no negative cycle): every node's distance to
-    /// it and the edge its path leaves by.
-    fn paths_to(&self, to: usize) -> Tree {
-        let n = self.nodes.len() + 1;
-        let mut dist: Vec<Option<i128>> = vec![None; n];
-        let mut next = vec![None; n];
-        dist[to] = Some(0);
-        for _ in 0..n {
-            let mut changed = false;
-            for (i, &(v, u, k, _)) in self.edges.iter().enumerate() {
-                if let Some(d) = dist[u] {
-                    if dist[v].is_none_or(|dv| k + d < dv) {
-                        dist[v] = Some(k + d);
-                        next[v] = Some(i);
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        (dist, next)
+        (dist, via)
     }
 
     /// The length of the shortest path from `x` to `y`, its searches kept
     /// in `memo` (no negative cycle).
     fn shortest(&self, memo: &mut Paths, x: usize, y: usize) -> Option<i128> {
         if y == 0 && x != 0 {
-            return memo.to_zero.get_or_insert_with(|| self.paths_to(0)).0[x];
+            return memo.to_zero.get_or_insert_with(|| self.tree(0, true)).0[x];
         }
-        memo.from.entry(x).or_insert_with(|| self.paths_from(x)).0[y]
+        memo.from.entry(x).or_insert_with(|| self.tree(x, false)).0[y]
     }
 
     /// The constraints on the path [`Graph::shortest`] found from `x` to `y`.
     fn shortest_path(&self, memo: &Paths, x: usize, y: usize) -> Option<Vec<TermId>> {
         if y == 0 && x != 0 {
-            let (_, next) = memo.to_zero.as_ref()?;
-            let (mut at, mut out, mut steps) = (x, Vec::new(), 0);
-            while at != 0 {
-                let (_, u, _, c) = self.edges[next[at]?];
-                out.extend(c);
-                at = u;
-                steps += 1;
-                if steps > next.len() {
-                    return None;
-                }
-            }
-            return Some(out);
+            return self.walk(&memo.to_zero.as_ref()?.1, 0, x, true);
         }
-        self.path(&memo.from.get(&x)?.1, x, y)
+        self.walk(&memo.from.get(&x)?.1, x, y, false)
     }
 
-    /// The constraints on the path the search from `from` found to `to`.
-    fn path(&self, pred: &[Option<usize>], from: usize, to: usize) -> Option<Vec<TermId>> {
-        let (mut x, mut out, mut steps) = (to, Vec::new(), 0);
-        while x != from {
-            let (v, _, _, c) = self.edges[pred[x]?];
+    /// The constraints on a path of the tree rooted at `root` whose edges
+    /// are `via` ([`Graph::tree`]), from node `at` back to the root.
+    fn walk(&self, via: &[Option<usize>], root: usize, mut at: usize, reversed: bool) -> Option<Vec<TermId>> {
+        let (mut out, mut steps) = (Vec::new(), 0);
+        while at != root {
+            let (v, u, _, c) = self.edges[via[at]?];
             out.extend(c);
-            x = v;
+            at = if reversed { u } else { v };
             steps += 1;
-            if steps > pred.len() {
+            if steps > via.len() {
                 return None;
             }
         }
