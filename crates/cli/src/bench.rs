@@ -7,9 +7,10 @@
 //! one JSON object with `--json`.
 
 use anyhow::{anyhow, bail, Context, Result};
-use braid_engine::replay::replay;
+use braid_engine::replay::Replayer;
 use braid_engine::results::Branch;
 use braid_engine::{EngineKind, EngineSpec, SearchKind, TestCase};
+use braid_wasm::wasmi_replay::Prepared;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -426,14 +427,20 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
     let mut covered = BTreeSet::new();
     let mut replay_failures = 0;
     let mut bugs = BTreeSet::new();
+    let mut replayer = Replayer::default();
+    let wasmi = loaded
+        .wasm
+        .as_ref()
+        .map(|bytes| Prepared::new(bytes, program_args.convention));
     for t in test_files(&dir) {
         let test: Option<TestCase> = std::fs::read_to_string(&t)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
         let replayed = test.map(|test| {
-            let run = replay(module, &test)?;
-            if let Some(bytes) = &loaded.wasm {
-                crate::wasmi_agrees(module, bytes, &test, &program_args.wasi, program_args.convention)?;
+            let run = replayer.replay(module, &test)?;
+            if let Some(wasmi) = &wasmi {
+                let wasmi = wasmi.as_ref().map_err(String::clone)?;
+                crate::wasmi_agrees(module, wasmi, &test, &program_args.wasi)?;
             }
             Ok::<_, String>((test, run))
         });

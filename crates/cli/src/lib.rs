@@ -13,11 +13,12 @@ use braid_engine::dse::concolic::Strategy as ConcolicStrategy;
 use braid_engine::dse::merging::{Merging, Similarity, Strategy};
 use braid_engine::multise::{Fallback, Joins, Pick, FALLBACK};
 use braid_engine::qce::{Qce, QceParams};
-use braid_engine::replay::replay;
+use braid_engine::replay::Replayer;
 use braid_engine::{explore, Budget, Config, EngineKind, EngineSpec, Limits, Recorder, SearchKind, TestCase};
 use braid_guard::VarOrder;
 use braid_ir::{BugKind, FuncId, Module};
 use braid_wasm::wasi::Config as WasiConfig;
+use braid_wasm::wasmi_replay::Prepared;
 use braid_wasm::Convention;
 use clap::{Args, Parser, Subcommand};
 use output::{ProgressMode, Report, RunSink};
@@ -1054,10 +1055,18 @@ fn qce(program: &Path, params: QceParams) -> Result<i32> {
     Ok(0)
 }
 
+/// The program as a test's run arguments lower it, its concrete code
+/// ([`Replayer`]) and, for WebAssembly, the module made ready for wasmi.
+struct Replaying {
+    loaded: Loaded,
+    replayer: Replayer,
+    wasmi: Option<Result<Prepared, String>>,
+}
+
 fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
     // The program as each test's run arguments lower it. WebAssembly tests
     // (C compiles to it) also run in wasmi, an independent runtime.
-    let mut modules: std::collections::BTreeMap<Vec<String>, Loaded> = Default::default();
+    let mut modules: std::collections::BTreeMap<Vec<String>, Replaying> = Default::default();
     let mut failed = 0;
     let mut files = Vec::new();
     // `braid replay main.c lib.c DIR` as `braid run main.c lib.c` was
@@ -1099,14 +1108,31 @@ fn replay_tests(program: &Path, tests: &[PathBuf]) -> Result<i32> {
                 if recorded.is_empty() { "none".to_string() } else { recorded.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ") }
             );
         }
-        if !modules.contains_key(&test.run_args) {
-            modules.insert(test.run_args.clone(), load(program, &args)?);
-        }
-        let loaded = &modules[&test.run_args];
+        let Replaying {
+            loaded,
+            replayer,
+            wasmi,
+        } = match modules.entry(test.run_args.clone()) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let loaded = load(program, &args)?;
+                let wasmi = loaded.wasm.as_ref().map(|bytes| Prepared::new(bytes, args.convention));
+                e.insert(Replaying {
+                    loaded,
+                    replayer: Replayer::default(),
+                    wasmi,
+                })
+            }
+        };
         let module = &loaded.module;
-        let mut verdict = replay(module, &test).and_then(|run| same_output("braid", &test, &run.stdout, &run.stderr));
-        if let (Ok(()), Some(bytes)) = (&verdict, &loaded.wasm) {
-            verdict = wasmi_agrees(module, bytes, &test, &args.wasi, args.convention);
+        let mut verdict = replayer
+            .replay(module, &test)
+            .and_then(|run| same_output("braid", &test, &run.stdout, &run.stderr));
+        if let (Ok(()), Some(wasmi)) = (&verdict, wasmi) {
+            verdict = wasmi
+                .as_ref()
+                .map_err(String::clone)
+                .and_then(|wasmi| wasmi_agrees(module, wasmi, &test, &args.wasi));
         }
         match verdict {
             Ok(()) => println!("ok {}", path.display()),
@@ -1138,13 +1164,12 @@ fn same_output(runtime: &str, test: &TestCase, stdout: &[u8], stderr: &[u8]) -> 
 /// and prints the same.
 pub(crate) fn wasmi_agrees(
     module: &Module,
-    bytes: &[u8],
+    wasmi: &Prepared,
     test: &TestCase,
     wasi: &WasiConfig,
-    convention: Convention,
 ) -> Result<(), String> {
     use braid_engine::Outcome;
-    use braid_wasm::wasmi_replay::{run, Ending};
+    use braid_wasm::wasmi_replay::Ending;
     let inputs: Vec<(String, braid_term::Value)> = test
         .inputs
         .iter()
@@ -1152,7 +1177,7 @@ pub(crate) fn wasmi_agrees(
         .collect();
     // `$init` is the entry of a module run by its start function.
     let export = (test.entry != "$init").then(|| test.entry.trim_start_matches('$'));
-    let run = run(bytes, export, &inputs, wasi, convention)?;
+    let run = wasmi.run(export, &inputs, wasi)?;
     let agrees = match (&test.outcome, &run.ending) {
         (Outcome::Bug { bug, .. }, Ending::Bug(kind)) => bug == kind,
         (Outcome::End { returned, .. }, Ending::Returned(v)) => *returned == v.as_ref().map(|v| module.render_value(v)),

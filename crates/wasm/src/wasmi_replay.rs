@@ -12,6 +12,7 @@ use braid_ir::BugKind;
 use braid_term::Value;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
 use wasmi::{Caller, Engine, Extern, Linker, Module, Store, TrapCode, Val, ValType, F32, F64};
 
 /// How a run ended.
@@ -183,17 +184,93 @@ fn range(mem_len: usize, p: i32, n: i32) -> Result<std::ops::Range<usize>, wasmi
     Ok(p..p + n)
 }
 
-/// Runs export `export` of the module with `inputs` (name, value): its
-/// parameters are inputs `arg0`, `arg1`, … (C's `main(argc, argv)` gets
-/// zeros, as braid runs it).
-/// Runs `export` (none: the instance is only made, its start function run)
-/// on `inputs` under the harness `convention`.
+/// A module made ready for wasmi once (rewritten as [`prepare`] says,
+/// compiled), for many runs.
 ///
-/// wasmi's interpreter dispatches by calls from one instruction's handler to
-/// the next, which only an optimising build turns into jumps: unoptimised,
-/// a loop of 20 000 iterations overflowed the main thread's 8 MiB stack. So
-/// the run has a thread of its own with a stack of [`STACK`] bytes (only the
-/// pages it touches are memory).
+/// The memory the module defines is imported instead (`braid.memory`) and
+/// made for each run in one buffer kept from run to run: wasmi writes
+/// zeros over a memory it allocates, and a C program's memory holds its
+/// 8 MiB stack, so a fresh one cost every run 2 048 page faults and a
+/// write of 8 MiB (59 % of replaying a CSV parser's tests, which run in
+/// microseconds). The kept buffer's pages stay mapped; wasmi zeroes the
+/// memory's initial size in it, and each page it grows by, as before.
+pub struct Prepared {
+    engine: Engine,
+    module: Module,
+    svcomp: bool,
+    memory: Option<(wasmi::MemoryType, Mutex<Buffer>)>,
+}
+
+/// The bytes of a memory imported by a [`Prepared`] module, big enough
+/// for the most pages a memory may grow to ([`crate::MAX_PAGES`]); mapped
+/// as they are first touched.
+struct Buffer(*mut [u8]);
+
+// SAFETY: the buffer is only reached through the `Mutex` that holds it.
+unsafe impl Send for Buffer {}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: made by `Box::into_raw` in `Prepared::new`, and no run
+        // (which holds the lock) outlives the `Prepared`.
+        drop(unsafe { Box::from_raw(self.0) });
+    }
+}
+
+/// The import a module's own memory becomes.
+const MEMORY: (&str, &str) = ("braid", "memory");
+
+impl Prepared {
+    /// `bytes` made ready to run under the harness `convention`.
+    pub fn new(bytes: &[u8], convention: crate::Convention) -> Result<Prepared, String> {
+        let (bytes, convention) = prepare(bytes, convention)?;
+        let engine = Engine::default();
+        let module = Module::new(&engine, &bytes).map_err(|e| format!("wasmi: {e}"))?;
+        let memory = module
+            .imports()
+            .find(|i| (i.module(), i.name()) == MEMORY)
+            .and_then(|i| i.ty().memory().copied())
+            .map(|ty| {
+                let bytes = vec![0u8; (crate::MAX_PAGES * 65536) as usize].into_boxed_slice();
+                (ty, Mutex::new(Buffer(Box::into_raw(bytes))))
+            });
+        Ok(Prepared {
+            engine,
+            module,
+            svcomp: convention == crate::Convention::Svcomp,
+            memory,
+        })
+    }
+
+    /// Runs `export` (none: the instance is only made, its start function
+    /// run) with `inputs` (name, value): its parameters are inputs `arg0`,
+    /// `arg1`, … (C's `main(argc, argv)` gets zeros, as braid runs it).
+    ///
+    /// wasmi's interpreter dispatches by calls from one instruction's
+    /// handler to the next, which only an optimising build turns into
+    /// jumps: unoptimised, a loop of 20 000 iterations overflowed the main
+    /// thread's 8 MiB stack. So the run has a thread of its own with a
+    /// stack of [`STACK`] bytes (only the pages it touches are memory).
+    pub fn run(
+        &self,
+        export: Option<&str>,
+        inputs: &[(String, Value)],
+        wasi: &crate::wasi::Config,
+    ) -> Result<Run, String> {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("wasmi".into())
+                .stack_size(STACK)
+                .spawn_scoped(scope, || self.run_here(export, inputs, wasi))
+                .map_err(|e| format!("wasmi: cannot start its thread: {e}"))?
+                .join()
+                .map_err(|_| "wasmi: the run panicked".to_string())?
+        })
+    }
+}
+
+/// Runs `export` of the module `bytes` once (see [`Prepared::run`]; many
+/// runs of one module should share a [`Prepared`]).
 pub fn run(
     bytes: &[u8],
     export: Option<&str>,
@@ -201,230 +278,252 @@ pub fn run(
     wasi: &crate::wasi::Config,
     convention: crate::Convention,
 ) -> Result<Run, String> {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("wasmi".into())
-            .stack_size(STACK)
-            .spawn_scoped(scope, || run_here(bytes, export, inputs, wasi, convention))
-            .map_err(|e| format!("wasmi: cannot start its thread: {e}"))?
-            .join()
-            .map_err(|_| "wasmi: the run panicked".to_string())?
-    })
+    Prepared::new(bytes, convention)?.run(export, inputs, wasi)
 }
 
 /// The stack of a wasmi run's thread.
 const STACK: usize = 256 << 20;
 
-fn run_here(
-    bytes: &[u8],
-    export: Option<&str>,
-    inputs: &[(String, Value)],
-    wasi: &crate::wasi::Config,
-    convention: crate::Convention,
-) -> Result<Run, String> {
-    let (bytes, convention) = prepare(bytes, convention)?;
-    let svcomp = convention == crate::Convention::Svcomp;
-    let engine = Engine::default();
-    let module = Module::new(&engine, &bytes).map_err(|e| format!("wasmi: {e}"))?;
-    let host = Host {
-        inputs: inputs.iter().cloned().collect(),
-        reads: HashMap::new(),
-        wasi: *wasi,
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        stdin_pos: 0,
-        limits: wasmi::StoreLimitsBuilder::new()
-            .memory_size((crate::MAX_PAGES * 65536) as usize)
-            .build(),
-    };
-    let mut store = Store::new(&engine, host);
-    store.limiter(|host| &mut host.limits);
-    let mut linker = Linker::<Host>::new(&engine);
-    for import in module.imports() {
-        let Some(ty) = import.ty().func().cloned() else {
-            return Err(format!(
-                "wasmi: import {}.{} is not a function",
-                import.module(),
-                import.name()
-            ));
+impl Prepared {
+    fn run_here(
+        &self,
+        export: Option<&str>,
+        inputs: &[(String, Value)],
+        wasi: &crate::wasi::Config,
+    ) -> Result<Run, String> {
+        let svcomp = self.svcomp;
+        let (engine, module) = (&self.engine, &self.module);
+        // Held to the end, after the store that uses the buffer is gone.
+        let mut memory = self
+            .memory
+            .as_ref()
+            .map(|(ty, buffer)| (*ty, buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner())));
+        let host = Host {
+            inputs: inputs.iter().cloned().collect(),
+            reads: HashMap::new(),
+            wasi: *wasi,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdin_pos: 0,
+            limits: wasmi::StoreLimitsBuilder::new()
+                .memory_size((crate::MAX_PAGES * 65536) as usize)
+                .build(),
         };
-        let (m, n) = (import.module().to_string(), import.name().to_string());
-        let results: Vec<ValType> = ty.results().to_vec();
-        let name = n.clone();
-        let func = move |mut caller: Caller<'_, Host>, params: &[Val], out: &mut [Val]| -> Result<(), wasmi::Error> {
-            let nondet_unsigned = |ty: &str| ty.starts_with('u') || ty == "bool";
-            // Arguments and the result by position: a module may import a
-            // harness name with another signature (missing ones read as 0).
-            let arg = |i: usize| params.get(i).map_or(0, i32_of);
-            let first = params.first().cloned();
-            if m == crate::wasi::MODULE {
-                return wasi_call(&mut caller, &name, params, out);
+        let mut store = Store::new(engine, host);
+        store.limiter(|host| &mut host.limits);
+        let mut linker = Linker::<Host>::new(engine);
+        if let Some((ty, buffer)) = &mut memory {
+            // SAFETY: the buffer lives as long as `self`, and the lock, held
+            // until this function returns (after `store` is dropped), keeps
+            // every other run away from it.
+            let bytes: &'static mut [u8] = unsafe { &mut *buffer.0 };
+            let mem = wasmi::Memory::new_static(&mut store, *ty, bytes).map_err(|e| format!("wasmi: {e}"))?;
+            linker
+                .define(MEMORY.0, MEMORY.1, mem)
+                .map_err(|e| format!("wasmi: {e}"))?;
+        }
+        for import in module.imports() {
+            if (import.module(), import.name()) == MEMORY {
+                continue;
             }
-            match (m.as_str(), name.as_str()) {
-                ("symbolic", "assume") | (_, "__VERIFIER_assume") | (_, "klee_assume") => {
-                    if arg(0) == 0 {
-                        return Err(bug(BugKind::AssumeViolated));
-                    }
-                }
-                ("symbolic", "assert") => {
-                    if arg(0) == 0 {
-                        return Err(bug(BugKind::Assertion));
-                    }
-                }
-                (_, "reach_error" | "__VERIFIER_error") => return Err(bug(BugKind::ReachError)),
-                (_, "klee_abort" | "__cxa_pure_virtual") => return Err(bug(BugKind::Abort)),
-                (_, "__cxa_atexit") => {
-                    if let Some(o) = out.first_mut() {
-                        *o = Val::I32(0);
-                    }
-                }
-                (_, "klee_report_error") => return Err(bug(BugKind::Assertion)),
-                (_, "klee_silent_exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
-                (_, n) if crate::harness::KLEE_NO_OPS.contains(&n) && results.is_empty() => {}
-                (_, "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel" | "klee_get_valuell") => {
-                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
-                        *o = p;
-                    }
-                }
-                (_, "abort") if svcomp => return Err(wasmi::Error::host(Exit(None))),
-                (_, "abort") => return Err(bug(BugKind::Abort)),
-                (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
-                (_, "__assert_fail") => return Err(bug(BugKind::Assertion)),
-                (_, "klee_range") | ("symbolic", "range_symbol") => {
-                    let label = match name.as_str() {
-                        "klee_range" => label_of(&mut caller, arg(2), "klee_range")?,
-                        _ => "range_symbol".to_string(),
-                    };
-                    let v = caller.data_mut().next(&label);
-                    let x = i32_of(&to_val(v, &ValType::I32, false));
-                    if !(arg(0) <= x && x < arg(1)) {
-                        return Err(bug(BugKind::AssumeViolated));
-                    }
-                    if let Some(o) = out.first_mut() {
-                        *o = Val::I32(x);
-                    }
-                }
-                (_, "klee_int") => {
-                    let label = label_of(&mut caller, arg(0), "klee_int")?;
-                    if let Some(o) = out.first_mut() {
-                        *o = to_val(caller.data_mut().next(&label), &ValType::I32, false);
-                    }
-                }
-                (_, "klee_make_symbolic") => {
-                    let n = arg(1);
-                    let label = label_of(&mut caller, arg(2), "klee_make_symbolic")?;
-                    let bytes: Vec<u8> = (0..n as u32)
-                        .map(|_| match caller.data_mut().next(&label) {
-                            Some(Value::Bv { bits, .. }) => bits as u8,
-                            _ => 0,
-                        })
-                        .collect();
-                    let mem = memory_bytes(&mut caller)?;
-                    let r = range(mem.len(), arg(0), n)?;
-                    mem[r].copy_from_slice(&bytes);
-                }
-                (_, "memset") => {
-                    let mem = memory_bytes(&mut caller)?;
-                    let r = range(mem.len(), arg(0), arg(2))?;
-                    mem[r].fill(arg(1) as u8);
-                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
-                        *o = p;
-                    }
-                }
-                (_, "memcpy") | (_, "memmove") => {
-                    let mem = memory_bytes(&mut caller)?;
-                    let n = arg(2);
-                    let to = range(mem.len(), arg(0), n)?;
-                    let from = range(mem.len(), arg(1), n)?;
-                    mem.copy_within(from, to.start);
-                    if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
-                        *o = p;
-                    }
-                }
-                (module, n) => {
-                    // A symbolic value: harness symbols, nondet values, and
-                    // unknown imports made symbolic.
-                    let key = if module == "symbolic" || n.starts_with("__VERIFIER_nondet_") || n == "klee_int" {
-                        n.to_string()
-                    } else {
-                        format!("{module}.{n}")
-                    };
-                    let unsigned = n.strip_prefix("__VERIFIER_nondet_").is_some_and(nondet_unsigned);
-                    if let (Some(t), Some(o)) = (results.first(), out.first_mut()) {
-                        let v = caller.data_mut().next(&key);
-                        *o = to_val(v, t, unsigned);
-                    }
-                }
-            }
-            Ok(())
-        };
-        linker
-            .func_new(import.module(), import.name(), ty.clone(), func)
-            .map_err(|e| format!("wasmi: {e}"))?;
-    }
-    let instance = match linker.instantiate_and_start(&mut store, &module) {
-        Ok(i) => i,
-        Err(e) => return Ok(finish(store, ending_of(&e))),
-    };
-    let Some(export) = export else {
-        return Ok(finish(store, Ending::Halted));
-    };
-    let func = instance
-        .get_func(&store, export)
-        .ok_or_else(|| format!("wasmi: the module exports no function `{export}`"))?;
-    let ty = func.ty(&store);
-    let c_main = matches!(export, "main" | "__main_argc_argv") && ty.params() == [ValType::I32, ValType::I32];
-    let args: Vec<Val> = ty
-        .params()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let v = if c_main {
-                None
-            } else {
-                store.data().inputs.get(&format!("arg{i}")).copied()
+            let Some(ty) = import.ty().func().cloned() else {
+                return Err(format!(
+                    "wasmi: import {}.{} is not a function",
+                    import.module(),
+                    import.name()
+                ));
             };
-            to_val(v, t, false)
-        })
-        .collect();
-    let mut out: Vec<Val> = ty.results().iter().map(|t| Val::default_for_ty(*t)).collect();
-    let ending = match func.call(&mut store, &args, &mut out) {
-        Ok(()) => Ending::Returned(out.first().map(|v| match v {
-            Val::I32(x) => Value::bv(32, *x as u32 as u64),
-            Val::I64(x) => Value::bv(64, *x as u64),
-            Val::F32(x) => Value::F32(x.to_bits()),
-            Val::F64(x) => Value::F64(x.to_bits()),
-            _ => Value::Undef,
-        })),
-        Err(e) => ending_of(&e),
-    };
-    Ok(finish(store, ending))
+            let (m, n) = (import.module().to_string(), import.name().to_string());
+            let results: Vec<ValType> = ty.results().to_vec();
+            let name = n.clone();
+            let func =
+                move |mut caller: Caller<'_, Host>, params: &[Val], out: &mut [Val]| -> Result<(), wasmi::Error> {
+                    let nondet_unsigned = |ty: &str| ty.starts_with('u') || ty == "bool";
+                    // Arguments and the result by position: a module may import a
+                    // harness name with another signature (missing ones read as 0).
+                    let arg = |i: usize| params.get(i).map_or(0, i32_of);
+                    let first = params.first().cloned();
+                    if m == crate::wasi::MODULE {
+                        return wasi_call(&mut caller, &name, params, out);
+                    }
+                    match (m.as_str(), name.as_str()) {
+                        ("symbolic", "assume") | (_, "__VERIFIER_assume") | (_, "klee_assume") => {
+                            if arg(0) == 0 {
+                                return Err(bug(BugKind::AssumeViolated));
+                            }
+                        }
+                        ("symbolic", "assert") => {
+                            if arg(0) == 0 {
+                                return Err(bug(BugKind::Assertion));
+                            }
+                        }
+                        (_, "reach_error" | "__VERIFIER_error") => return Err(bug(BugKind::ReachError)),
+                        (_, "klee_abort" | "__cxa_pure_virtual") => return Err(bug(BugKind::Abort)),
+                        (_, "__cxa_atexit") => {
+                            if let Some(o) = out.first_mut() {
+                                *o = Val::I32(0);
+                            }
+                        }
+                        (_, "klee_report_error") => return Err(bug(BugKind::Assertion)),
+                        (_, "klee_silent_exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
+                        (_, n) if crate::harness::KLEE_NO_OPS.contains(&n) && results.is_empty() => {}
+                        (_, "klee_get_value_i32" | "klee_get_value_i64" | "klee_get_valuel" | "klee_get_valuell") => {
+                            if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                                *o = p;
+                            }
+                        }
+                        (_, "abort") if svcomp => return Err(wasmi::Error::host(Exit(None))),
+                        (_, "abort") => return Err(bug(BugKind::Abort)),
+                        (_, "exit" | "_exit" | "_Exit") => return Err(wasmi::Error::host(Exit(Some(arg(0))))),
+                        (_, "__assert_fail") => return Err(bug(BugKind::Assertion)),
+                        (_, "klee_range") | ("symbolic", "range_symbol") => {
+                            let label = match name.as_str() {
+                                "klee_range" => label_of(&mut caller, arg(2), "klee_range")?,
+                                _ => "range_symbol".to_string(),
+                            };
+                            let v = caller.data_mut().next(&label);
+                            let x = i32_of(&to_val(v, &ValType::I32, false));
+                            if !(arg(0) <= x && x < arg(1)) {
+                                return Err(bug(BugKind::AssumeViolated));
+                            }
+                            if let Some(o) = out.first_mut() {
+                                *o = Val::I32(x);
+                            }
+                        }
+                        (_, "klee_int") => {
+                            let label = label_of(&mut caller, arg(0), "klee_int")?;
+                            if let Some(o) = out.first_mut() {
+                                *o = to_val(caller.data_mut().next(&label), &ValType::I32, false);
+                            }
+                        }
+                        (_, "klee_make_symbolic") => {
+                            let n = arg(1);
+                            let label = label_of(&mut caller, arg(2), "klee_make_symbolic")?;
+                            let bytes: Vec<u8> = (0..n as u32)
+                                .map(|_| match caller.data_mut().next(&label) {
+                                    Some(Value::Bv { bits, .. }) => bits as u8,
+                                    _ => 0,
+                                })
+                                .collect();
+                            let mem = memory_bytes(&mut caller)?;
+                            let r = range(mem.len(), arg(0), n)?;
+                            mem[r].copy_from_slice(&bytes);
+                        }
+                        (_, "memset") => {
+                            let mem = memory_bytes(&mut caller)?;
+                            let r = range(mem.len(), arg(0), arg(2))?;
+                            mem[r].fill(arg(1) as u8);
+                            if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                                *o = p;
+                            }
+                        }
+                        (_, "memcpy") | (_, "memmove") => {
+                            let mem = memory_bytes(&mut caller)?;
+                            let n = arg(2);
+                            let to = range(mem.len(), arg(0), n)?;
+                            let from = range(mem.len(), arg(1), n)?;
+                            mem.copy_within(from, to.start);
+                            if let (Some(o), Some(p)) = (out.first_mut(), first.clone()) {
+                                *o = p;
+                            }
+                        }
+                        (module, n) => {
+                            // A symbolic value: harness symbols, nondet values, and
+                            // unknown imports made symbolic.
+                            let key = if module == "symbolic" || n.starts_with("__VERIFIER_nondet_") || n == "klee_int"
+                            {
+                                n.to_string()
+                            } else {
+                                format!("{module}.{n}")
+                            };
+                            let unsigned = n.strip_prefix("__VERIFIER_nondet_").is_some_and(nondet_unsigned);
+                            if let (Some(t), Some(o)) = (results.first(), out.first_mut()) {
+                                let v = caller.data_mut().next(&key);
+                                *o = to_val(v, t, unsigned);
+                            }
+                        }
+                    }
+                    Ok(())
+                };
+            linker
+                .func_new(import.module(), import.name(), ty.clone(), func)
+                .map_err(|e| format!("wasmi: {e}"))?;
+        }
+        let instance = match linker.instantiate_and_start(&mut store, module) {
+            Ok(i) => i,
+            Err(e) => return Ok(finish(store, ending_of(&e))),
+        };
+        let Some(export) = export else {
+            return Ok(finish(store, Ending::Halted));
+        };
+        let func = instance
+            .get_func(&store, export)
+            .ok_or_else(|| format!("wasmi: the module exports no function `{export}`"))?;
+        let ty = func.ty(&store);
+        let c_main = matches!(export, "main" | "__main_argc_argv") && ty.params() == [ValType::I32, ValType::I32];
+        let args: Vec<Val> = ty
+            .params()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let v = if c_main {
+                    None
+                } else {
+                    store.data().inputs.get(&format!("arg{i}")).copied()
+                };
+                to_val(v, t, false)
+            })
+            .collect();
+        let mut out: Vec<Val> = ty.results().iter().map(|t| Val::default_for_ty(*t)).collect();
+        let ending = match func.call(&mut store, &args, &mut out) {
+            Ok(()) => Ending::Returned(out.first().map(|v| match v {
+                Val::I32(x) => Value::bv(32, *x as u32 as u64),
+                Val::I64(x) => Value::bv(64, *x as u64),
+                Val::F32(x) => Value::F32(x.to_bits()),
+                Val::F64(x) => Value::F64(x.to_bits()),
+                _ => Value::Undef,
+            })),
+            Err(e) => ending_of(&e),
+        };
+        Ok(finish(store, ending))
+    }
 }
 
-/// The module as wasmi runs it, and its convention. Under SV-COMP a call
-/// to a `reach_error` the program defines is the violation, whatever its
-/// body (braid's lowering says so at the call): here its body becomes a
-/// call to an import `braid.reach_error` added for it, which fails as the
-/// imported `reach_error` does.
+/// The module as wasmi runs it, and its convention. Its one memory, if it
+/// defines one (and imports none), is imported instead as [`MEMORY`] (see
+/// [`Prepared`]). Under SV-COMP a call to a `reach_error` the program
+/// defines is the violation, whatever its body (braid's lowering says so
+/// at the call): here its body becomes a call to an import
+/// `braid.reach_error` added for it, which fails as the imported
+/// `reach_error` does.
 fn prepare(bytes: &[u8], convention: crate::Convention) -> Result<(Vec<u8>, crate::Convention), String> {
     use wasmparser::{ExternalKind, Parser, Payload, TypeRef};
     let err = |e: wasmparser::BinaryReaderError| format!("wasmi: {e}");
     let mut imports: Vec<(String, String)> = Vec::new();
     let mut types: Vec<u32> = Vec::new();
     let mut named: Vec<(u32, String)> = Vec::new();
+    let mut memories_imported = 0;
+    let mut memories: Vec<wasmparser::MemoryType> = Vec::new();
     for payload in Parser::new(0).parse_all(bytes) {
         match payload.map_err(err)? {
             Payload::ImportSection(r) => {
                 for i in r.into_imports() {
                     let i = i.map_err(err)?;
-                    if matches!(i.ty, TypeRef::Func(_)) {
-                        imports.push((i.module.to_string(), i.name.to_string()));
+                    match i.ty {
+                        TypeRef::Func(_) => imports.push((i.module.to_string(), i.name.to_string())),
+                        TypeRef::Memory(_) => memories_imported += 1,
+                        _ => {}
                     }
                 }
             }
             Payload::FunctionSection(r) => {
                 for t in r {
                     types.push(t.map_err(err)?);
+                }
+            }
+            Payload::MemorySection(r) => {
+                for m in r {
+                    memories.push(m.map_err(err)?);
                 }
             }
             Payload::ExportSection(r) => {
@@ -444,49 +543,65 @@ fn prepare(bytes: &[u8], convention: crate::Convention) -> Result<(Vec<u8>, crat
         reach_error.is_some(),
         imports.iter().map(|(m, n)| (m.as_str(), n.as_str())),
     );
-    let (Some(target), crate::Convention::Svcomp) = (reach_error, convention) else {
-        return Ok((bytes.to_vec(), convention));
+    let reach_error = match (reach_error, convention) {
+        (Some(target), crate::Convention::Svcomp) => types.get((target - n) as usize).map(|&ty| (target, ty)),
+        _ => None,
     };
-    let Some(&ty) = types.get((target - n) as usize) else {
-        return Ok((bytes.to_vec(), convention));
+    let memory = match memories[..] {
+        [m] if memories_imported == 0 && !m.memory64 && !m.shared && m.page_size_log2.is_none() => Some(m),
+        _ => None,
     };
-    let mut r = ReachError {
+    if reach_error.is_none() && memory.is_none() {
+        return Ok((bytes.to_vec(), convention));
+    }
+    let mut r = Rewrite {
         imported: n,
-        target,
-        ty,
+        reach_error,
+        memory,
         next_body: n,
         added: false,
     };
     let mut module = wasm_encoder::Module::new();
     wasm_encoder::reencode::Reencode::parse_core_module(&mut r, &mut module, Parser::new(0), bytes)
-        .map_err(|e| format!("wasmi: rewriting reach_error: {e:?}"))?;
+        .map_err(|e| format!("wasmi: rewriting the module: {e:?}"))?;
     Ok((module.finish(), convention))
 }
 
-/// See [`prepare`]: the import is added after the others (function index
-/// `imported`), so defined functions move up by one.
-struct ReachError {
+/// See [`prepare`]: the imports are added after the others (a function
+/// import at index `imported`, so defined functions move up by one).
+struct Rewrite {
     imported: u32,
     /// reach_error's index before the import is added, and its type.
-    target: u32,
-    ty: u32,
+    reach_error: Option<(u32, u32)>,
+    /// The memory the module defines, to import instead.
+    memory: Option<wasmparser::MemoryType>,
     /// The index (before) of the next function body.
     next_body: u32,
     added: bool,
 }
 
-impl ReachError {
-    fn add_import(&mut self, section: &mut wasm_encoder::ImportSection) {
-        section.import("braid", "reach_error", wasm_encoder::EntityType::Function(self.ty));
+impl Rewrite {
+    fn add_imports(&mut self, section: &mut wasm_encoder::ImportSection) {
+        if let Some((_, ty)) = self.reach_error {
+            section.import("braid", "reach_error", wasm_encoder::EntityType::Function(ty));
+        }
+        if let Some(m) = self.memory {
+            let ty = wasm_encoder::reencode::utils::memory_type(self, m);
+            section.import(MEMORY.0, MEMORY.1, ty);
+        }
         self.added = true;
     }
 }
 
-impl wasm_encoder::reencode::Reencode for ReachError {
+impl wasm_encoder::reencode::Reencode for Rewrite {
     type Error = std::convert::Infallible;
 
     fn function_index(&mut self, func: u32) -> Result<u32, wasm_encoder::reencode::Error<Self::Error>> {
-        Ok(if func >= self.imported { func + 1 } else { func })
+        Ok(if self.reach_error.is_some() && func >= self.imported {
+            func + 1
+        } else {
+            func
+        })
     }
 
     fn parse_import_section(
@@ -495,8 +610,20 @@ impl wasm_encoder::reencode::Reencode for ReachError {
         section: wasmparser::ImportSectionReader<'_>,
     ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
         wasm_encoder::reencode::utils::parse_import_section(self, imports, section)?;
-        self.add_import(imports);
+        self.add_imports(imports);
         Ok(())
+    }
+
+    fn parse_memory_section(
+        &mut self,
+        memories: &mut wasm_encoder::MemorySection,
+        section: wasmparser::MemorySectionReader<'_>,
+    ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
+        match self.memory {
+            // Imported instead.
+            Some(_) => Ok(()),
+            None => wasm_encoder::reencode::utils::parse_memory_section(self, memories, section),
+        }
     }
 
     fn intersperse_section_hook(
@@ -508,7 +635,7 @@ impl wasm_encoder::reencode::Reencode for ReachError {
         // A module without imports gets a section for the one added.
         if !self.added && before.is_some_and(|b| b as u8 > wasm_encoder::SectionId::Import as u8) {
             let mut section = wasm_encoder::ImportSection::new();
-            self.add_import(&mut section);
+            self.add_imports(&mut section);
             module.section(&section);
         }
         Ok(())
@@ -521,7 +648,7 @@ impl wasm_encoder::reencode::Reencode for ReachError {
     ) -> Result<(), wasm_encoder::reencode::Error<Self::Error>> {
         let index = self.next_body;
         self.next_body += 1;
-        if index != self.target {
+        if self.reach_error.map(|(target, _)| target) != Some(index) {
             return wasm_encoder::reencode::utils::parse_function_body(self, code, func);
         }
         let mut f = wasm_encoder::Function::new([]);

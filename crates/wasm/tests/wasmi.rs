@@ -108,3 +108,24 @@ fn memory_grows_in_wasmi_only_as_far_as_braid_lets_it() {
         Ok(Ending::Returned(Some(Value::bv(32, u32::MAX as u64))))
     );
 }
+
+#[test]
+fn runs_of_one_prepared_module_start_from_its_initial_memory() {
+    // The module's memory is one buffer kept from run to run: what a run
+    // writes, and the pages it grows, must not reach the next one.
+    let text = "(module (memory (export \"memory\") 1) (data (i32.const 100) \"\\05\")\n\
+                (func (export \"main\") (result i32) (local $old i32)\n\
+                  (local.set $old (i32.load8_u (i32.const 100)))\n\
+                  (i32.store8 (i32.const 100) (i32.const 99))\n\
+                  (drop (memory.grow (i32.const 1)))\n\
+                  (local.set $old (i32.add (local.get $old) (i32.load8_u (i32.const 65536))))\n\
+                  (i32.store8 (i32.const 65536) (i32.const 50))\n\
+                  (i32.add (local.get $old) (memory.size))))";
+    let bytes = braid_wasm::from_text(text).expect("valid text");
+    let prepared = braid_wasm::wasmi_replay::Prepared::new(&bytes, Default::default()).expect("prepared");
+    for _ in 0..3 {
+        let run = prepared.run(Some("main"), &[], &Default::default()).expect("runs");
+        // 5 from the data, 0 from the fresh page, 2 pages.
+        assert_eq!(run.ending, Ending::Returned(Some(Value::bv(32, 7))));
+    }
+}
