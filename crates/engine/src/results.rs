@@ -336,6 +336,9 @@ pub struct KindDetail {
     /// Merged states' questions the search gave up on, answered unknown
     /// (the state split) rather than asked of Z3.
     pub orders_gave_up: u64,
+    /// Answered unsat because the path pins the question's symbols to
+    /// values (`c == 46`) under which it is false.
+    pub pinned_unsat: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -394,6 +397,7 @@ impl Stats {
                     orders_unsat: s.orders_unsat,
                     orders_ms: s.orders_time.as_millis() as u64,
                     orders_gave_up: s.orders_gave_up,
+                    pinned_unsat: s.pinned_unsat,
                 })
                 .collect(),
             constraints_sliced_away: solver.sliced_away,

@@ -1,8 +1,9 @@
 //! KLEE's query optimisations over any [`Solver`] backend.
 
 use crate::{SatResult, Solver};
-use braid_term::{Model, SymId, TermId, TermStore, Value};
+use braid_term::{Model, Node, Op, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -105,6 +106,9 @@ pub struct KindStats {
     /// Questions the search gave up on that were answered unknown at once
     /// ([`QuerySolver::split_hard`]).
     pub orders_gave_up: u64,
+    /// Answered unsat because the path pins the question's symbols to
+    /// values under which it is false ([`pinned_refutation`]).
+    pub pinned_unsat: u64,
 }
 
 /// Upper bounds (exclusive) of the backend-time histogram's buckets, in
@@ -191,6 +195,7 @@ impl SolverStats {
             a.orders_unsat += b.orders_unsat;
             a.orders_time += b.orders_time;
             a.orders_gave_up += b.orders_gave_up;
+            a.pinned_unsat += b.pinned_unsat;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
             *a += b;
@@ -468,6 +473,13 @@ impl QuerySolver {
         } else {
             pc.to_vec()
         };
+        if let Some(core) = pinned_refutation(store, &set, query) {
+            self.stats.kind(kind).pinned_unsat += 1;
+            set.push(query);
+            set.sort_unstable();
+            set.dedup();
+            return self.refuted_by_own(set, core);
+        }
         set.push(query);
         set.sort_unstable();
         set.dedup();
@@ -826,6 +838,53 @@ fn project(store: &TermStore, constraints: &[TermId], model: &Model) -> Model {
 }
 
 /// The constraints of `pc` transitively sharing a symbol with `query`.
+/// A core of `pc` and `query` when `pc` pins every symbol of the query to
+/// a value (a constraint `x == 46`, `b` or `not b`) and the query is false
+/// under those values: the pins and the query. A parser that matched a
+/// byte against a table (`c == '.'`) asks about the same byte at every
+/// later branch; on semver.c's harness these were most of dse's branch
+/// questions, each sliced, looked up and decided by trying every value.
+fn pinned_refutation(store: &TermStore, pc: &[TermId], query: TermId) -> Option<Vec<TermId>> {
+    let syms = store.symbols(query);
+    if syms.is_empty() || syms.len() > 4 {
+        return None;
+    }
+    let mut pins: SmallVec<[(SymId, Value, TermId); 4]> = SmallVec::new();
+    let sym_of = |t: TermId| match store.node(t) {
+        Node::Sym(s) if syms.contains(s) => Some(*s),
+        _ => None,
+    };
+    for &c in pc {
+        let pin = match store.node(c) {
+            Node::Sym(s) if syms.contains(s) => Some((*s, Value::Bool(true))),
+            Node::App(Op::Not, args) => sym_of(args[0]).map(|s| (s, Value::Bool(false))),
+            Node::App(Op::Eq, args) => match (sym_of(args[0]), sym_of(args[1])) {
+                (Some(s), None) => store.as_const(args[1]).map(|v| (s, v)),
+                (None, Some(s)) => store.as_const(args[0]).map(|v| (s, v)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((s, v)) = pin {
+            if !pins.iter().any(|p| p.0 == s) {
+                pins.push((s, v, c));
+            }
+        }
+    }
+    if pins.len() < syms.len() {
+        return None;
+    }
+    let model: Model = pins.iter().map(|&(s, v, _)| (s, v)).collect();
+    if store.eval(query, &model) != Ok(Value::Bool(false)) {
+        return None;
+    }
+    let mut core: Vec<TermId> = pins.iter().map(|p| p.2).collect();
+    core.push(query);
+    core.sort_unstable();
+    core.dedup();
+    Some(core)
+}
+
 fn independent_slice(store: &TermStore, pc: &[TermId], query: TermId) -> Vec<TermId> {
     let mut syms: FxHashSet<SymId> = store.symbols(query).iter().copied().collect();
     let mut chosen = vec![false; pc.len()];
@@ -1094,6 +1153,42 @@ mod tests {
         let mut want = vec![lt, ge];
         want.sort_unstable();
         assert_eq!(core, want);
+    }
+
+    #[test]
+    fn a_question_over_pinned_symbols_is_refuted_by_the_pins() {
+        let mut s = TermStore::new();
+        let c = s.symbol_term("c", Sort::Bv(8));
+        let d = s.symbol_term("d", Sort::Bv(8));
+        let b = s.symbol_term("b", Sort::Bool);
+        let k = |s: &mut TermStore, v| s.constant(Value::bv(8, v));
+        let (k46, k43, k9) = (k(&mut s, 46), k(&mut s, 43), k(&mut s, 9));
+        let pin_c = s.app(Op::Eq, &[c, k46]).unwrap();
+        let not_b = s.app(Op::Not, &[b]).unwrap();
+        let d_big = s.app(Op::UGt, &[d, k9]).unwrap();
+        let pc = [pin_c, not_b, d_big];
+        let mut q = QuerySolver::new(Box::new(Z3Solver::new(None)));
+        // c is 46: `c == 43` is false whatever the rest, with the pin as core.
+        let is_43 = s.app(Op::Eq, &[c, k43]).unwrap();
+        assert_eq!(q.check(&s, &pc, is_43, None), SatResult::Unsat);
+        let mut want = vec![pin_c, is_43];
+        want.sort_unstable();
+        assert_eq!(q.last_core(), want.as_slice());
+        // Both pinned: a Boolean's pin too.
+        let both = s.app(Op::And, &[is_43, b]).unwrap();
+        let either = s.app(Op::Or, &[is_43, b]).unwrap();
+        assert_eq!(q.check(&s, &pc, either, None), SatResult::Unsat);
+        assert_eq!(q.stats.by_kind[0].pinned_unsat, 2);
+        // d is not pinned: the question goes on to the other procedures.
+        let sum = s.app(Op::Add, &[c, d]).unwrap();
+        let is_9 = s.app(Op::Eq, &[sum, k9]).unwrap();
+        assert!(q.check(&s, &pc, is_9, None).is_sat());
+        assert_eq!(q.stats.by_kind[0].pinned_unsat, 2);
+        // True under the pins: not refuted (and sat).
+        let c_ne = s.app(Op::Not, &[is_43]).unwrap();
+        assert!(q.check(&s, &pc, c_ne, None).is_sat());
+        assert_eq!(q.check(&s, &pc, both, None), SatResult::Unsat);
+        assert_eq!(q.stats.by_kind[0].pinned_unsat, 3);
     }
 
     #[test]
