@@ -353,7 +353,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -372,6 +372,11 @@ impl Report {
                         k.enumerate_unsat,
                         k.enumerate_sat,
                         k.enumerate_ms,
+                        if k.enumerate_skipped > 0 {
+                            format!(" ({} not tried: it did not pay)", k.enumerate_skipped)
+                        } else {
+                            String::new()
+                        },
                         k.orders_unsat,
                         k.orders_sat,
                         k.orders_ms,
