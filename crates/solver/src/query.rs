@@ -1,7 +1,7 @@
 //! KLEE's query optimisations over any [`Solver`] backend.
 
 use crate::{SatResult, Solver};
-use braid_term::{Model, Node, Op, SymId, TermId, TermStore, Value};
+use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -905,8 +905,10 @@ fn pinned_refutation(store: &TermStore, pc: &[TermId], query: TermId) -> Option<
         return None;
     }
     let mut pins: SmallVec<[(SymId, Value, TermId); 4]> = SmallVec::new();
+    // A float equal to a constant is not pinned to it: IEEE equality holds
+    // between 0.0 and -0.0, which other operations tell apart.
     let sym_of = |t: TermId| match store.node(t) {
-        Node::Sym(s) if syms.contains(s) => Some(*s),
+        Node::Sym(s) if syms.contains(s) && matches!(store.sort(t), Sort::Bool | Sort::Bv(_) | Sort::Int) => Some(*s),
         _ => None,
     };
     for &c in pc {
@@ -1265,6 +1267,14 @@ mod tests {
         let c_ne = s.app(Op::Not, &[is_43]).unwrap();
         assert!(q.check(&s, &pc, c_ne, None).is_sat());
         assert_eq!(q.check(&s, &pc, both, None), SatResult::Unsat);
+        assert_eq!(q.stats.by_kind[0].pinned_unsat, 3);
+        // A float equal to 0.0 may be -0.0: not pinned.
+        let f = s.symbol_term("f", Sort::F64);
+        let zero = s.constant(Value::F64(0f64.to_bits()));
+        let one = s.constant(Value::F64(1f64.to_bits()));
+        let f_zero = s.app(Op::Eq, &[f, zero]).unwrap();
+        let f_one = s.app(Op::Eq, &[f, one]).unwrap();
+        assert_eq!(q.check(&s, &[f_zero], f_one, None), SatResult::Unsat);
         assert_eq!(q.stats.by_kind[0].pinned_unsat, 3);
     }
 
