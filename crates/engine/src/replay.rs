@@ -19,11 +19,10 @@ pub struct Replayer {
 impl Replayer {
     /// The code for runs from `entry`, built when the entry changes.
     fn code(&mut self, module: &Module, entry: FuncId) -> &Code {
-        match self.code {
-            Some(ref c) if c.entry == Some(entry) => {}
-            _ => self.code = Some(Code::new(module, Some(entry))),
+        if self.code.as_ref().is_some_and(|c| c.entry != Some(entry)) {
+            self.code = None;
         }
-        self.code.as_ref().expect("the code was just built")
+        self.code.get_or_insert_with(|| Code::new(module, Some(entry)))
     }
 
     /// Replays `test` on `module` to its end, however long it runs (the

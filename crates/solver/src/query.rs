@@ -269,22 +269,16 @@ struct Gate {
     tries: u64,
     sat: u64,
     time: Duration,
-    backoff: u32,
-    skip: u32,
+    skips: Backoff,
 }
 
 impl Gate {
     const FREE: Duration = Duration::from_millis(250);
     const RATIO: u64 = 16;
-    const MAX_SKIP: u32 = 64;
 
     /// Whether to ask it this question.
     fn open(&mut self) -> bool {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return false;
-        }
-        true
+        !self.skips.skipping()
     }
 
     fn tried(&mut self, found: bool, took: Duration) {
@@ -292,11 +286,40 @@ impl Gate {
         self.time += took;
         if found {
             self.sat += 1;
-            self.backoff = 0;
+            self.skips.reset();
         } else if self.time > Self::FREE && self.sat * Self::RATIO < self.tries {
-            self.backoff = (self.backoff * 2).clamp(1, Self::MAX_SKIP);
-            self.skip = self.backoff;
+            self.skips.back_off();
         }
+    }
+}
+
+/// The questions a gate lets by a procedure that did not pay: 1, then 2,
+/// 4, … up to [`Backoff::MAX_SKIP`] at a time, from 1 again once it pays.
+#[derive(Default)]
+struct Backoff {
+    backoff: u32,
+    skip: u32,
+}
+
+impl Backoff {
+    const MAX_SKIP: u32 = 64;
+
+    /// Whether this question is one to let by (and counts it).
+    fn skipping(&mut self) -> bool {
+        let skipping = self.skip > 0;
+        self.skip = self.skip.saturating_sub(1);
+        skipping
+    }
+
+    /// The procedure did not pay: the next run of questions let by, twice
+    /// as long as the last.
+    fn back_off(&mut self) {
+        self.backoff = (self.backoff * 2).clamp(1, Self::MAX_SKIP);
+        self.skip = self.backoff;
+    }
+
+    fn reset(&mut self) {
+        self.backoff = 0;
     }
 }
 
@@ -307,24 +330,21 @@ impl Gate {
 /// and 100 ms per answer in all, where Z3 took 13 ms a call (10 of an 18 s
 /// run). Once it has spent [`CostGate::FREE`], while its time per answer
 /// is more than [`CostGate::RATIO`] times the backend's per call, the next
-/// questions of the kind skip it (1, 2, 4, … up to [`CostGate::MAX_SKIP`],
+/// questions of the kind skip it (1, 2, 4, … up to [`Backoff::MAX_SKIP`],
 /// as [`Gate`] backs off); its answers are counted as they come, so a
 /// procedure that pays again is asked again.
 #[derive(Default)]
 struct CostGate {
-    backoff: u32,
-    skip: u32,
+    skips: Backoff,
 }
 
 impl CostGate {
     const FREE: Duration = Duration::from_millis(500);
     const RATIO: u32 = 4;
-    const MAX_SKIP: u32 = 64;
 
     /// Whether to ask it this question of a kind with statistics `k`.
     fn open(&mut self, k: &KindStats) -> bool {
-        if self.skip > 0 {
-            self.skip -= 1;
+        if self.skips.skipping() {
             return false;
         }
         let answers = (k.enumerate_sat + k.enumerate_unsat).max(1) as u32;
@@ -333,10 +353,9 @@ impl CostGate {
             && k.solver_calls > 0
             && k.enumerate_time / answers > k.solver_time / calls * Self::RATIO;
         if costly {
-            self.backoff = (self.backoff * 2).clamp(1, Self::MAX_SKIP);
-            self.skip = self.backoff;
+            self.skips.back_off();
         } else {
-            self.backoff = 0;
+            self.skips.reset();
         }
         true
     }
@@ -1230,7 +1249,7 @@ mod tests {
         assert_eq!(asked, [true, false, true, false, false, true, false, false]);
         // Paying again (the backend slower): asked every time.
         k.solver_time = Duration::from_secs(10);
-        gate.skip = 0;
+        gate.skips.skip = 0;
         assert!((0..5).all(|_| gate.open(&k)));
     }
 

@@ -267,24 +267,7 @@ impl Prepared {
                 .map_err(|_| "wasmi: the run panicked".to_string())?
         })
     }
-}
 
-/// Runs `export` of the module `bytes` once (see [`Prepared::run`]; many
-/// runs of one module should share a [`Prepared`]).
-pub fn run(
-    bytes: &[u8],
-    export: Option<&str>,
-    inputs: &[(String, Value)],
-    wasi: &crate::wasi::Config,
-    convention: crate::Convention,
-) -> Result<Run, String> {
-    Prepared::new(bytes, convention)?.run(export, inputs, wasi)
-}
-
-/// The stack of a wasmi run's thread.
-const STACK: usize = 256 << 20;
-
-impl Prepared {
     fn run_here(
         &self,
         export: Option<&str>,
@@ -488,6 +471,21 @@ impl Prepared {
         Ok(finish(store, ending))
     }
 }
+
+/// Runs `export` of the module `bytes` once (see [`Prepared::run`]; many
+/// runs of one module should share a [`Prepared`]).
+pub fn run(
+    bytes: &[u8],
+    export: Option<&str>,
+    inputs: &[(String, Value)],
+    wasi: &crate::wasi::Config,
+    convention: crate::Convention,
+) -> Result<Run, String> {
+    Prepared::new(bytes, convention)?.run(export, inputs, wasi)
+}
+
+/// The stack of a wasmi run's thread.
+const STACK: usize = 256 << 20;
 
 /// The module as wasmi runs it, and its convention. Its one memory, if it
 /// defines one (and imports none), is imported instead as [`MEMORY`] (see
