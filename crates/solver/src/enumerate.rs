@@ -34,6 +34,7 @@
 use braid_term::{eval_op, Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::time::Duration;
 
 /// The most assignments tried (65 536), and the most input bits of a
 /// question without floats or products.
@@ -63,16 +64,19 @@ pub const MAX_EASY_WORK: u64 = 1 << 17;
 /// questions took 7.1 s of a 9.3 s run.)
 #[derive(Default)]
 pub struct Tables {
-    /// Per constraint, two bits per assignment of its symbols (in the
-    /// store's order, the first lowest): unknown, false, true, or does not
+    /// Per constraint, its table's place in `tables`.
+    slot_of: FxHashMap<TermId, u32>,
+    /// Two bits per assignment of a constraint's symbols (in the store's
+    /// order, the first lowest): unknown, false, true, or does not
     /// evaluate.
-    map: FxHashMap<TermId, Vec<u64>>,
+    tables: Vec<Vec<u64>>,
     /// Bytes held, all tables together, with each one's bookkeeping.
     bytes: u64,
 }
 
 impl Tables {
-    /// The most bytes held (4 MiB); past them the tables start afresh.
+    /// The most bytes held (4 MiB) when a question starts; past them the
+    /// tables start afresh.
     const MAX_BYTES: u64 = 1 << 22;
 
     /// A table's bookkeeping besides its entries (the map's slot, the
@@ -84,25 +88,38 @@ impl Tables {
     const TRUE: u64 = 2;
     const ERR: u64 = 3;
 
-    fn get(&self, c: TermId, idx: u64) -> u64 {
-        self.map
-            .get(&c)
-            .map_or(Self::UNKNOWN, |t| (t[(idx / 32) as usize] >> (2 * (idx % 32))) & 3)
+    /// Starts a question: the tables start afresh if they hold too much
+    /// (between questions only, so that the places a question found stay
+    /// valid until it ends).
+    fn start(&mut self) {
+        if self.bytes > Self::MAX_BYTES {
+            *self = Tables::default();
+        }
     }
 
-    fn set(&mut self, c: TermId, bits: u32, idx: u64, v: u64) {
-        if !self.map.contains_key(&c) {
-            let words = (1u64 << bits).div_ceil(32);
-            let cost = words * 8 + Self::OVERHEAD;
-            if self.bytes + cost > Self::MAX_BYTES {
-                self.map = FxHashMap::default();
-                self.bytes = 0;
-            }
-            self.bytes += cost;
-            self.map.insert(c, vec![0; words as usize]);
-        }
-        let t = self.map.get_mut(&c).expect("made above");
-        t[(idx / 32) as usize] |= v << (2 * (idx % 32));
+    /// Constraint `c`'s table's place, if it has one.
+    fn place(&self, c: TermId) -> Option<u32> {
+        self.slot_of.get(&c).copied()
+    }
+
+    /// A new table for constraint `c` over `bits` bits, all unknown.
+    fn make(&mut self, c: TermId, bits: u32) -> u32 {
+        let words = (1u64 << bits).div_ceil(32);
+        self.bytes += words * 8 + Self::OVERHEAD;
+        let at = self.tables.len() as u32;
+        self.tables.push(vec![0; words as usize]);
+        self.slot_of.insert(c, at);
+        at
+    }
+
+    #[inline]
+    fn get(&self, at: u32, idx: u64) -> u64 {
+        (self.tables[at as usize][(idx / 32) as usize] >> (2 * (idx % 32))) & 3
+    }
+
+    #[inline]
+    fn set(&mut self, at: u32, idx: u64, v: u64) {
+        self.tables[at as usize][(idx / 32) as usize] |= v << (2 * (idx % 32));
     }
 }
 
@@ -206,6 +223,9 @@ struct Evaluator {
     k: u64,
     /// Per constraint, where its table's index comes from.
     index: Vec<Projection>,
+    /// Per constraint, its table's place in the [`Tables`], once it has
+    /// one.
+    places: Vec<Option<u32>>,
 }
 
 /// A constraint's term, the width of its symbols' bits, and per symbol of
@@ -231,24 +251,44 @@ impl Evaluator {
         self.now += 1;
     }
 
-    /// Constraint `c` under the current assignment, from its table if it
-    /// has been evaluated under the same values of its symbols before.
-    fn holds_kept(&mut self, c: usize, tables: &mut Tables) -> Result<bool, ()> {
-        let (term, bits, ref at) = self.index[c];
-        // Over more bits, a table would be larger than the values tried.
+    /// Where constraint `c`'s table holds the current assignment's value,
+    /// and whether it has a table (`None`: it keeps none, being over more
+    /// bits than are tried).
+    fn table_index(&self, c: usize) -> Option<u64> {
+        let (_, bits, ref at) = self.index[c];
         if bits > MAX_BITS {
-            return self.holds(c);
+            return None;
         }
         let idx = at.iter().fold((0u64, 0u32), |(idx, shift), &(from, w)| {
             let v = (self.k >> from) & ((1u64 << w) - 1);
             (idx | v << shift, shift + w)
         });
-        let idx = idx.0;
-        match tables.get(term, idx) {
-            Tables::FALSE => return Ok(false),
-            Tables::TRUE => return Ok(true),
-            Tables::ERR => return Err(()),
-            _ => {}
+        Some(idx.0)
+    }
+
+    /// Constraint `c`'s value under the current assignment as its table
+    /// has it (unknown without a table).
+    fn known(&self, c: usize, tables: &Tables) -> u64 {
+        match (self.places[c], self.table_index(c)) {
+            (Some(at), Some(idx)) => tables.get(at, idx),
+            _ => Tables::UNKNOWN,
+        }
+    }
+
+    /// Constraint `c` under the current assignment, from its table if it
+    /// has been evaluated under the same values of its symbols before.
+    fn holds_kept(&mut self, c: usize, tables: &mut Tables) -> Result<bool, ()> {
+        // Over more bits, a table would be larger than the values tried.
+        let Some(idx) = self.table_index(c) else {
+            return self.holds(c);
+        };
+        if let Some(at) = self.places[c] {
+            match tables.get(at, idx) {
+                Tables::FALSE => return Ok(false),
+                Tables::TRUE => return Ok(true),
+                Tables::ERR => return Err(()),
+                _ => {}
+            }
         }
         let r = self.holds(c);
         let v = match r {
@@ -256,8 +296,46 @@ impl Evaluator {
             Ok(true) => Tables::TRUE,
             Err(()) => Tables::ERR,
         };
-        tables.set(term, bits, idx, v);
+        let at = match self.places[c] {
+            Some(at) => at,
+            None => {
+                let at = tables.make(self.index[c].0, self.index[c].1);
+                self.places[c] = Some(at);
+                at
+            }
+        };
+        tables.set(at, idx, v);
         r
+    }
+
+    /// The first of `order`'s constraints that the current assignment
+    /// makes false, and whether one does not evaluate under it. The
+    /// tables are read first: a constraint is evaluated only when none
+    /// of them refutes the assignment (a question repeats its path's
+    /// constraints, evaluated by earlier questions, and adds one).
+    fn refuter(&mut self, order: &[usize], tables: &mut Tables) -> (Option<usize>, bool) {
+        let mut undecided = false;
+        // A look-up counts as a node evaluated: the work bound holds
+        // where every value is in the tables.
+        self.work += order.len() as u64;
+        for &c in order {
+            match self.known(c, tables) {
+                Tables::FALSE => return (Some(c), false),
+                Tables::ERR => undecided = true,
+                _ => {}
+            }
+        }
+        for &c in order {
+            if self.known(c, tables) != Tables::UNKNOWN {
+                continue;
+            }
+            match self.holds_kept(c, tables) {
+                Ok(true) => {}
+                Ok(false) => return (Some(c), false),
+                Err(()) => undecided = true,
+            }
+        }
+        (None, undecided)
     }
 
     /// Finds constraint `c`'s own nodes, in post-order (constants left out
@@ -397,7 +475,7 @@ impl Evaluator {
     fn refute_all(&mut self, keys: &[u64], subset: &[usize], limit: u64, tables: &mut Tables) -> bool {
         keys.iter().all(|&k| {
             self.assign(k);
-            self.work <= limit && subset.iter().any(|&c| self.holds_kept(c, tables) == Ok(false))
+            self.work <= limit && self.refuter(subset, tables).0.is_some()
         })
     }
 }
@@ -426,12 +504,28 @@ fn divided_by_zero(op: Op, args: &[Value]) -> Result<Value, ()> {
 /// with tables of its own.
 #[cfg(test)]
 pub fn check(store: &TermStore, set: &[TermId]) -> Found {
-    check_kept(store, set, &mut Tables::default())
+    check_kept(store, set, &mut Tables::default(), MAX_EASY_WORK)
+}
+
+/// The bound on the nodes a question without floats or products may
+/// evaluate when the backend takes `per_call` a call on such questions:
+/// about the nodes evaluated in that time (2²¹ took 38 ms, so 32 a
+/// microsecond leaves room), within [`MAX_EASY_WORK`] and [`MAX_WORK`].
+/// Where Z3 answers in a millisecond or two, as on an LZ-style decoder's
+/// questions, that is [`MAX_EASY_WORK`]; an inflater's questions over two
+/// bytes took it 20 ms a call.
+pub fn easy_bound(per_call: Duration) -> u64 {
+    const NODES_PER_MICROSECOND: u64 = 32;
+    (per_call.as_micros() as u64)
+        .saturating_mul(NODES_PER_MICROSECOND)
+        .clamp(MAX_EASY_WORK, MAX_WORK)
 }
 
 /// [`check`], with the constraints' values kept in `tables` from one
-/// question to the next.
-pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Found {
+/// question to the next, and `easy` the bound on the nodes a question
+/// without floats or products evaluates ([`easy_bound`]).
+pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: u64) -> Found {
+    tables.start();
     // The symbols and their widths.
     let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
     syms.sort_unstable();
@@ -483,16 +577,26 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     // `char` through `strtod`: 48 constraints, 5.5 MB as SMT-LIB, 0.4 s
     // and hundreds of MB in Z3), and over several symbols when their own
     // constraints leave each a few values.
-    let easy_work = |values: u64| values.saturating_mul(order.len() as u64) <= MAX_EASY_WORK;
+    //
+    // A question Z3 answers at once and over too many values is still
+    // tried where each symbol's values cost little to try one symbol at a
+    // time: its own constraints often leave it one or a few (a bit reader
+    // tests an input byte bit by bit, `(b >> k) & 1 == 0`; an inflater's
+    // questions over two bytes, 300 nodes each, took Z3 1-100 ms a call),
+    // and the product of what they leave is then held to the same bound
+    // (the work of both within the bound).
+    let easy_work = |values: u64| values.saturating_mul(order.len() as u64) <= easy;
+    let one_at_a_time = |widths: &[u32]| widths.iter().map(|w| 1u64 << (*w).max(1)).sum::<u64>() <= 1 << MAX_BITS;
     let hard = if bits > MAX_BITS || !easy_work(1u64 << bits) {
-        if !hard() {
-            return Found::Nothing;
+        match hard() {
+            true => true,
+            false if one_at_a_time(&widths) => false,
+            false => return Found::Nothing,
         }
-        true
     } else {
         hard()
     };
-    let budget = if hard { MAX_WORK } else { MAX_EASY_WORK };
+    let budget = if hard { MAX_WORK } else { easy };
     let index: FxHashMap<TermId, u32> = order.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect();
     let sym_at: FxHashMap<SymId, usize> = syms.iter().enumerate().map(|(i, s)| (*s, i)).collect();
     let mut ev = Evaluator {
@@ -526,6 +630,7 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
         work: 0,
         k: 0,
         index: Vec::with_capacity(set.len()),
+        places: set.iter().map(|c| tables.place(*c)).collect(),
     };
     // Where each symbol's bits are in an assignment.
     let mut from = Vec::with_capacity(syms.len());
@@ -563,8 +668,8 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
                 return Found::Nothing;
             }
             ev.assign(v << from[i]);
-            match own.iter().find(|&&c| ev.holds_kept(c, tables) == Ok(false)) {
-                Some(&c) if !refuters.contains(&c) => refuters.push(c),
+            match ev.refuter(&own, tables).0 {
+                Some(c) if !refuters.contains(&c) => refuters.push(c),
                 Some(_) => {}
                 None => values.push(v),
             }
@@ -580,10 +685,14 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
         }
         allowed.push(values);
     }
-    // Every assignment of allowed values, as bits.
+    // Every assignment of allowed values, as bits, tried within the work
+    // bound: most are refuted by a constraint's table or by a small one
+    // (an inflater's questions over two bytes, 150-400 nodes over 8 192
+    // assignments, are mostly table lookups, the path's constraints
+    // evaluated by earlier questions), and giving up costs the bound.
     let product = allowed.iter().try_fold(1u64, |n, a| n.checked_mul(a.len() as u64));
     let keys: Vec<u64> = match product {
-        Some(n) if n <= 1 << MAX_BITS && (hard || easy_work(n)) => {
+        Some(n) if n <= 1 << MAX_BITS => {
             let mut keys = vec![0u64];
             for (a, &shift) in allowed.iter().zip(&from) {
                 keys = keys
@@ -597,26 +706,28 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Fou
     };
     // Constraints that refuted an assignment so far, tried first.
     let mut core: Vec<usize> = Vec::new();
+    let (mut tried, mut order_changed): (Vec<usize>, bool) = (Vec::new(), true);
     for &k in &keys {
         if ev.work > budget {
             return Found::Nothing;
         }
         ev.assign(k);
-        let mut undecided = false;
-        let mut refuter = None;
-        for c in core.iter().copied().chain((0..set.len()).filter(|c| !core.contains(c))) {
-            match ev.holds_kept(c, tables) {
-                Ok(true) => {}
-                Ok(false) => {
-                    refuter = Some(c);
-                    break;
-                }
-                Err(()) => undecided = true,
-            }
+        // Constraints that refuted an assignment first.
+        if order_changed {
+            tried = core
+                .iter()
+                .copied()
+                .chain((0..set.len()).filter(|c| !core.contains(c)))
+                .collect();
+            order_changed = false;
         }
+        let (refuter, undecided) = ev.refuter(&tried, tables);
         match (refuter, undecided) {
             (Some(c), _) if core.contains(&c) => {}
-            (Some(c), _) => core.push(c),
+            (Some(c), _) => {
+                core.push(c);
+                order_changed = true;
+            }
             (None, true) => return Found::Nothing,
             (None, false) => {
                 return Found::Sat(syms.iter().copied().zip(ev.assignment.iter().copied()).collect());
@@ -877,10 +988,18 @@ mod tests {
                 .collect();
             set.sort_unstable();
             set.dedup();
-            kept_hits += set.iter().filter(|c| tables.map.contains_key(c)).count();
+            kept_hits += set.iter().filter(|c| tables.place(**c).is_some()).count();
             let fresh = check(&s, &set);
             decided += (fresh != Found::Nothing) as u32;
-            assert_eq!(check_kept(&s, &set, &mut tables), fresh, "{set:?}");
+            // The same answer and model; an unsat core may differ (a
+            // table refutes an assignment before a constraint evaluated
+            // first when fresh), and is unsat on its own.
+            match (check_kept(&s, &set, &mut tables, MAX_EASY_WORK), &fresh) {
+                (Found::Unsat(core), Found::Unsat(_)) => {
+                    assert!(matches!(check(&s, &core), Found::Unsat(_)), "{set:?}: {core:?}")
+                }
+                (kept, fresh) => assert_eq!(&kept, fresh, "{set:?}"),
+            }
         }
         assert!(
             decided > 200 && kept_hits > 300,

@@ -705,7 +705,13 @@ impl QuerySolver {
         if self.simplex && self.caching {
             if self.enumerate_gates[kind].open(&self.stats.by_kind[kind]) {
                 let start = Instant::now();
-                let found = crate::enumerate::check_kept(store, &set, &mut self.tables);
+                let k = &self.stats.by_kind[kind];
+                let per_call = match k.solver_calls {
+                    0 => Duration::ZERO,
+                    n => k.solver_time / n.min(u64::from(u32::MAX)) as u32,
+                };
+                let easy = crate::enumerate::easy_bound(per_call);
+                let found = crate::enumerate::check_kept(store, &set, &mut self.tables, easy);
                 self.stats.kind(self.kind).enumerate_time += start.elapsed();
                 let count = |k: &mut KindStats, sat: bool| match sat {
                     true => k.enumerate_sat += 1,
