@@ -171,6 +171,206 @@ fn masked_bits(store: &TermStore, order: &[TermId]) -> FxHashMap<SymId, Option<u
     out
 }
 
+/// A bit of a bit-vector term as [`pinned_bits`] follows it: a constant,
+/// a bit of one of the question's symbols (`BIT + 64 * symbol + bit`), or
+/// anything else.
+const ZERO: u32 = 0;
+const ONE: u32 = 1;
+const OTHER: u32 = 2;
+const BIT: u32 = 3;
+
+/// Per symbol of `syms` (bit-vectors of at most 64 bits), the bits the
+/// set's constraints fix — `(mask, value)` — and the constraints that fix
+/// them; or two constraints that fix one bit both ways (an unsat core).
+///
+/// The bits of a term are followed through constants, symbols,
+/// extensions, truncations, shifts by constants and bitwise operations,
+/// where each of its bits is a constant or one bit of one symbol; a
+/// constraint `a == b` (alone or in a conjunction) then fixes each bit of
+/// a symbol that one side has where the other has a constant, and
+/// `a <u 2^k` the bits of `a` from `k` up to zero. A bit reader's
+/// questions are of that shape: an inflater tests `(tag >> n) & 1` where
+/// `tag` holds two input bytes, so no constraint is over one symbol alone
+/// although each fixes one bit of one.
+fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymId]) -> Result<Vec<Pins>, [usize; 2]> {
+    let sym_at: FxHashMap<SymId, u32> = syms.iter().enumerate().map(|(i, s)| (*s, i as u32)).collect();
+    // Each bit-vector node's bits, in one arena.
+    let mut arena: Vec<u32> = Vec::new();
+    let mut at: FxHashMap<TermId, (u32, u8)> = FxHashMap::default();
+    for &t in order {
+        let Sort::Bv(w) = store.sort(t) else {
+            continue;
+        };
+        if w > 64 {
+            continue;
+        }
+        let bits_of = |a: TermId| {
+            at.get(&a)
+                .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
+        };
+        let mut out: SmallVec<[u32; 64]> = SmallVec::new();
+        match store.node(t) {
+            Node::Const(Value::Bv { bits, .. }) => out.extend((0..w).map(|i| ((bits >> i) & 1) as u32)),
+            Node::Sym(s) => match sym_at.get(s) {
+                Some(&i) => out.extend((0..w).map(|b| BIT + 64 * i + u32::from(b))),
+                None => out.extend((0..w).map(|_| OTHER)),
+            },
+            Node::App(op, args) => {
+                let a = bits_of(args[0]);
+                let b = args.get(1).and_then(|b| bits_of(*b));
+                let amount = args.get(1).and_then(|b| match store.as_const(*b) {
+                    Some(Value::Bv { bits, .. }) => Some(bits),
+                    _ => None,
+                });
+                let w = usize::from(w);
+                match (op, a, b, amount) {
+                    (Op::ZExt(_), Some(a), _, _) => out.extend((0..w).map(|i| a.get(i).copied().unwrap_or(ZERO))),
+                    (Op::SExt(_), Some(a), _, _) => {
+                        out.extend((0..w).map(|i| a.get(i).or(a.last()).copied().unwrap_or(OTHER)))
+                    }
+                    (Op::Trunc(_), Some(a), _, _) => out.extend((0..w).map(|i| a.get(i).copied().unwrap_or(OTHER))),
+                    (Op::And, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
+                        (ZERO, _) | (_, ZERO) => ZERO,
+                        (ONE, y) => y,
+                        (x, ONE) => x,
+                        (x, y) if x == y => x,
+                        _ => OTHER,
+                    })),
+                    (Op::Or, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
+                        (ONE, _) | (_, ONE) => ONE,
+                        (ZERO, y) => y,
+                        (x, ZERO) => x,
+                        (x, y) if x == y => x,
+                        _ => OTHER,
+                    })),
+                    (Op::Xor, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
+                        (ZERO, y) => y,
+                        (x, ZERO) => x,
+                        (ONE, ONE) => ZERO,
+                        _ => OTHER,
+                    })),
+                    (Op::Shl, Some(a), _, Some(k)) => out.extend((0..w).map(|i| match k < w as u64 && i as u64 >= k {
+                        true => a[i - k as usize],
+                        false => ZERO,
+                    })),
+                    (Op::LShr, Some(a), _, Some(k)) => out.extend((0..w).map(|i| match (i as u64).checked_add(k) {
+                        Some(j) if j < w as u64 => a[j as usize],
+                        _ => ZERO,
+                    })),
+                    (Op::AShr, Some(a), _, Some(k)) => out.extend((0..w).map(|i| match (i as u64).checked_add(k) {
+                        Some(j) if j < w as u64 => a[j as usize],
+                        _ => a[w - 1],
+                    })),
+                    _ => out.extend((0..w).map(|_| OTHER)),
+                }
+            }
+            _ => continue,
+        }
+        at.insert(t, (arena.len() as u32, w));
+        arena.extend_from_slice(&out);
+    }
+    let bits_of = |a: TermId| {
+        at.get(&a)
+            .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
+    };
+    // (symbol, bit, value, constraint), from every constraint.
+    let mut pins: Vec<(u32, u32, bool, usize)> = Vec::new();
+    for (c, &root) in set.iter().enumerate() {
+        let mut stack = vec![root];
+        while let Some(t) = stack.pop() {
+            let Node::App(op, args) = store.node(t) else {
+                continue;
+            };
+            let mut pin = |x: u32, v: bool| {
+                if x >= BIT {
+                    pins.push(((x - BIT) / 64, (x - BIT) % 64, v, c));
+                }
+            };
+            match (op, args.as_slice()) {
+                (Op::And, _) if store.sort(t) == Sort::Bool => stack.extend(args.iter().copied()),
+                (Op::Eq, [a, b]) => {
+                    if let (Some(a), Some(b)) = (bits_of(*a), bits_of(*b)) {
+                        for (&x, &y) in a.iter().zip(b) {
+                            match (x, y) {
+                                (x, ZERO | ONE) => pin(x, y == ONE),
+                                (ZERO | ONE, y) => pin(y, x == ONE),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                (Op::ULt, [a, k]) => {
+                    if let (Some(a), Some(Value::Bv { bits, .. })) = (bits_of(*a), store.as_const(*k)) {
+                        if bits.is_power_of_two() {
+                            for &x in &a[bits.trailing_zeros() as usize..] {
+                                pin(x, false);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out: Vec<Pins> = vec![Pins::default(); syms.len()];
+    let mut by: FxHashMap<(u32, u32), (bool, usize)> = FxHashMap::default();
+    for (sym, bit, v, c) in pins {
+        match by.get(&(sym, bit)) {
+            Some(&(w, d)) if w != v => return Err([d.min(c), d.max(c)]),
+            Some(_) => {}
+            None => {
+                by.insert((sym, bit), (v, c));
+                let p = &mut out[sym as usize];
+                p.mask |= 1 << bit;
+                p.value |= u64::from(v) << bit;
+                if !p.by.contains(&c) {
+                    p.by.push(c);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The bits of a symbol its question fixes, and the constraints that fix
+/// them ([`pinned_bits`]).
+#[derive(Clone, Default)]
+struct Pins {
+    mask: u64,
+    value: u64,
+    by: SmallVec<[usize; 4]>,
+}
+
+impl Pins {
+    /// The `i`-th value of the `width` bits with the pinned ones fixed:
+    /// `i`'s bits deposited in the free ones.
+    fn nth(&self, width: u32, i: u64) -> u64 {
+        let mut free = !self.mask & width_mask(width);
+        let (mut v, mut i) = (self.value & width_mask(width), i);
+        while free != 0 && i != 0 {
+            let low = free & free.wrapping_neg();
+            if i & 1 == 1 {
+                v |= low;
+            }
+            i >>= 1;
+            free &= free - 1;
+        }
+        v
+    }
+
+    /// The free bits among `width`.
+    fn free(&self, width: u32) -> u32 {
+        (!self.mask & width_mask(width)).count_ones()
+    }
+}
+
+fn width_mask(width: u32) -> u64 {
+    match width {
+        64.. => u64::MAX,
+        w => (1u64 << w) - 1,
+    }
+}
+
 /// What trying every value found.
 #[derive(Debug, PartialEq)]
 pub enum Found {
@@ -556,7 +756,17 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
             _ => return Found::Nothing,
         }
     }
-    let bits: u32 = widths.iter().map(|w| (*w).max(1)).sum();
+    // The bits the constraints fix are not tried ([`pinned_bits`]).
+    let pins = match pinned_bits(store, set, &order, &syms) {
+        Ok(pins) => pins,
+        Err(both) => return Found::Unsat(both.iter().map(|&c| set[c]).collect()),
+    };
+    let free: Vec<u32> = widths
+        .iter()
+        .zip(&pins)
+        .map(|(&w, p)| if w == 0 { 1 } else { p.free(w) })
+        .collect();
+    let bits: u32 = free.iter().sum();
     if bits > MAX_HARD_BITS {
         return Found::Nothing;
     }
@@ -586,11 +796,11 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
     // and the product of what they leave is then held to the same bound
     // (the work of both within the bound).
     let easy_work = |values: u64| values.saturating_mul(order.len() as u64) <= easy;
-    let one_at_a_time = |widths: &[u32]| widths.iter().map(|w| 1u64 << (*w).max(1)).sum::<u64>() <= 1 << MAX_BITS;
+    let one_at_a_time = |free: &[u32]| free.iter().map(|f| 1u64 << f).sum::<u64>() <= 1 << MAX_BITS;
     let hard = if bits > MAX_BITS || !easy_work(1u64 << bits) {
         match hard() {
             true => true,
-            false if one_at_a_time(&widths) => false,
+            false if one_at_a_time(&free) => false,
             false => return Found::Nothing,
         }
     } else {
@@ -663,10 +873,19 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
         let own: Vec<usize> = (0..set.len()).filter(|&c| store.symbols(set[c]) == [sym]).collect();
         let mut values = Vec::new();
         let mut refuters = Vec::new();
-        for v in 0..1u64 << ev.widths[i].max(1) {
+        // The pinned bits' constraints refute the other values.
+        let pinned = ev.widths[i] > 0 && pins[i].free(ev.widths[i]) < ev.widths[i];
+        if pinned {
+            refuters.extend(pins[i].by.iter().copied());
+        }
+        for n in 0..1u64 << free[i] {
             if ev.work > budget {
                 return Found::Nothing;
             }
+            let v = match ev.widths[i] {
+                0 => n,
+                w => pins[i].nth(w, n),
+            };
             ev.assign(v << from[i]);
             match ev.refuter(&own, tables).0 {
                 Some(c) if !refuters.contains(&c) => refuters.push(c),
@@ -792,6 +1011,71 @@ mod tests {
     fn byte_gt(s: &mut TermStore, x: TermId, k: u64) -> TermId {
         let c = s.constant(Value::bv(8, k));
         s.app(Op::UGt, &[x, c]).unwrap()
+    }
+
+    /// A bit reader over bytes `x`, `y`, `z`: `tag = x | y << 8 | z << 16`
+    /// (32 bits), bit `n` of it tested against `v`.
+    fn tag_bit(s: &mut TermStore, bytes: &[TermId], n: u64, v: u64) -> TermId {
+        let mut tag = s.constant(Value::bv(32, 0));
+        for (i, &b) in bytes.iter().enumerate() {
+            let wide = s.app(Op::ZExt(32), &[b]).unwrap();
+            let by = s.constant(Value::bv(32, 8 * i as u64));
+            let shifted = s.app(Op::Shl, &[wide, by]).unwrap();
+            tag = s.app(Op::Or, &[tag, shifted]).unwrap();
+        }
+        let k = s.constant(Value::bv(32, n));
+        let one = s.constant(Value::bv(32, 1));
+        let shifted = s.app(Op::LShr, &[tag, k]).unwrap();
+        let bit = s.app(Op::And, &[shifted, one]).unwrap();
+        let v = s.constant(Value::bv(32, v));
+        s.app(Op::Eq, &[bit, v]).unwrap()
+    }
+
+    #[test]
+    fn bits_a_bit_reader_fixes_are_not_tried() {
+        let mut s = TermStore::new();
+        let bytes: Vec<TermId> = ["x", "y", "z"].iter().map(|n| s.symbol_term(n, Sort::Bv(8))).collect();
+        let syms: Vec<SymId> = bytes.iter().map(|b| s.symbols(*b)[0]).collect();
+        // Bit 9 of the tag is bit 1 of y; bit 3 is bit 3 of x.
+        let y1 = tag_bit(&mut s, &bytes, 9, 1);
+        let x3 = tag_bit(&mut s, &bytes, 3, 0);
+        // `trunc8(x >> 4) <u 2`: x's bits 5 to 7 are clear.
+        let four = s.constant(Value::bv(8, 4));
+        let two = s.constant(Value::bv(8, 2));
+        let high = s.app(Op::LShr, &[bytes[0], four]).unwrap();
+        let small = s.app(Op::ULt, &[high, two]).unwrap();
+        let set = [y1, x3, small];
+        let order = s.postorder(&set);
+        let pins = pinned_bits(&s, &set, &order, &syms).unwrap_or_else(|_| panic!("no conflict"));
+        assert_eq!((pins[0].mask, pins[0].value), (0b1110_1000, 0));
+        assert_eq!(pins[0].by.as_slice(), &[1, 2]);
+        assert_eq!((pins[1].mask, pins[1].value), (0b10, 0b10));
+        assert_eq!(pins[2].mask, 0);
+        // The i-th value fills the free bits in order.
+        assert_eq!(pins[0].nth(8, 0), 0);
+        assert_eq!(pins[0].nth(8, 0b1111), 0b1_0111);
+        // A bit fixed both ways: the two constraints are a core.
+        let y1_clear = tag_bit(&mut s, &bytes, 9, 0);
+        let set = [y1, x3, y1_clear];
+        let order = s.postorder(&set);
+        assert!(matches!(pinned_bits(&s, &set, &order, &syms), Err([0, 2])));
+        assert_eq!(check(&s, &set), Found::Unsat(vec![y1, y1_clear]));
+        // 24 input bits, 16 of them fixed: decided, as Z3 decides, where
+        // without the pins there were too many values to try.
+        let mut z3 = crate::Z3Solver::new(Some(5000));
+        let mut counts = (0, 0, 0);
+        let mut set: Vec<TermId> = (0..16).map(|n| tag_bit(&mut s, &bytes, n, n % 3 / 2)).collect();
+        // A constraint over all three: x + y + z == 40 (in 8 bits).
+        let sum = s.app(Op::Add, &[bytes[0], bytes[1]]).unwrap();
+        let sum = s.app(Op::Add, &[sum, bytes[2]]).unwrap();
+        let forty = s.constant(Value::bv(8, 40));
+        set.push(s.app(Op::Eq, &[sum, forty]).unwrap());
+        agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
+        let c200 = s.constant(Value::bv(8, 200));
+        set.push(s.app(Op::UGt, &[bytes[2], c200]).unwrap());
+        set.push(s.app(Op::ULt, &[bytes[2], four]).unwrap());
+        agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
+        assert_eq!(counts, (1, 1, 0));
     }
 
     #[test]
