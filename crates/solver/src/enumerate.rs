@@ -451,9 +451,8 @@ impl Evaluator {
         self.now += 1;
     }
 
-    /// Where constraint `c`'s table holds the current assignment's value,
-    /// and whether it has a table (`None`: it keeps none, being over more
-    /// bits than are tried).
+    /// Where constraint `c`'s table holds the current assignment's value
+    /// (`None`: it keeps no table, being over more bits than are tried).
     fn table_index(&self, c: usize) -> Option<u64> {
         let (_, bits, ref at) = self.index[c];
         if bits > MAX_BITS {
@@ -759,6 +758,7 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
     // The bits the constraints fix are not tried ([`pinned_bits`]).
     let pins = match pinned_bits(store, set, &order, &syms) {
         Ok(pins) => pins,
+        Err([a, b]) if a == b => return Found::Unsat(vec![set[a]]),
         Err(both) => return Found::Unsat(both.iter().map(|&c| set[c]).collect()),
     };
     let free: Vec<u32> = widths
@@ -767,7 +767,9 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
         .map(|(&w, p)| if w == 0 { 1 } else { p.free(w) })
         .collect();
     let bits: u32 = free.iter().sum();
-    if bits > MAX_HARD_BITS {
+    // An assignment holds every symbol's bits, fixed or free, in 64.
+    let held: u32 = widths.iter().map(|w| (*w).max(1)).sum();
+    if bits > MAX_HARD_BITS || held > MAX_HARD_BITS {
         return Found::Nothing;
     }
     let hard = || {
@@ -1076,6 +1078,11 @@ mod tests {
         set.push(s.app(Op::ULt, &[bytes[2], four]).unwrap());
         agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
         assert_eq!(counts, (1, 1, 0));
+        // Nine bytes, every bit fixed: 72 bits do not fit an assignment.
+        let nine: Vec<TermId> = (0..9).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let seven = s.constant(Value::bv(8, 7));
+        let set: Vec<TermId> = nine.iter().map(|&b| s.app(Op::Eq, &[b, seven]).unwrap()).collect();
+        assert_eq!(check(&s, &set), Found::Nothing);
     }
 
     #[test]
