@@ -204,10 +204,7 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
         if w > 64 {
             continue;
         }
-        let bits_of = |a: TermId| {
-            at.get(&a)
-                .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
-        };
+        let bits_of = |a: TermId| bits_in(&at, &arena, a);
         let mut out: SmallVec<[u32; 64]> = SmallVec::new();
         match store.node(t) {
             Node::Const(Value::Bv { bits, .. }) => out.extend((0..w).map(|i| ((bits >> i) & 1) as u32)),
@@ -229,20 +226,16 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
                         out.extend((0..w).map(|i| a.get(i).or(a.last()).copied().unwrap_or(OTHER)))
                     }
                     (Op::Trunc(_), Some(a), _, _) => out.extend((0..w).map(|i| a.get(i).copied().unwrap_or(OTHER))),
-                    (Op::And, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
-                        (ZERO, _) | (_, ZERO) => ZERO,
-                        (ONE, y) => y,
-                        (x, ONE) => x,
-                        (x, y) if x == y => x,
-                        _ => OTHER,
-                    })),
-                    (Op::Or, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
-                        (ONE, _) | (_, ONE) => ONE,
-                        (ZERO, y) => y,
-                        (x, ZERO) => x,
-                        (x, y) if x == y => x,
-                        _ => OTHER,
-                    })),
+                    // `and` is absorbed by 0 and leaves the other bit where one is 1; `or` the other way round.
+                    (Op::And | Op::Or, Some(a), Some(b), _) => {
+                        let (absorbing, identity) = if *op == Op::And { (ZERO, ONE) } else { (ONE, ZERO) };
+                        out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
+                            _ if x == absorbing || y == absorbing => absorbing,
+                            _ if x == identity || x == y => y,
+                            _ if y == identity => x,
+                            _ => OTHER,
+                        }))
+                    }
                     (Op::Xor, Some(a), Some(b), _) => out.extend(a.iter().zip(b).map(|(&x, &y)| match (x, y) {
                         (ZERO, y) => y,
                         (x, ZERO) => x,
@@ -269,10 +262,7 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
         at.insert(t, (arena.len() as u32, w));
         arena.extend_from_slice(&out);
     }
-    let bits_of = |a: TermId| {
-        at.get(&a)
-            .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
-    };
+    let bits_of = |a: TermId| bits_in(&at, &arena, a);
     // (symbol, bit, value, constraint), from every constraint.
     let mut pins: Vec<(u32, u32, bool, usize)> = Vec::new();
     for (c, &root) in set.iter().enumerate() {
@@ -330,6 +320,12 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
         }
     }
     Ok(out)
+}
+
+/// Node `t`'s bits in [`pinned_bits`]'s arena, if it has them.
+fn bits_in<'a>(at: &FxHashMap<TermId, (u32, u8)>, arena: &'a [u32], t: TermId) -> Option<&'a [u32]> {
+    at.get(&t)
+        .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
 }
 
 /// The bits of a symbol its question fixes, and the constraints that fix
@@ -525,9 +521,6 @@ impl Evaluator {
             }
         }
         for &c in order {
-            if self.known(c, tables) != Tables::UNKNOWN {
-                continue;
-            }
             match self.holds_kept(c, tables) {
                 Ok(true) => {}
                 Ok(false) => return (Some(c), false),
