@@ -160,22 +160,25 @@ fn a_memory_limit_stops_a_blow_up() {
 fn live_states_are_shed_before_the_memory_limit() {
     // bfs keeps every state of a JSON tokenizer's input alive: past 60 % of
     // the limit, the half that covered nothing for longest become tests
-    // (concrete runs), and the run goes on to its time limit. (8 s: with
-    // tests written to a slow disk, 4 s of a debug build peaked at 60 MB.)
+    // (concrete runs), and the run goes on to its time limit. The limit is
+    // low and the time long because how fast memory grows is the machine's:
+    // a debug build among other tests, writing to a slow disk, peaked at
+    // 66 MB in 8 s (under 60 % of 120 MB); on a free machine it passes
+    // 48 MB (60 % of 80) in 2 s and then stays near 50 MB.
     let program = example("bench/limits/json.wasm");
     let dir = tempfile::tempdir().expect("temp dir");
     let (code, json, tests) = run_json(
         &program,
         dir.path(),
-        &["--search", "bfs", "--max-memory", "120", "--max-time", "8"],
+        &["--search", "bfs", "--max-memory", "80", "--max-time", "12"],
     );
     assert_eq!(code, 0, "{json}");
     assert_eq!(
         reasons(&json),
         vec![
-            "memory: live states past 60% of the 120 MB limit were ended by concrete runs (stats.states_shed)"
+            "memory: live states past 60% of the 80 MB limit were ended by concrete runs (stats.states_shed)"
                 .to_string(),
-            "time limit of 8s reached".to_string()
+            "time limit of 12s reached".to_string()
         ],
         "{}",
         json["stats"]
