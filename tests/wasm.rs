@@ -169,6 +169,21 @@ fn c_sources_are_compiled_with_clang_and_their_tests_replay() {
     assert_eq!(code(&o), 2, "LIMIT undefined: clang fails");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("clang failed") && err.contains("LIMIT"), "{err}");
+    // A header of the program's own that clang does not find is named as
+    // such, not as a C library to install (the C library is installed here:
+    // `stdio.h` is included).
+    let own = written(
+        dir.path(),
+        "own.c",
+        "#include <stdio.h>\n#include <own_header.h>\nint main(void) { return 0; }\n",
+    );
+    let o = braid(&["run", &own]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("own_header.h") && err.contains("-I DIR") && !err.contains("apt-get"),
+        "{err}"
+    );
     let o = braid(&["run", &example("examples/c/svcomp.wasm"), "--cflags", "-O2"]);
     assert_eq!(code(&o), 2);
     // A program in two sources: both compiled, and recorded for replay.

@@ -77,6 +77,24 @@ fn is_cpp(path: &Path) -> bool {
 /// the stack is 8 MiB, as a native one. With wasi-libc, braid's own string
 /// functions ([`BRAID_LIBC`]) come first.
 /// `cflags` (whitespace-separated) come last, so they can override (`-O2`).
+/// Whether clang finds wasi-libc: it preprocesses `#include <stdio.h>` for
+/// wasm32-wasi (asked only after a compilation failed on a missing file).
+fn wasi_libc_works() -> bool {
+    use std::io::Write;
+    let child = Command::new("clang")
+        .args(["--target=wasm32-wasi", "-E", "-x", "c", "-", "-o", "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return false };
+    let written = child
+        .stdin
+        .take()
+        .is_some_and(|mut i| i.write_all(b"#include <stdio.h>\n").is_ok());
+    child.wait().is_ok_and(|s| s.success()) && written
+}
+
 pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> Result<Vec<u8>> {
     let shown = source.display();
     // C++ is built against wasi-libc, for `operator new`'s malloc.
@@ -151,7 +169,21 @@ pub(crate) fn compile(source: &Path, more: &[String], cflags: Option<&str>) -> R
                 "\n(setjmp and longjmp are not available in C compiled to wasm32: wasi-libc has no <setjmp.h>)"
                     .to_string()
             } else if libc && (err.contains("file not found") || err.contains("cannot find") || err.contains("-lc")) {
-                format!("\n(the C library for wasm32-wasi is missing: {INSTALL})")
+                if wasi_libc_works() {
+                    // The C library is there: the missing file is the
+                    // program's own.
+                    format!(
+                        "\n(wasm32-wasi's C library is installed; for a header of the program's own, pass its \
+                         directory: --cflags \"-I DIR\"{})",
+                        if err.contains("with <angled> include") {
+                            ", or include it with quotes"
+                        } else {
+                            ""
+                        }
+                    )
+                } else {
+                    format!("\n(the C library for wasm32-wasi is missing: {INSTALL})")
+                }
             } else {
                 String::new()
             };
