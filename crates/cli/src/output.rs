@@ -436,6 +436,12 @@ impl Report {
                 "loop merging: {} heads, {} entries, {} arrivals subsumed ({} by a solver query), {} fixed points, {} splits into {} states",
                 l.heads, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts
             );
+            if let Some(ms) = l.given_up_after_ms {
+                let _ = writeln!(
+                    s,
+                    "  given up after {ms} ms: no arrival subsumed, and merging at loop heads took a quarter of the run; every loop unrolled from there"
+                );
+            }
             for at in &l.unrolled_at {
                 let _ = writeln!(
                     s,

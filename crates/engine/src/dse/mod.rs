@@ -917,6 +917,17 @@ impl<'m> Dse<'m> {
             Step::Fork(states) => states,
             Step::Done => return Step::Done,
         };
+        let started = Instant::now();
+        let out = self.merge_at_loop_heads(states);
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
+        loops.time += started.elapsed();
+        loops.stats.ms = loops.time.as_millis() as u64;
+        loops.give_up_if_barren(self.budget.elapsed());
+        self.collect(out)
+    }
+
+    /// [`Dse::at_loop_heads`] on each of `states`: those that go on.
+    fn merge_at_loop_heads(&mut self, states: Vec<State>) -> Vec<State> {
         let mut out = Vec::with_capacity(states.len());
         for st in states {
             if !self.at_loop_head(&st) {
@@ -951,7 +962,7 @@ impl<'m> Dse<'m> {
                 }
             }
         }
-        self.collect(out)
+        out
     }
 
     /// Per frame of `st`, the live variables of its function.
@@ -1149,7 +1160,7 @@ impl<'m> Dse<'m> {
     /// Whether loop-head merging is on and `st` is at a loop head (however
     /// it came there: a jump, falling through, a return).
     fn at_loop_head(&self, st: &State) -> bool {
-        self.loops.is_some() && {
+        self.loops.as_ref().is_some_and(|l| !l.given_up) && {
             let f = st.top();
             self.loop_heads[f.func.0 as usize].get(f.at as usize) == Some(&true)
         }
