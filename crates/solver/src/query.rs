@@ -236,9 +236,10 @@ pub struct QuerySolver {
     pub kind: QueryKind,
     /// Ask braid's simplex before the backend.
     simplex: bool,
-    gate: Gate,
-    /// The search of orderings' (crate::orders).
-    orders_gate: Gate,
+    /// Whether the simplex is asked, per kind of question ([`Gate`]).
+    gates: [Gate; 4],
+    /// The search of orderings' (crate::orders), likewise.
+    orders_gates: [Gate; 4],
     /// Trying every value's, per question kind ([`CostGate`]).
     enumerate_gates: [CostGate; 4],
     /// Constraints' values under their symbols' values, kept for the
@@ -256,14 +257,20 @@ pub struct QuerySolver {
 
 /// Whether one of braid's own procedures (the simplex, the search of
 /// orderings) is asked before the backend: always, while it pays. Once it
-/// has taken [`Gate::FREE`] and answered fewer than one question in
-/// [`Gate::RATIO`], each question it fails skips it for the next 1, 2, 4,
-/// … up to [`Gate::MAX_SKIP`] questions; an answer starts over. On hash
-/// tables (khash, benhoyt/ht, rxi/map: chains of choices over `hash &
-/// mask`) the simplex took 6-8 ms per question and answered 0 to 3 in 650,
-/// a fifth of dse's run; on the containers and parsers it answers most
-/// questions and is never skipped. A search of orderings that runs out of
-/// budget takes 40-90 ms, where Z3 may answer in one or two.
+/// has taken [`Gate::FREE`], it does not pay while its time per answer is
+/// more than [`Gate::COST_RATIO`] times the backend's time per call on the
+/// same kind of question (or, before any backend call, while it has
+/// answered fewer than one question in [`Gate::RATIO`]); then each
+/// question it is asked skips it for the next 1, 2, 4, … up to
+/// [`Backoff::MAX_SKIP`] questions, and once it pays again it is asked
+/// every question. On hash tables (khash, benhoyt/ht, rxi/map: chains of
+/// choices over `hash & mask`) the simplex took 6-8 ms per question and
+/// answered 0 to 3 in 650, a fifth of dse's run; on rxi/microtar's header
+/// reader (`sscanf("%o")` of symbolic bytes) it answered 8 of 226 in
+/// 1 010 ms, 126 ms an answer where Z3 took 7 ms a call, since each answer
+/// had started the back-off over; on the containers and parsers it
+/// answers most questions and is never skipped. A search of orderings that
+/// runs out of budget takes 40-90 ms, where Z3 may answer in one or two.
 #[derive(Default)]
 struct Gate {
     tries: u64,
@@ -275,20 +282,31 @@ struct Gate {
 impl Gate {
     const FREE: Duration = Duration::from_millis(250);
     const RATIO: u64 = 16;
+    const COST_RATIO: u32 = 4;
 
     /// Whether to ask it this question.
     fn open(&mut self) -> bool {
         !self.skips.skipping()
     }
 
-    fn tried(&mut self, found: bool, took: Duration) {
+    /// It was asked a question and took `took`, and answered it or not;
+    /// `backend` is the kind's backend calls and their time so far.
+    fn tried(&mut self, found: bool, took: Duration, backend: (u64, Duration)) {
         self.tries += 1;
         self.time += took;
-        if found {
-            self.sat += 1;
-            self.skips.reset();
-        } else if self.time > Self::FREE && self.sat * Self::RATIO < self.tries {
+        self.sat += u64::from(found);
+        let costly = self.time > Self::FREE
+            && match backend {
+                (0, _) => self.sat * Self::RATIO < self.tries,
+                (calls, time) => {
+                    let per_answer = self.time / self.sat.clamp(1, u64::from(u32::MAX)) as u32;
+                    per_answer > time / calls.min(u64::from(u32::MAX)) as u32 * Self::COST_RATIO
+                }
+            };
+        if costly {
             self.skips.back_off();
+        } else {
+            self.skips.reset();
         }
     }
 }
@@ -378,8 +396,8 @@ impl QuerySolver {
             caching: true,
             kind: QueryKind::Branch,
             simplex: true,
-            gate: Gate::default(),
-            orders_gate: Gate::default(),
+            gates: Default::default(),
+            orders_gates: Default::default(),
             enumerate_gates: Default::default(),
             tables: Default::default(),
             split_hard: false,
@@ -678,7 +696,7 @@ impl QuerySolver {
         // Braid's simplex with abstraction refinement first (§3.2–3.3 of
         // seed 002): a model it finds is checked, and most sat questions on
         // machine integers and table lookups need no backend call.
-        if self.simplex && self.gate.open() {
+        if self.simplex && self.gates[self.kind as usize].open() {
             let start = Instant::now();
             let linear =
                 crate::partial::solve_linear(store, &set, &Model::default(), crate::simplex::Limits::default());
@@ -687,7 +705,8 @@ impl QuerySolver {
             let k = self.stats.kind(self.kind);
             k.simplex_tries += 1;
             k.simplex_time += took;
-            self.gate.tried(found.is_some(), took);
+            let backend = (k.solver_calls, k.solver_time);
+            self.gates[self.kind as usize].tried(found.is_some(), took, backend);
             if let Some(m) = found {
                 k.simplex_sat += 1;
                 return self.answered_by_own(set, m);
@@ -725,11 +744,13 @@ impl QuerySolver {
             }
             // Wide symbols only compared: their orderings searched
             // (crate::orders), while the search pays.
-            if self.orders_gate.open() {
+            if self.orders_gates[kind].open() {
                 let start = Instant::now();
                 let (found, gave_up) = crate::orders::decide(store, &set);
                 let took = start.elapsed();
-                self.orders_gate.tried(found != crate::orders::Found::Nothing, took);
+                let k = &self.stats.by_kind[kind];
+                let backend = (k.solver_calls, k.solver_time);
+                self.orders_gates[kind].tried(found != crate::orders::Found::Nothing, took, backend);
                 self.stats.kind(self.kind).orders_time += took;
                 if gave_up && self.split_hard {
                     self.stats.kind(self.kind).orders_gave_up += 1;
@@ -1009,47 +1030,52 @@ mod tests {
     use crate::Z3Solver;
     use braid_term::{Op, Sort};
 
-    /// The simplex is asked every question while it is cheap or answers;
-    /// past its free time with few answers, a failure skips it for 1, 2,
-    /// 4, … questions (at most 64), and an answer starts over.
+    /// The simplex is asked every question while it is cheap or pays;
+    /// past its free time, while it does not, each question skips it for
+    /// 1, 2, 4, … questions (at most 64); once it pays, it is asked again.
     #[test]
     fn the_simplex_is_skipped_while_it_does_not_pay() {
         let slow = Duration::from_millis(10);
+        let none = (0, Duration::ZERO);
         let mut gate = Gate::default();
         // 25 failures of 10 ms are within the free time: always asked.
         for _ in 0..25 {
             assert!(gate.open());
-            gate.tried(false, slow);
+            gate.tried(false, slow, none);
         }
         // Past it: each failure skips it for twice as many questions as
         // the last, up to 64.
-        let mut runs = Vec::new();
-        let mut run = 0;
-        for _ in 0..400 {
-            if gate.open() {
-                gate.tried(false, slow);
-                if run > 0 {
-                    runs.push(run);
+        let runs = |gate: &mut Gate, found: &dyn Fn(usize) -> bool, backend| {
+            let (mut runs, mut run) = (Vec::new(), 0);
+            for i in 0..400 {
+                if gate.open() {
+                    gate.tried(found(i), slow, backend);
+                    if run > 0 {
+                        runs.push(run);
+                    }
+                    run = 0;
+                } else {
+                    run += 1;
                 }
-                run = 0;
-            } else {
-                run += 1;
             }
-        }
-        assert_eq!(runs[..8], [1, 2, 4, 8, 16, 32, 64, 64]);
-        // An answer starts the back-off over.
-        while !gate.open() {}
-        gate.tried(true, slow);
-        assert!(gate.open());
-        gate.tried(false, slow);
-        assert!(!gate.open());
-        assert!(gate.open());
-        // One answer in 16 questions or more keeps it asked.
+            runs
+        };
+        assert_eq!(runs(&mut gate, &|_| false, none)[..8], [1, 2, 4, 8, 16, 32, 64, 64]);
+        // Before any backend call: one answer in 16 questions or more
+        // keeps it asked.
         let mut good = Gate::default();
         for i in 0..200 {
             assert!(good.open());
-            good.tried(i % 8 == 0, slow);
+            good.tried(i % 8 == 0, slow, none);
         }
+        // Once the backend has answered: its time per answer (here 20 ms)
+        // against 4 times the backend's per call.
+        let mut cheap = Gate::default();
+        let backend = (10, 10 * Duration::from_millis(6));
+        assert!(runs(&mut cheap, &|i| i % 2 == 0, backend).is_empty());
+        let mut costly = Gate::default();
+        let backend = (10, 10 * Duration::from_millis(4));
+        assert_eq!(runs(&mut costly, &|i| i % 2 == 0, backend)[..3], [1, 2, 4]);
     }
 
     /// A query solver whose sat questions reach Z3 (these tests count
