@@ -841,9 +841,11 @@ mod tests {
     #[test]
     fn merging_at_loop_heads_is_given_up_when_barren_and_costly() {
         let ms = std::time::Duration::from_millis;
-        let mut m = LoopMerge::default();
         // Under the floor of work, or under its share of the run: kept.
-        m.time = ms(GIVE_UP_AFTER_MS - 1);
+        let mut m = LoopMerge {
+            time: ms(GIVE_UP_AFTER_MS - 1),
+            ..LoopMerge::default()
+        };
         assert!(!m.give_up_if_barren(ms(GIVE_UP_AFTER_MS)));
         m.time = ms(GIVE_UP_AFTER_MS);
         assert!(!m.give_up_if_barren(ms(10 * GIVE_UP_AFTER_MS)));
@@ -864,8 +866,10 @@ mod tests {
 
     #[test]
     fn a_loop_head_whose_splits_fail_in_every_context_splits_no_more() {
-        let mut p = Place::default();
-        p.split_failures = MAX_BARREN_SPLIT_FAILURES - 1;
+        let mut p = Place {
+            split_failures: MAX_BARREN_SPLIT_FAILURES - 1,
+            ..Place::default()
+        };
         assert!(!p.barren());
         p.split_failures += 1;
         assert!(p.barren());
