@@ -106,6 +106,14 @@ pub(crate) const MAX_BARREN_SPLIT_FAILURES: u64 = 4;
 pub(crate) const GIVE_UP_SHARE: f64 = 0.25;
 pub(crate) const GIVE_UP_AFTER_MS: u64 = 200;
 
+/// Entries made (over all heads and contexts) before loop-head merging
+/// may be given up: the rule's time is the machine's, and on a small
+/// program one loop-merge query that runs to its [`QUERY_MS`] (a debug
+/// build among other tests, a division in the path) took a quarter of a
+/// run of a few entries; the evidence that merging does not pay is the
+/// entries that stood for nothing (cwalk: 101 by the time it was given up).
+pub(crate) const GIVE_UP_AFTER_ENTRIES: u64 = 4 * MAX_BARREN_ENTRIES as u64;
+
 /// Entries whose guard needs a solver query, per arrival.
 pub(crate) const MAX_QUERIES: usize = 4;
 
@@ -140,6 +148,8 @@ pub struct LoopStats {
     pub given_up_after_ms: Option<u64>,
     /// Milliseconds taken at loop heads (matching, splitting, adding).
     pub ms: u64,
+    /// States that reached a loop head while merging was on.
+    pub arrivals: u64,
 }
 
 /// A frame of an entry: where it is, where its result goes, and its live
@@ -239,12 +249,14 @@ impl LoopMerge {
 
     /// Gives loop-head merging up for the rest of the run if it has taken
     /// [`GIVE_UP_SHARE`] of the run's time `elapsed` (and
-    /// [`GIVE_UP_AFTER_MS`]) with no arrival subsumed: the summaries are
+    /// [`GIVE_UP_AFTER_MS`]), and made [`GIVE_UP_AFTER_ENTRIES`] entries,
+    /// with no arrival subsumed: the summaries are
     /// dropped (their entries' states go on as states do) and every head is
     /// unrolled from now on. Whether it was given up now.
     pub fn give_up_if_barren(&mut self, elapsed: std::time::Duration) -> bool {
         if self.given_up
             || self.stats.subsumed > 0
+            || self.stats.entries < GIVE_UP_AFTER_ENTRIES
             || self.time.as_millis() < GIVE_UP_AFTER_MS as u128
             || self.time.as_secs_f64() < GIVE_UP_SHARE * elapsed.as_secs_f64()
         {
@@ -841,11 +853,19 @@ mod tests {
     #[test]
     fn merging_at_loop_heads_is_given_up_when_barren_and_costly() {
         let ms = std::time::Duration::from_millis;
-        // Under the floor of work, or under its share of the run: kept.
+        // Under the floor of work, or under its share of the run, or with
+        // too few entries: kept.
         let mut m = LoopMerge {
-            time: ms(GIVE_UP_AFTER_MS - 1),
+            time: ms(GIVE_UP_AFTER_MS),
+            stats: LoopStats {
+                entries: GIVE_UP_AFTER_ENTRIES - 1,
+                ..LoopStats::default()
+            },
             ..LoopMerge::default()
         };
+        assert!(!m.give_up_if_barren(ms(GIVE_UP_AFTER_MS)));
+        m.stats.entries += 1;
+        m.time = ms(GIVE_UP_AFTER_MS - 1);
         assert!(!m.give_up_if_barren(ms(GIVE_UP_AFTER_MS)));
         m.time = ms(GIVE_UP_AFTER_MS);
         assert!(!m.give_up_if_barren(ms(10 * GIVE_UP_AFTER_MS)));

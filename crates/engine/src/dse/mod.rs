@@ -934,6 +934,7 @@ impl<'m> Dse<'m> {
                 out.push(st);
                 continue;
             }
+            self.loops.as_mut().expect("loop-head merging is on").stats.arrivals += 1;
             let live = self.live_at(&st);
             let parts = match self.find_entry(&st) {
                 Some(loops::Verdict::Subsumed { .. }) => {
