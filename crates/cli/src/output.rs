@@ -433,8 +433,8 @@ impl Report {
         if let Some(l) = st.loops.as_ref().filter(|l| l.heads > 0) {
             let _ = writeln!(
                 s,
-                "loop merging: {} heads, {} entries, {} arrivals subsumed ({} by a solver query), {} fixed points, {} splits into {} states",
-                l.heads, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts
+                "loop merging: {} heads, {} arrivals (before splits), {} entries, {} arrivals subsumed ({} by a solver query), {} fixed points, {} splits into {} states ({} not split: too many values or out of time)",
+                l.heads, l.arrivals, l.entries, l.subsumed, l.subsumed_by_solver, l.fixpoints, l.splits, l.split_parts, l.split_failures
             );
             if let Some(ms) = l.given_up_after_ms {
                 let _ = writeln!(

@@ -142,13 +142,16 @@ pub struct LoopStats {
     /// their concrete values, and the states they were split into.
     pub splits: u64,
     pub split_parts: u64,
+    /// States not split: too many combinations of values, or out of time.
+    pub split_failures: u64,
     /// When loop-head merging was given up, this many milliseconds into
     /// the run, having taken [`GIVE_UP_SHARE`] of it with no arrival
     /// subsumed ([`LoopMerge::give_up_if_barren`]).
     pub given_up_after_ms: Option<u64>,
     /// Milliseconds taken at loop heads (matching, splitting, adding).
     pub ms: u64,
-    /// States that reached a loop head while merging was on.
+    /// States (`multise`: `pc` entries) that reached a loop head while
+    /// merging was on, before any was split into parts.
     pub arrivals: u64,
 }
 
@@ -413,6 +416,7 @@ impl LoopMerge {
         let failures = &mut self.summaries.entry(context_key(st)).or_default().split_failures;
         *failures = if slow { MAX_SPLIT_FAILURES } else { *failures + 1 };
         self.places.entry(place_of(st)).or_default().split_failures += 1;
+        self.stats.split_failures += 1;
     }
 
     /// A state (at `st`'s head) was split into `parts` states of concrete

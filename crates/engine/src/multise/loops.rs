@@ -277,6 +277,7 @@ impl Multise<'_> {
             arrivals: 0,
         });
         summary.arrivals += 1;
+        loops.stats.arrivals += 1;
         let live = self.live_of(func);
         // Its queries go to a solver of their own.
         let mut solver = self.loop_solver.take().unwrap_or_else(|| {
@@ -326,6 +327,7 @@ impl Multise<'_> {
         match arrived {
             Some((c, subsumed, kept, (time, shape), split_failed)) => {
                 head.split_failures += split_failed as u32;
+                loops.stats.split_failures += split_failed as u64;
                 if subsumed > 0 {
                     if head.subsumed == 0 {
                         loops.stats.fixpoints += 1;
