@@ -439,7 +439,8 @@ impl Report {
             if let Some(ms) = l.given_up_after_ms {
                 let _ = writeln!(
                     s,
-                    "  given up after {ms} ms: no arrival subsumed, and merging at loop heads took a quarter of the run; every loop unrolled from there"
+                    "  given up after {ms} ms: no arrival subsumed in {} entries, and merging at loop heads took a quarter of the run; every loop unrolled from there",
+                    l.entries
                 );
             }
             for at in &l.unrolled_at {

@@ -218,8 +218,9 @@ pub(crate) struct LoopMerge {
     pub stats: LoopStats,
     /// [`PageInfo`] of memory pages by address (holding the page).
     pages: FxHashMap<usize, (Rc<Vec<TermId>>, PageInfo)>,
-    /// Time taken at loop heads (matching, splitting, adding entries).
-    pub time: std::time::Duration,
+    /// Time taken at loop heads (matching, splitting, adding entries;
+    /// [`LoopStats::ms`] in milliseconds).
+    time: std::time::Duration,
     /// Given up ([`LoopMerge::give_up_if_barren`]): every head is unrolled.
     pub given_up: bool,
 }
@@ -256,7 +257,15 @@ impl LoopMerge {
     /// with no arrival subsumed: the summaries are
     /// dropped (their entries' states go on as states do) and every head is
     /// unrolled from now on. Whether it was given up now.
-    pub fn give_up_if_barren(&mut self, elapsed: std::time::Duration) -> bool {
+    /// Loop-head merging took `took` more, `elapsed` into the run (which
+    /// may give it up: [`LoopMerge::give_up_if_barren`]).
+    pub fn spent(&mut self, took: std::time::Duration, elapsed: std::time::Duration) {
+        self.time += took;
+        self.stats.ms = self.time.as_millis() as u64;
+        self.give_up_if_barren(elapsed);
+    }
+
+    fn give_up_if_barren(&mut self, elapsed: std::time::Duration) -> bool {
         if self.given_up
             || self.stats.subsumed > 0
             || self.stats.entries < GIVE_UP_AFTER_ENTRIES

@@ -919,10 +919,9 @@ impl<'m> Dse<'m> {
         };
         let started = Instant::now();
         let out = self.merge_at_loop_heads(states);
+        let elapsed = self.budget.elapsed();
         let loops = self.loops.as_mut().expect("loop-head merging is on");
-        loops.time += started.elapsed();
-        loops.stats.ms = loops.time.as_millis() as u64;
-        loops.give_up_if_barren(self.budget.elapsed());
+        loops.spent(started.elapsed(), elapsed);
         self.collect(out)
     }
 
