@@ -339,6 +339,10 @@ pub struct KindDetail {
     /// Answered unsat because the path pins the question's symbols to
     /// values (`c == 46`) under which it is false.
     pub pinned_unsat: u64,
+    /// Answered unsat because the question's unit literals (`x <= 0`) make
+    /// another of its constraints (`ite(x <= 0, false, …)`) false.
+    #[serde(default)]
+    pub units_unsat: u64,
     /// Questions not given to trying every value while it cost more per
     /// answer than the backend per call.
     pub enumerate_skipped: u64,
@@ -401,6 +405,7 @@ impl Stats {
                     orders_ms: s.orders_time.as_millis() as u64,
                     orders_gave_up: s.orders_gave_up,
                     pinned_unsat: s.pinned_unsat,
+                    units_unsat: s.units_unsat,
                     enumerate_skipped: s.enumerate_skipped,
                 })
                 .collect(),

@@ -17,6 +17,7 @@ mod orders;
 pub mod partial;
 mod query;
 pub mod simplex;
+mod units;
 mod z3_backend;
 
 pub use external::Helper;

@@ -109,6 +109,9 @@ pub struct KindStats {
     /// Answered unsat because the path pins the question's symbols to
     /// values under which it is false ([`pinned_refutation`]).
     pub pinned_unsat: u64,
+    /// Answered unsat because the question's unit literals make another
+    /// of its constraints false (crate::units).
+    pub units_unsat: u64,
     /// Questions not given to trying every value while it did not pay
     /// ([`CostGate`]).
     pub enumerate_skipped: u64,
@@ -218,6 +221,7 @@ impl SolverStats {
             a.orders_time += b.orders_time;
             a.orders_gave_up += b.orders_gave_up;
             a.pinned_unsat += b.pinned_unsat;
+            a.units_unsat += b.units_unsat;
             a.enumerate_skipped += b.enumerate_skipped;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
@@ -703,6 +707,12 @@ impl QuerySolver {
         // a model of a case they leave standing, tried after the simplex.
         let mut candidate = None;
         if self.simplex && self.caching {
+            // A side's literal that makes a merged constraint false
+            // (crate::units).
+            if let Some(core) = crate::units::refutation(store, &set) {
+                self.stats.kind(self.kind).units_unsat += 1;
+                return self.refuted_by_own(set, core);
+            }
             // A merged state's questions need the deepest searches.
             let limit = match self.kind {
                 QueryKind::Merge | QueryKind::LoopMerge => crate::difference::MAX_CHECKS,
