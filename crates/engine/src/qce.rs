@@ -291,6 +291,15 @@ pub struct OutOfBudget;
 /// lz4's decoder, the largest real function tried that fits, is 24 M.
 const MAX_FUNCTION_SIZE: usize = 1 << 26;
 
+/// Statements × slots of a function and every function it reaches through
+/// calls, not analysed yet, past which it has no counts before any is
+/// computed. Each callee is bounded alone by [`MAX_FUNCTION_SIZE`], but
+/// their sum was not: swenson/sort's quick sort under a KLEE-style harness
+/// reaches a chain of 13 growing functions (35 K to 82 M); ssm analysed the
+/// first twelve, 560 ms and 208 MB, before the thirteenth failed and with
+/// it the whole analysis (the run peaked at 283 MB against dse's 65).
+const MAX_REACHED_SIZE: usize = 1 << 26;
+
 /// Loop iteration counts: `(head, iterations done)`, sorted.
 type Iters = Vec<(StmtIdx, u32)>;
 /// A statement of the CFG unrolled `κ` times.
@@ -353,6 +362,9 @@ pub struct Qce<'m> {
     /// Functions whose counts are being computed (recursion is cut there).
     active: RefCell<Vec<FuncId>>,
     counts: RefCell<FxHashMap<(FuncId, StmtIdx), Rc<Counts>>>,
+    /// Functions whose analysis failed (too large, or out of budget): not
+    /// tried again.
+    failed: RefCell<FxHashSet<FuncId>>,
 }
 
 impl<'m> Qce<'m> {
@@ -371,6 +383,7 @@ impl<'m> Qce<'m> {
             summaries: RefCell::default(),
             active: RefCell::default(),
             counts: RefCell::default(),
+            failed: RefCell::default(),
         };
         // Cells bottom-up over the call graph (a callee's loads through its
         // parameters are the caller's cells too).
@@ -445,12 +458,49 @@ impl<'m> Qce<'m> {
         if let Some(c) = self.functions.borrow().get(&g) {
             return Ok(c.clone());
         }
+        if self.failed.borrow().contains(&g) {
+            return Err(OutOfBudget);
+        }
+        // Where the analysis starts: all it would analyse, bounded first.
+        if self.active.borrow().is_empty() && self.reached_size(g) > MAX_REACHED_SIZE {
+            self.failed.borrow_mut().insert(g);
+            return Err(OutOfBudget);
+        }
         self.active.borrow_mut().push(g);
         let computed = Pass::new(self, g).and_then(|p| p.run());
         self.active.borrow_mut().retain(|h| *h != g);
-        let c = Rc::new(computed?);
+        let Ok(computed) = computed else {
+            self.failed.borrow_mut().insert(g);
+            return Err(OutOfBudget);
+        };
+        let c = Rc::new(computed);
         self.functions.borrow_mut().insert(g, c.clone());
         Ok(c)
+    }
+
+    /// Statements × slots of `g` and of every function it reaches through
+    /// direct calls that has no counts yet ([`MAX_REACHED_SIZE`]).
+    fn reached_size(&self, g: FuncId) -> usize {
+        let functions = self.functions.borrow();
+        let mut seen: FxHashSet<FuncId> = FxHashSet::default();
+        let mut todo = vec![g];
+        let mut size = 0usize;
+        while let Some(h) = todo.pop() {
+            if functions.contains_key(&h) || !seen.insert(h) {
+                continue;
+            }
+            let f = self.module.func(h);
+            let slots = f.vars.len() + self.cells[h.0 as usize].len();
+            size = size.saturating_add(f.stmts.len().saturating_mul(slots));
+            todo.extend(f.stmts.iter().filter_map(|s| match s {
+                Stmt::Call {
+                    callee: Operand::Const(Value::Func(c)),
+                    ..
+                } => Some(FuncId(*c)),
+                _ => None,
+            }));
+        }
+        size
     }
 
     /// `g`'s counts at its entry, for its callers; a recursive call (to a
@@ -967,5 +1017,36 @@ mod tests {
         assert!(qce.counts(main, 0).is_none());
         let counts = qce.counts(small, 0).expect("a small function has counts");
         assert!(counts.total > 0.0);
+    }
+
+    /// Functions each small enough, that together pass
+    /// [`MAX_REACHED_SIZE`]: the one that calls them all has no counts, and
+    /// none of them is analysed for it (no memory taken); each alone, asked
+    /// first, has its counts.
+    #[test]
+    fn functions_too_large_together_are_not_analysed_for_their_caller() {
+        let n = 4300;
+        let mut src = String::new();
+        for k in 0..4 {
+            src.push_str(&format!("fn part{k}(x) {{\n"));
+            for i in 0..n {
+                src.push_str(&format!("    v{i} = x + {i}\n"));
+            }
+            src.push_str("    c = v0 < 3\n    if c goto A\n    ret 0\nA:  ret 1\n}\n");
+        }
+        src.push_str("fn main() {\n    x = 1\n");
+        for k in 0..4 {
+            src.push_str(&format!("    r{k} = call part{k}(x)\n"));
+        }
+        src.push_str("    ret r0\n}\n");
+        let m = braid_ir::parse("parts.bir", &src).expect("parses");
+        let main = m.func_index("main").expect("main");
+        let part0 = m.func_index("part0").expect("part0");
+        let size = m.func(part0).stmts.len() * m.func(part0).vars.len();
+        assert!(size <= MAX_FUNCTION_SIZE && 4 * size > MAX_REACHED_SIZE, "{size}");
+        let qce = Qce::new(&m, QceParams::default());
+        assert!(qce.counts(main, 0).is_none());
+        assert!(qce.functions.borrow().is_empty(), "a part was analysed");
+        assert!(qce.counts(part0, 0).is_some());
     }
 }
