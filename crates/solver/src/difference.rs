@@ -998,18 +998,7 @@ mod tests {
     /// assignment of the 4 096 satisfies it.
     #[test]
     fn every_core_claimed_has_no_model() {
-        let ops = [
-            Op::Lt,
-            Op::Le,
-            Op::Gt,
-            Op::Ge,
-            Op::ULt,
-            Op::ULe,
-            Op::UGt,
-            Op::UGe,
-            Op::Eq,
-            Op::Ne,
-        ];
+        let ops = Op::COMPARISONS;
         let mut st = TermStore::new();
         let xs: Vec<TermId> = (0..3).map(|i| st.symbol_term(&format!("y{i}"), Sort::Bv(4))).collect();
         let consts: Vec<TermId> = (0..16u64).map(|v| st.constant(Value::bv(4, v))).collect();

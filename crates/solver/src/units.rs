@@ -273,18 +273,7 @@ mod tests {
         // Comparisons of two 2-bit symbols, every operator both ways round,
         // so that a comparison meets its negation and its mirror image.
         let (x, y) = (s.symbol_term("x", Sort::Bv(2)), s.symbol_term("y", Sort::Bv(2)));
-        for op in [
-            Op::Lt,
-            Op::Le,
-            Op::Gt,
-            Op::Ge,
-            Op::ULt,
-            Op::ULe,
-            Op::UGt,
-            Op::UGe,
-            Op::Eq,
-            Op::Ne,
-        ] {
+        for op in Op::COMPARISONS {
             for (a, b) in [(x, y), (y, x)] {
                 let t = s.app(op, &[a, b]).unwrap();
                 if !atoms.contains(&t) {
