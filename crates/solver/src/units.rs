@@ -11,7 +11,7 @@
 //! the core. Nothing else is decided here: a question this does not
 //! refute goes on to the other procedures.
 
-use braid_term::{Node, Op, TermId, TermStore, Value};
+use braid_term::{Node, Op, Sort, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 
 /// The most nodes one refutation looks at (a merged path condition is a
@@ -82,11 +82,13 @@ enum Key {
 /// `a` false, `x >= k` sets `x < k` false.
 fn literal(store: &TermStore, t: TermId) -> (Key, bool) {
     match store.node(t) {
-        Node::App(Op::Not, args) if store.sort(t) == braid_term::Sort::Bool => {
+        Node::App(Op::Not, args) if store.sort(t) == Sort::Bool => {
             let (a, v) = literal(store, args[0]);
             (a, !v)
         }
-        Node::App(op, args) if args.len() == 2 => {
+        // Over floats `x >= y` is not `not (x < y)` (NaN): each is its own
+        // atom there.
+        Node::App(op, args) if args.len() == 2 && !matches!(store.sort(args[0]), Sort::F32 | Sort::F64) => {
             let (a, b) = (args[0], args[1]);
             match op {
                 Op::Lt => (Key::Cmp(Op::Lt, a, b), true),
@@ -112,7 +114,7 @@ fn connective(store: &TermStore, t: TermId) -> bool {
         || matches!(
             store.node(t),
             Node::App(Op::And | Op::Or | Op::Not | Op::Ite | Op::Xor, _)
-        ) && store.sort(t) == braid_term::Sort::Bool
+        ) && store.sort(t) == Sort::Bool
 }
 
 /// The constraints of `set` at `at`, once each, in `set`'s order.
@@ -164,8 +166,8 @@ impl Walk<'_> {
         }
         match store.node(t) {
             Node::Const(Value::Bool(b)) => Some(*b),
-            Node::App(Op::Not, args) if store.sort(t) == braid_term::Sort::Bool => self.value(args[0]).map(|v| !v),
-            Node::App(op @ (Op::And | Op::Or), args) if store.sort(t) == braid_term::Sort::Bool => {
+            Node::App(Op::Not, args) if store.sort(t) == Sort::Bool => self.value(args[0]).map(|v| !v),
+            Node::App(op @ (Op::And | Op::Or), args) if store.sort(t) == Sort::Bool => {
                 // The absorbing value of the connective decides it alone;
                 // only the units of the part that has it are read then.
                 let absorbing = *op == Op::Or;
@@ -196,7 +198,7 @@ impl Walk<'_> {
                     None
                 }
             }
-            Node::App(Op::Ite, args) if store.sort(t) == braid_term::Sort::Bool => {
+            Node::App(Op::Ite, args) if store.sort(t) == Sort::Bool => {
                 let outer = std::mem::take(&mut self.read);
                 let found = match self.value(args[0]) {
                     Some(true) => self.value(args[1]),
@@ -223,7 +225,6 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use braid_term::Sort;
 
     #[test]
     fn a_unit_literal_makes_a_merged_constraint_false() {
@@ -259,6 +260,19 @@ mod tests {
         let mut set = vec![not_p, neither, either];
         set.sort_unstable();
         assert_eq!(refutation(&s, &set).map(|c| c.len()), Some(3));
+    }
+
+    /// Over floats a comparison and its opposite are not each other's
+    /// negation (both are false with a NaN): nothing is refuted.
+    #[test]
+    fn float_comparisons_are_their_own_atoms() {
+        let mut s = TermStore::new();
+        let (x, y) = (s.symbol_term("x", Sort::F64), s.symbol_term("y", Sort::F64));
+        let lt = s.app(Op::Lt, &[x, y]).unwrap();
+        let ge = s.app(Op::Ge, &[x, y]).unwrap();
+        let not_lt = s.app(Op::Not, &[lt]).unwrap();
+        assert_eq!(refutation(&s, &[not_lt, ge]), None);
+        assert!(refutation(&s, &[lt, not_lt]).is_some());
     }
 
     /// Random Boolean structures over a few atoms: every refutation's core
