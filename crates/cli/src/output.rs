@@ -353,7 +353,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by clause learning over difference bounds in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -377,6 +377,9 @@ impl Report {
                         } else {
                             String::new()
                         },
+                        k.cdcl_unsat,
+                        k.cdcl_sat,
+                        k.cdcl_ms,
                         k.orders_unsat,
                         k.orders_sat,
                         k.orders_ms,

@@ -333,9 +333,19 @@ pub struct KindDetail {
     pub orders_sat: u64,
     pub orders_unsat: u64,
     pub orders_ms: u64,
-    /// Merged states' questions the search gave up on, answered unknown
-    /// (the state split) rather than asked of Z3.
+    /// Merged states' questions the search of orderings or clause
+    /// learning gave up on, answered unknown (the state split) rather than
+    /// asked of Z3.
     pub orders_gave_up: u64,
+    /// Answered by clause learning over difference bounds (a formula over
+    /// comparisons of symbols, constants and `ite`s of them), sat and
+    /// unsat, without the solver, and the time of all tries.
+    #[serde(default)]
+    pub cdcl_sat: u64,
+    #[serde(default)]
+    pub cdcl_unsat: u64,
+    #[serde(default)]
+    pub cdcl_ms: u64,
     /// Answered unsat because the path pins the question's symbols to
     /// values (`c == 46`) under which it is false.
     pub pinned_unsat: u64,
@@ -404,6 +414,9 @@ impl Stats {
                     orders_unsat: s.orders_unsat,
                     orders_ms: s.orders_time.as_millis() as u64,
                     orders_gave_up: s.orders_gave_up,
+                    cdcl_sat: s.cdcl_sat,
+                    cdcl_unsat: s.cdcl_unsat,
+                    cdcl_ms: s.cdcl_time.as_millis() as u64,
                     pinned_unsat: s.pinned_unsat,
                     units_unsat: s.units_unsat,
                     enumerate_skipped: s.enumerate_skipped,

@@ -8,6 +8,7 @@
 //! `Unknown` (including timeouts) is never taken as unsat: it is reported up,
 //! so the run becomes `incomplete` with the reason.
 
+mod cdcl;
 mod difference;
 mod enumerate;
 mod external;

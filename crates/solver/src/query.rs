@@ -106,6 +106,11 @@ pub struct KindStats {
     /// Questions the search gave up on that were answered unknown at once
     /// ([`QuerySolver::split_hard`]).
     pub orders_gave_up: u64,
+    /// Answered by clause learning over difference bounds (crate::cdcl),
+    /// sat and unsat, and the time of all tries.
+    pub cdcl_sat: u64,
+    pub cdcl_unsat: u64,
+    pub cdcl_time: Duration,
     /// Answered unsat because the path pins the question's symbols to
     /// values under which it is false ([`pinned_refutation`]).
     pub pinned_unsat: u64,
@@ -130,8 +135,14 @@ impl KindStats {
     fn after_simplex(&self) -> (u64, Duration) {
         let (answers, time) = self.after_orders();
         (
-            answers + self.enumerate_sat + self.enumerate_unsat + self.orders_sat + self.orders_unsat,
-            time + self.enumerate_time + self.orders_time,
+            answers
+                + self.enumerate_sat
+                + self.enumerate_unsat
+                + self.cdcl_sat
+                + self.cdcl_unsat
+                + self.orders_sat
+                + self.orders_unsat,
+            time + self.enumerate_time + self.cdcl_time + self.orders_time,
         )
     }
 }
@@ -220,6 +231,9 @@ impl SolverStats {
             a.orders_unsat += b.orders_unsat;
             a.orders_time += b.orders_time;
             a.orders_gave_up += b.orders_gave_up;
+            a.cdcl_sat += b.cdcl_sat;
+            a.cdcl_unsat += b.cdcl_unsat;
+            a.cdcl_time += b.cdcl_time;
             a.pinned_unsat += b.pinned_unsat;
             a.units_unsat += b.units_unsat;
             a.enumerate_skipped += b.enumerate_skipped;
@@ -775,6 +789,25 @@ impl QuerySolver {
                 }
             } else {
                 self.stats.kind(self.kind).enumerate_skipped += 1;
+            }
+            // A formula over comparisons: clause learning over difference
+            // bounds (crate::cdcl).
+            {
+                let start = Instant::now();
+                let (found, gave_up) = crate::cdcl::decide(store, &set);
+                let took = start.elapsed();
+                self.stats.kind(self.kind).cdcl_time += took;
+                if gave_up && self.split_hard {
+                    self.stats.kind(self.kind).orders_gave_up += 1;
+                    return SatResult::Unknown("clause learning gave up on a merged state's question".into());
+                }
+                let count = |k: &mut KindStats, sat: bool| match sat {
+                    true => k.cdcl_sat += 1,
+                    false => k.cdcl_unsat += 1,
+                };
+                if let Some(answer) = self.own_answer(store, &set, found, count) {
+                    return answer;
+                }
             }
             // Wide symbols only compared: their orderings searched
             // (crate::orders), while the search pays.
