@@ -31,10 +31,14 @@
 //! red-black tree, dsm's on Heap Sort and multise's loop merge on the
 //! binary search tree all went to Z3 before, and none does now; making
 //! Z3's context alone touches 17 MB, as much as dse's whole run (15-17
-//! MB). The priority queue still has one or two questions a run that the
-//! search gives up on (Z3 took 65-280 ms on them, once `unknown`): when
-//! such a question is a merged state's branch, ssm and dsm split the
-//! state instead ([`decide`]'s second answer; `QuerySolver::split_hard`).
+//! MB). A question the search gives up on (Z3 took 65-280 ms on the
+//! priority queue's, once `unknown`) that is a merged state's branch
+//! splits the state instead ([`decide`]'s second answer;
+//! `QuerySolver::split_hard`). Formulas over comparisons with a Boolean
+//! structure of their own (a merged path condition's `or`s) go to
+//! clause learning first ([`crate::cdcl`]), which decides most of them in
+//! under a millisecond; the search is for what that leaves: masks, words
+//! of bytes, and symbols compared both signed and unsigned.
 
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -103,8 +103,8 @@ pub struct KindStats {
     pub orders_sat: u64,
     pub orders_unsat: u64,
     pub orders_time: Duration,
-    /// Questions the search gave up on that were answered unknown at once
-    /// ([`QuerySolver::split_hard`]).
+    /// Questions the search of orderings or clause learning gave up on
+    /// that were answered unknown at once ([`QuerySolver::split_hard`]).
     pub orders_gave_up: u64,
     /// Answered by clause learning over difference bounds (crate::cdcl),
     /// sat and unsat, and the time of all tries.
@@ -791,7 +791,8 @@ impl QuerySolver {
                 self.stats.kind(self.kind).enumerate_skipped += 1;
             }
             // A formula over comparisons: clause learning over difference
-            // bounds (crate::cdcl).
+            // bounds (crate::cdcl). On a merged state's question it gives
+            // up on, the state splits (as after the search of orderings).
             {
                 let start = Instant::now();
                 let (found, gave_up) = crate::cdcl::decide(store, &set);
