@@ -107,14 +107,24 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
             sat.left = sat.left.min(spent);
             let mut i = 0;
             while i < kept.len() && kept.len() > 1 {
-                let rest: Vec<Lit> = kept.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| *l).collect();
+                let rest: Vec<Lit> = kept
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, l)| *l)
+                    .collect();
                 if sat.solve(&rest) == Some(false) {
                     kept.retain(|l| sat.core.contains(l) && rest.contains(l));
                 } else {
                     i += 1;
                 }
             }
-            let core = set.iter().zip(&roots).filter(|(_, l)| kept.contains(l)).map(|(c, _)| *c).collect();
+            let core = set
+                .iter()
+                .zip(&roots)
+                .filter(|(_, l)| kept.contains(l))
+                .map(|(c, _)| *c)
+                .collect();
             (Found::Unsat(core), false)
         }
     }
@@ -223,7 +233,9 @@ impl<'s> Encoder<'s> {
             Node::App(_, args) if !args.is_empty() => args,
             Node::App(..) => return None,
         };
-        let Node::App(op, _) = store.node(t) else { unreachable!() };
+        let Node::App(op, _) = store.node(t) else {
+            unreachable!()
+        };
         let bool_args = store.sort(args[0]) == Sort::Bool;
         match (*op, bool_args) {
             (Op::Not, true) => Some(self.lit(args[0])? ^ 1),
@@ -318,7 +330,11 @@ impl<'s> Encoder<'s> {
             return Some(s);
         }
         self.depth += 1;
-        let s = if self.depth > MAX_DEPTH { None } else { self.value(t, signed) };
+        let s = if self.depth > MAX_DEPTH {
+            None
+        } else {
+            self.value(t, signed)
+        };
         self.depth -= 1;
         let s = s?;
         self.sides.insert((t, signed), s);
@@ -345,7 +361,10 @@ impl<'s> Encoder<'s> {
                     true => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
                     false => (0, (1i128 << w) - 1),
                 };
-                let node = *self.nodes.entry((*s, signed)).or_insert_with(|| self.sat.new_node(Some(range)));
+                let node = *self
+                    .nodes
+                    .entry((*s, signed))
+                    .or_insert_with(|| self.sat.new_node(Some(range)));
                 Some(Side { node, off: 0 })
             }
             (Node::Sym(s), Sort::Int) if signed => {
@@ -849,12 +868,11 @@ impl Sat {
                 break;
             }
             let right = left + 1;
-            let child = match right < n
-                && self.activity[self.heap[right] as usize] > self.activity[self.heap[left] as usize]
-            {
-                true => right,
-                false => left,
-            };
+            let child =
+                match right < n && self.activity[self.heap[right] as usize] > self.activity[self.heap[left] as usize] {
+                    true => right,
+                    false => left,
+                };
             if self.activity[self.heap[child] as usize] <= self.activity[v as usize] {
                 break;
             }
@@ -915,7 +933,9 @@ impl Sat {
         // The literal of the highest level after the first is watched.
         let mut back = 0;
         if learnt.len() > 1 {
-            let top = (1..learnt.len()).max_by_key(|&i| self.level[var(learnt[i])]).expect("two literals");
+            let top = (1..learnt.len())
+                .max_by_key(|&i| self.level[var(learnt[i])])
+                .expect("two literals");
             learnt.swap(1, top);
             back = self.level[var(learnt[1])] as usize;
         }
@@ -1033,8 +1053,9 @@ mod tests {
         let mut s = TermStore::new();
         for i in 0..600 {
             let width = [3u8, 8, 32][i % 3];
-            let mut values: Vec<TermId> =
-                (0..5).map(|k| s.symbol_term(&format!("k{k}_{width}"), Sort::Bv(width))).collect();
+            let mut values: Vec<TermId> = (0..5)
+                .map(|k| s.symbol_term(&format!("k{k}_{width}"), Sort::Bv(width)))
+                .collect();
             for k in [0u64, 1, 3, u64::MAX] {
                 values.push(s.constant(Value::bv(width, k & mask(width))));
             }
@@ -1045,7 +1066,10 @@ mod tests {
             };
             let mut atoms: Vec<TermId> = Vec::new();
             for _ in 0..10 {
-                let (a, b) = (values[rng.gen_range(0..values.len())], values[rng.gen_range(0..values.len())]);
+                let (a, b) = (
+                    values[rng.gen_range(0..values.len())],
+                    values[rng.gen_range(0..values.len())],
+                );
                 let t = app(&mut s, ops[rng.gen_range(0..ops.len())], &[a, b]);
                 atoms.push(t);
                 if rng.gen_bool(0.3) {
