@@ -1004,6 +1004,14 @@ fn a_system_header_included_by_a_librarys_header_builds_with_the_c_library() {
 /// `ite`s over the words too — and no engine calls Z3 (before, ssm's and
 /// dsm's merged questions took Z3 50-170 ms each). The engines agree on
 /// coverage and bugs, and every test replays.
+/// The questions of a run's `--json` that one of the solver layer's own
+/// procedures answered (its `{procedure}_sat` and `{procedure}_unsat`).
+fn answered_by(json: &serde_json::Value, procedure: &str) -> u64 {
+    let kinds = json["stats"]["solver_detail"]["by_kind"].as_array().expect("kinds");
+    let count = |k: &serde_json::Value, answer: &str| k[format!("{procedure}_{answer}")].as_u64().unwrap_or(0);
+    kinds.iter().map(|k| count(k, "sat") + count(k, "unsat")).sum()
+}
+
 #[test]
 fn a_sort_of_symbolic_bytes_read_as_words_needs_no_z3_call() {
     let p = example("examples/c/sort.wasm");
@@ -1013,12 +1021,7 @@ fn a_sort_of_symbolic_bytes_read_as_words_needs_no_z3_call() {
         let (_, json, _) = run_json(&p, dir.path(), &["--engine", engine]);
         assert_eq!(json["complete"], true, "{engine}: {}", json["incomplete_reasons"]);
         assert_eq!(json["stats"]["solver_calls"], 0, "{engine}: {}", json["stats"]);
-        let decided: u64 = json["stats"]["solver_detail"]["by_kind"]
-            .as_array()
-            .expect("kinds")
-            .iter()
-            .map(|k| k["orders_sat"].as_u64().unwrap_or(0) + k["orders_unsat"].as_u64().unwrap_or(0))
-            .sum();
+        let decided = answered_by(&json, "orders");
         assert!(decided > 0, "{engine}: no question decided over orderings");
         assert_eq!(json["bugs"].as_array().map(Vec::len), Some(0), "{engine}");
         covered.push(json["coverage"]["branches_covered"].clone());
@@ -1041,12 +1044,7 @@ fn merged_questions_over_comparisons_are_decided_by_clause_learning() {
         let (_, json, _) = run_json(&p, dir.path(), &["--engine", engine, "--race-after", "off"]);
         assert_eq!(json["complete"], true, "{engine}: {}", json["incomplete_reasons"]);
         assert_eq!(json["stats"]["solver_calls"], 0, "{engine}: {}", json["stats"]);
-        let decided: u64 = json["stats"]["solver_detail"]["by_kind"]
-            .as_array()
-            .expect("kinds")
-            .iter()
-            .map(|k| k["cdcl_sat"].as_u64().unwrap_or(0) + k["cdcl_unsat"].as_u64().unwrap_or(0))
-            .sum();
+        let decided = answered_by(&json, "cdcl");
         assert!(decided > 0, "{engine}: no question decided by clause learning");
         assert_eq!(
             json["coverage"]["branches_covered"], dse["coverage"]["branches_covered"],
