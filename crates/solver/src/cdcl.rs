@@ -40,7 +40,7 @@ use rustc_hash::FxHashMap;
 
 /// The most terms encoded, and the deepest term.
 const MAX_TERMS: usize = 1 << 14;
-const MAX_DEPTH: usize = 2048;
+const MAX_DEPTH: usize = 1024;
 /// The most steps (clause visits, nodes looked at by the graph's repair)
 /// the search may take over all its solves.
 pub const MAX_WORK: u64 = 1 << 19;
@@ -178,8 +178,14 @@ struct Encoder<'s> {
 
 impl<'s> Encoder<'s> {
     fn new(store: &'s TermStore, set: &[TermId]) -> Option<Self> {
-        let all = store.postorder(set);
-        if all.len() > MAX_TERMS {
+        // The walk stops past the bound: a merged guard can be a DAG of
+        // millions of terms.
+        let mut entered = 0;
+        let all = store.postorder_where(set, |_, _| {
+            entered += 1;
+            entered <= MAX_TERMS
+        });
+        if entered > MAX_TERMS {
             return None;
         }
         let (mut signed, mut unsigned) = (false, false);
@@ -1021,6 +1027,41 @@ mod tests {
         // x read signed and (through the extension) unsigned: no claim.
         let gt = app(&mut s, Op::Gt, &[x, y]);
         assert_eq!(decide(&s, &[gt, le, over]), (Found::Nothing, false));
+    }
+
+    #[test]
+    fn a_question_past_the_bound_on_terms_is_left_alone() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let mut t = x;
+        for i in 0..MAX_TERMS as u64 / 2 {
+            let k = s.constant(Value::bv(32, i));
+            let c = app(&mut s, Op::Lt, &[x, k]);
+            t = app(&mut s, Op::Ite, &[c, t, y]);
+        }
+        let lt = app(&mut s, Op::Lt, &[t, y]);
+        assert!(s.postorder(&[lt]).len() > MAX_TERMS);
+        assert_eq!(decide(&s, &[lt]), (Found::Nothing, false));
+    }
+
+    /// A formula nested just within the bound is encoded on a test
+    /// thread's stack (2 MB, unoptimised); one past it is left alone.
+    #[test]
+    fn deep_formulas_fit_the_stack() {
+        let mut s = TermStore::new();
+        let x: Vec<TermId> = (0..8).map(|i| s.symbol_term(&format!("x{i}"), Sort::Bv(32))).collect();
+        let mut f = app(&mut s, Op::Lt, &[x[0], x[1]]);
+        let mut at_bound = f;
+        for i in 0..MAX_DEPTH {
+            let c = app(&mut s, Op::Lt, &[x[i % 8], x[(i + 3) % 8]]);
+            f = app(&mut s, [Op::And, Op::Or][i % 2], &[f, c]);
+            if i + 4 == MAX_DEPTH {
+                at_bound = f;
+            }
+        }
+        assert!(!matches!(decide(&s, &[at_bound]).0, Found::Nothing));
+        assert_eq!(decide(&s, &[f]), (Found::Nothing, false));
     }
 
     #[test]
