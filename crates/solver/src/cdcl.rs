@@ -379,12 +379,11 @@ impl<'s> Encoder<'s> {
             }
             // A zero-extended value reads as the plain value of its bits;
             // a sign-extended one, read signed, as their signed value.
-            (Node::App(Op::ZExt(_), a), Sort::Bv(_)) if store.sort(a[0]) == Sort::Bool => {
-                let c = self.lit(a[0])?;
-                let (one, zero) = (Side { node: 0, off: 1 }, Side { node: 0, off: 0 });
-                Some(self.choice(c, one, zero))
+            // (Strictly wider, so that the plain value fits the signed
+            // reading.)
+            (Node::App(Op::ZExt(_), a), Sort::Bv(w)) if matches!(store.sort(a[0]), Sort::Bv(v) if v < w) => {
+                self.side(a[0], false)
             }
-            (Node::App(Op::ZExt(_), a), Sort::Bv(_)) => self.side(a[0], false),
             (Node::App(Op::SExt(_), a), Sort::Bv(_)) if signed => self.side(a[0], true),
             (Node::App(Op::Ite, a), Sort::Bv(_) | Sort::Int) => {
                 let c = self.lit(a[0])?;
