@@ -17,9 +17,10 @@
 //! unsigned one the plain values; `x < y` is `x - y <= -1`, its negation
 //! `y - x <= 0`), and a value `ite(c, a, b)` is a node `v` of its own with
 //! `c -> v = a` and `!c -> v = b`. Clause learning (two watched literals,
-//! first unique implication point, activity-ordered decisions) assigns the
-//! variables; each comparison set true adds its edge to a graph of
-//! difference bounds, which keeps a potential that satisfies every edge
+//! first unique implication point, activity-ordered decisions, Luby
+//! restarts) assigns the variables; each comparison assigned adds its edge
+//! (or its negation's) to a graph of difference bounds, which keeps a
+//! potential that satisfies every edge
 //! (a new edge that the potential violates is repaired as Cotton and
 //! Maler do, by Dijkstra's search over reduced costs; reaching the edge's
 //! own tail is a negative cycle, whose comparisons' negations are a
@@ -27,8 +28,9 @@
 //! (edges from a zero node that are always there). A full assignment with
 //! no cycle is a model: each symbol's value is its potential less the
 //! zero node's. The constraints are the solver's assumptions, so learned
-//! clauses hold for every subset of them, and the unsat core is found by
-//! dropping the constraints one at a time while the rest stay unsat.
+//! clauses hold for every subset of them: the unsat core is the
+//! constraints the final conflict leads back to, each then dropped while
+//! the rest stay unsat.
 //!
 //! Nothing is claimed for a set with other terms (arithmetic, masks, a
 //! symbol read both signed and unsigned, floats) or once the search has
