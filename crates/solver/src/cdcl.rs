@@ -88,7 +88,7 @@ fn decide_within(store: &TermStore, set: &[TermId], budget: u64) -> (Found, bool
             for (&(s, signed), &node) in &enc.nodes {
                 let v = sat.pi[node as usize] - zero;
                 let value = match store.symbol(s).sort {
-                    Sort::Bv(w) => Value::bv(w, v as i64 as u64 & mask(w)),
+                    Sort::Bv(w) => Value::bv(w, v as i64 as u64),
                     _ => Value::Int(v),
                 };
                 debug_assert!(signed || v >= 0);
@@ -142,14 +142,6 @@ fn luby(i: u32) -> u64 {
             return 1 << (k - 1);
         }
         i -= (1 << (k - 1)) - 1;
-    }
-}
-
-fn mask(w: u8) -> u64 {
-    if w >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << w) - 1
     }
 }
 
@@ -355,7 +347,7 @@ impl<'s> Encoder<'s> {
         match (store.node(t), sort) {
             (Node::Const(Value::Bv { width, bits }), _) => {
                 let off = match signed {
-                    true => ((bits << (64 - *width as u32)) as i64 >> (64 - *width as u32)) as i128,
+                    true => Value::bv_signed(*width, *bits) as i128,
                     false => *bits as i128,
                 };
                 Some(Side { node: 0, off })
@@ -460,6 +452,9 @@ struct Sat {
     /// The repair's queue (most lowered first) and the nodes it touched.
     queue: std::collections::BinaryHeap<(i128, u32)>,
     touched: Vec<usize>,
+    /// The settled nodes' potentials before the repair (put back on a
+    /// cycle).
+    moved: Vec<(usize, i128)>,
     seen: Vec<bool>,
     left: u64,
 }
@@ -489,6 +484,7 @@ impl Sat {
             settled: Vec::new(),
             queue: Default::default(),
             touched: Vec::new(),
+            moved: Vec::new(),
             seen: Vec::new(),
             left: 0,
         };
@@ -677,38 +673,45 @@ impl Sat {
             }
             self.head += 1;
             let falsified = p ^ 1;
-            let watching = std::mem::take(&mut self.watches[falsified as usize]);
-            let mut kept = Vec::with_capacity(watching.len());
+            // The watch list compacted in place: a clause that found
+            // another literal to watch leaves it.
+            let mut watching = std::mem::take(&mut self.watches[falsified as usize]);
+            let (mut read, mut kept) = (0, 0);
             let mut conflict = None;
-            let mut rest = watching.into_iter();
-            for ci in rest.by_ref() {
+            while read < watching.len() {
+                let ci = watching[read];
+                read += 1;
                 self.left = self.left.saturating_sub(1);
                 let c = &mut self.clauses[ci as usize];
                 if c[0] == falsified {
                     c.swap(0, 1);
                 }
                 let first = c[0];
-                if self.lit_value(first) == 1 {
-                    kept.push(ci);
-                    continue;
+                if self.lit_value(first) != 1 {
+                    let c = &self.clauses[ci as usize];
+                    if let Some(k) = (2..c.len()).find(|&k| self.lit_value(c[k]) != -1) {
+                        let c = &mut self.clauses[ci as usize];
+                        c.swap(1, k);
+                        let w = c[1];
+                        self.watches[w as usize].push(ci);
+                        continue;
+                    }
+                    if self.lit_value(first) == -1 {
+                        conflict = Some(self.clauses[ci as usize].clone());
+                    } else {
+                        self.assign(first, ci);
+                    }
                 }
-                let c = &self.clauses[ci as usize];
-                if let Some(k) = (2..c.len()).find(|&k| self.lit_value(c[k]) != -1) {
-                    let c = &mut self.clauses[ci as usize];
-                    c.swap(1, k);
-                    let w = c[1];
-                    self.watches[w as usize].push(ci);
-                    continue;
-                }
-                kept.push(ci);
-                if self.lit_value(first) == -1 {
-                    conflict = Some(self.clauses[ci as usize].clone());
+                watching[kept] = ci;
+                kept += 1;
+                if conflict.is_some() {
+                    watching.copy_within(read.., kept);
+                    kept += watching.len() - read;
                     break;
                 }
-                self.assign(first, ci);
             }
-            kept.extend(rest);
-            self.watches[falsified as usize] = kept;
+            watching.truncate(kept);
+            self.watches[falsified as usize] = watching;
             if conflict.is_some() {
                 return conflict;
             }
@@ -731,7 +734,7 @@ impl Sat {
         self.pred[v] = (from, lit);
         touched.push(v);
         queue.push((-self.gamma[v], v as u32));
-        let mut moved: Vec<(usize, i128)> = Vec::new();
+        let mut moved = std::mem::take(&mut self.moved);
         let mut cycle = None;
         while let Some((g, s)) = queue.pop() {
             let s = s as usize;
@@ -770,6 +773,8 @@ impl Sat {
             }
             self.out[u].pop();
         }
+        moved.clear();
+        self.moved = moved;
         for &t in &touched {
             self.gamma[t] = 0;
             self.settled[t] = false;
@@ -928,7 +933,8 @@ impl Sat {
                 break;
             }
             implied = Some(v);
-            clause = self.clauses[self.reason[v] as usize].clone();
+            clause.clear();
+            clause.extend_from_slice(&self.clauses[self.reason[v] as usize]);
         }
         for &q in &learnt[1..] {
             self.seen[var(q)] = false;
@@ -1099,7 +1105,7 @@ mod tests {
                 .map(|k| s.symbol_term(&format!("k{k}_{width}"), Sort::Bv(width)))
                 .collect();
             for k in [0u64, 1, 3, u64::MAX] {
-                values.push(s.constant(Value::bv(width, k & mask(width))));
+                values.push(s.constant(Value::bv(width, k)));
             }
             let ops: &[Op] = match i % 4 {
                 0 | 1 => &[Op::Lt, Op::Le, Op::Gt, Op::Eq, Op::Ne],

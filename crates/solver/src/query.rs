@@ -687,10 +687,7 @@ impl QuerySolver {
         let (found, gave_up) = crate::cdcl::decide(store, set);
         self.stats.kind(self.kind).cdcl_time += start.elapsed();
         if gave_up && self.split_hard {
-            self.stats.kind(self.kind).orders_gave_up += 1;
-            return Some(SatResult::Unknown(
-                "clause learning gave up on a merged state's question".into(),
-            ));
+            return Some(self.split_instead("clause learning"));
         }
         let count = |k: &mut KindStats, sat: bool| match sat {
             true => k.cdcl_sat += 1,
@@ -713,16 +710,20 @@ impl QuerySolver {
         self.orders_gates[kind].tried(found != crate::orders::Found::Nothing, took, others);
         self.stats.kind(self.kind).orders_time += took;
         if gave_up && self.split_hard {
-            self.stats.kind(self.kind).orders_gave_up += 1;
-            return Some(SatResult::Unknown(
-                "the search of orderings gave up on a merged state's question".into(),
-            ));
+            return Some(self.split_instead("the search of orderings"));
         }
         let count = |k: &mut KindStats, sat: bool| match sat {
             true => k.orders_sat += 1,
             false => k.orders_unsat += 1,
         };
         self.own_answer(store, set, found, count)
+    }
+
+    /// Unknown for a merged state's question that `procedure` gave up on:
+    /// the state splits ([`QuerySolver::split_hard`]).
+    fn split_instead(&mut self, procedure: &str) -> SatResult {
+        self.stats.kind(self.kind).orders_gave_up += 1;
+        SatResult::Unknown(format!("{procedure} gave up on a merged state's question"))
     }
 
     fn remember(&mut self, set: Vec<TermId>, answer: Option<Model>) {
