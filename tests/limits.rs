@@ -160,7 +160,7 @@ fn a_memory_limit_stops_a_blow_up() {
 fn live_states_are_shed_before_the_memory_limit() {
     // bfs keeps every state of a JSON tokenizer's input alive: past 60 % of
     // the limit, the half that covered nothing for longest become tests
-    // (concrete runs), and the run goes on to its time limit. The limit is
+    // (concrete runs), and the run goes on. The limit is
     // low and the time long because how fast memory grows is the machine's:
     // a debug build among other tests, writing to a slow disk, peaked at
     // 66 MB in 8 s (under 60 % of 120 MB); on a free machine it passes
@@ -173,14 +173,17 @@ fn live_states_are_shed_before_the_memory_limit() {
         &["--search", "bfs", "--max-memory", "80", "--max-time", "12"],
     );
     assert_eq!(code, 0, "{json}");
+    // Shed, the run goes on: to its end (about 9 s with tests written on a
+    // thread of their own) or its time limit, never to the memory limit.
+    let reasons = reasons(&json);
     assert_eq!(
-        reasons(&json),
-        vec![
-            "memory: live states past 60% of the 80 MB limit were ended by concrete runs (stats.states_shed)"
-                .to_string(),
-            "time limit of 12s reached".to_string()
-        ],
-        "{}",
+        reasons[0], "memory: live states past 60% of the 80 MB limit were ended by concrete runs (stats.states_shed)",
+        "{reasons:?} {}",
+        json["stats"]
+    );
+    assert!(
+        reasons[1..].iter().all(|r| r == "time limit of 12s reached"),
+        "{reasons:?} {}",
         json["stats"]
     );
     assert!(json["stats"]["states_shed"].as_u64() > Some(0), "{}", json["stats"]);

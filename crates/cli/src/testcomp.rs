@@ -94,10 +94,10 @@ pub fn start(dir: &Path, program: &Path, entry: &str, goal: Goal) -> Result<Zip>
     Ok(zip)
 }
 
-/// Writes the `index`-th test (from 0) as `dir/test-suite/testNNNNNN.xml`
-/// and adds it to the suite's `zip`.
-pub fn write_test(dir: &Path, zip: &mut Zip, index: usize, test: &TestCase) -> Result<()> {
-    let mut xml = String::from(
+/// The Test-Comp XML of `test`, into `xml` (cleared first).
+pub fn test_xml(test: &TestCase, xml: &mut String) {
+    xml.clear();
+    xml.push_str(
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
          <!DOCTYPE testcase PUBLIC \"+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN\" \"https://sosy-lab.org/test-format/testcase-1.1.dtd\">\n\
          <testcase>\n",
@@ -106,6 +106,11 @@ pub fn write_test(dir: &Path, zip: &mut Zip, index: usize, test: &TestCase) -> R
         let _ = writeln!(xml, "  <input>{}</input>", escape(&literal(input)));
     }
     xml.push_str("</testcase>\n");
+}
+
+/// Writes the `index`-th test's XML (from 0, made by [`test_xml`]) as
+/// `dir/test-suite/testNNNNNN.xml` and adds it to the suite's `zip`.
+pub fn write_test(dir: &Path, zip: &mut Zip, index: usize, xml: &str) -> Result<()> {
     let name = format!("test{:06}.xml", index + 1);
     crate::output::write_atomically(&dir.join("test-suite").join(&name), xml.as_bytes())?;
     zip.add(&format!("test-suite/{name}"), xml.as_bytes())

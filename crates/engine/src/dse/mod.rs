@@ -689,6 +689,8 @@ impl<'m> Dse<'m> {
             return Ok(None);
         };
         dse.end(ex, rec);
+        // Neither finished: the run ended at least the paths dse did.
+        self.result.paths = self.result.paths.max(dse.result.paths);
         Ok(self.merging_given_up.take().map(|why| (dse, why)))
     }
 

@@ -433,11 +433,14 @@ impl Engine for Multise<'_> {
             (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
             return Ok(r);
         }
+        // Neither finished: the run ended at least the paths dse did.
+        let mut dse_paths = 0;
         if let Some(mut r) = race.filter(|r| r.rival.is_some()) {
             let winner = (!budget.stopped()).then_some("merging");
             self.result.stats.race = merging_time.map(|t| r.stats(t, winner));
             let rival = r.rival.take().expect("filtered");
             if budget.stopped() {
+                dse_paths = rival.paths();
                 rival.stop(rec);
             }
         }
@@ -453,6 +456,7 @@ impl Engine for Multise<'_> {
             self.result.state_dump = frame.as_ref().and_then(|f| catch_stop(|| self.render_state(f)).ok());
         }
         self.finish_stats(frame.as_ref());
+        self.result.paths = self.result.paths.max(dse_paths);
         Ok(self.result)
     }
 }
