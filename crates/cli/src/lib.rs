@@ -128,7 +128,7 @@ struct RunArgs {
     /// split back into the states it was merged from.
     #[arg(long, value_name = "MS")]
     split_after: Option<u32>,
-    /// ssm, dsm, multise: MS (a number; the default 200, multise's 1000)
+    /// ssm, dsm, multise: MS (a number; the default 50, multise's 1000)
     /// or off. After merging has run MS alone, dse explores from the start
     /// alongside it, merging taking half of dse's time (multise: twice
     /// dse's while most of its time goes elsewhere than to BDD operations),
@@ -966,7 +966,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
     }))
 }
 
-/// `--race-after`: milliseconds (200 by default) or off.
+/// `--race-after`: milliseconds (50 by default) or off.
 fn race_after(args: &RunArgs) -> Result<Option<u32>> {
     match args.race_after.as_deref() {
         None => Ok(Some(braid_engine::dse::merging::RACE_AFTER_MS)),

@@ -101,9 +101,15 @@ pub struct Merging {
 /// to dse at 152 MB, it covers 412.
 pub const FALLBACK: f64 = braid_guard::GIVE_UP_MEMORY;
 
-/// The default of [`Merging::race_after_ms`]: programs merging finishes in
-/// a fifth of a second run as they did without the race.
-pub const RACE_AFTER_MS: u32 = 200;
+/// The default of [`Merging::race_after_ms`]. When dse wins, the run takes
+/// about `1 + RACE_SHARE` times dse's time plus the head start, past 2x
+/// where dse needs less than twice the head start: with 200 ms, the
+/// containers' B-tree (dse 120-150 ms) took 310-350 ms under ssm and dsm;
+/// with 50 ms, 160-180 ms. Merging's wins within the head start that it
+/// no longer covers take up to `1 + 1 / RACE_SHARE` times as long (Table
+/// 1's Heap Sort under ssm 70 -> 190-220 ms, dse 1.1-1.4 s; Queue 80 ->
+/// 160-230 ms, dse 0.8-0.9 s).
+pub const RACE_AFTER_MS: u32 = 50;
 
 /// Merging's time in the race, as a share of dse's (once its head start
 /// is spent). When dse finishes first, the run took about `1 + RACE_SHARE`
@@ -128,25 +134,32 @@ pub(crate) fn footprint() -> i64 {
 
 /// The races' memory rule: once dse has run as long as merging, both alive
 /// cost more than twice dse's memory when merging's growth of its
-/// [`footprint`] outgrows dse's plus the memory in use before both (`base`). Why merging is then
-/// given up, if it is.
+/// [`footprint`] outgrows dse's plus the memory in use before both
+/// (`base`); [`HEAP_SHARE`] of that, since resident memory is more than
+/// what the heap holds (Calc Parser under ssm and dsm peaked at 128-149 MB
+/// against dse's 65-70 with the whole of it). Why merging is then given
+/// up, if it is.
 pub(crate) fn heap_outgrown(
     (merging_heap, merging_time): (i64, std::time::Duration),
     (dse_heap, dse_time): (i64, std::time::Duration),
     base: i64,
 ) -> Option<String> {
-    if dse_time < merging_time || merging_heap <= base + dse_heap {
+    if dse_time < merging_time || merging_heap as f64 <= HEAP_SHARE * (base + dse_heap) as f64 {
         return None;
     }
     let mb = |b: i64| b.max(0) >> 20;
     Some(format!(
-        "merging held {} MB at {} ms, more than dse's {} MB and the {} MB in use before; dse goes on alone",
+        "merging held {} MB at {} ms, more than three quarters of dse's {} MB and the {} MB in use before; dse goes on alone",
         mb(merging_heap),
         merging_time.as_millis(),
         mb(dse_heap),
         mb(base)
     ))
 }
+
+/// What merging's heap may grow to in a race, as a share of dse's growth
+/// and the memory in use before both ([`heap_outgrown`]).
+pub(crate) const HEAP_SHARE: f64 = 0.75;
 
 /// The default of [`Merging::split_after_ms`].
 pub const SPLIT_AFTER_MS: u32 = 250;
