@@ -479,7 +479,6 @@ fn unknown_engine(name: &str) -> anyhow::Error {
     )
 }
 
-/// A fresh directory for one run's output.
 /// A fresh directory for one run's tests: under `TMPDIR` when it is set,
 /// else in memory (`/dev/shm`) where there is one, else under `/tmp`.
 /// Each run's tests are deleted once replayed, and on ext4 without a

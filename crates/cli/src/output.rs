@@ -186,18 +186,17 @@ impl Writer {
         })
     }
 
-    fn send(&self, index: usize, test: &TestCase) {
+    fn send(&self, index: usize, test: &TestCase) -> Result<()> {
         let mut job = self.spare.try_recv().unwrap_or_default();
         job.index = index;
         job.json.clear();
-        if serde_json::to_writer_pretty(&mut job.json, test).is_err() {
-            return;
-        }
+        serde_json::to_writer_pretty(&mut job.json, test)?;
         if self.testcomp {
             crate::testcomp::test_xml(test, &mut job.xml);
         }
         // The writer stops only when the run drops the queue.
         let _ = self.queue.send(job);
+        Ok(())
     }
 
     /// Waits for the tests still queued, then finishes Test-Comp's zip.
@@ -317,8 +316,8 @@ pub fn status_line(p: &Progress) -> String {
 
 impl Sink for RunSink {
     fn test(&mut self, index: usize, test: &TestCase) {
-        if let Some(writer) = &self.writer {
-            writer.send(index, test);
+        if let (Some(writer), None) = (&self.writer, &self.error) {
+            self.error = writer.send(index, test).err();
         }
     }
 

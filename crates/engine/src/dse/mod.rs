@@ -221,9 +221,9 @@ pub struct Dse<'m> {
     /// Time spent in this engine's own slices: a dse raced against merging
     /// shares the run's time, and loop-head merging's share of time
     /// ([`loops::GIVE_UP_SHARE`]) is of this one (of the run's, loop-head
-    /// merging in a dse that started after 200 ms of ssm never took a
-    /// quarter, and Calc Parser's raced dse kept 4 600 entries it gives up
-    /// alone: 140 MB against 81).
+    /// merging in a dse that started after merging's head start never took
+    /// a quarter, and Calc Parser's raced dse kept 4 600 entries it gives
+    /// up alone: 140 MB against 81).
     explored: Duration,
     /// Per function, which statements are loop heads (for the loop bound).
     loop_heads: Vec<Vec<bool>>,
