@@ -483,10 +483,11 @@ fn unknown_engine(name: &str) -> anyhow::Error {
 /// else in memory (`/dev/shm`) where there is one, else under `/tmp`.
 /// Each run's tests are deleted once replayed, and on ext4 without a
 /// journal (this project's machines) creating files for a few minutes after
-/// deleting many passes over the freed inodes: on disk dse's 8 192 tests of
-/// Table 1's Queue took 1.4-6.7 s to write from run to run beside 0.65 s of
-/// exploring, so the times said more about the previous run's deletions
-/// than about the engines.
+/// deleting many passes over the freed inodes: dse on Table 1's Queue took
+/// 0.65 s without tests, 0.91 s writing its 8 192 to `/dev/shm` and 6.1-7.2
+/// s writing them to `/tmp` just after the previous run's were deleted, so
+/// the times said more about the previous run's deletions than about the
+/// engines.
 fn scratch_dir() -> Result<PathBuf> {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -139,7 +139,8 @@ pub struct RunSink {
 /// 0.1-0.6 ms on this project's ext4 machines (no journal) for a few
 /// minutes after many files were deleted (the kernel passes over the
 /// recently freed inodes), and a test is two files: dse's 8 192 tests of
-/// Table 1's Queue took 1.4-6.7 s to write beside 0.65 s of exploring.
+/// Table 1's Queue took 6.1-7.2 s to write there beside 0.65 s of
+/// exploring.
 ///
 /// The run's thread serialises each test into buffers that go to the writer
 /// and come back to be filled again ([`Job`]): tests cloned on one thread and

@@ -218,8 +218,9 @@ pub struct Dse<'m> {
     /// Whether the state running its slice is the only one (no other state
     /// it could be merged with).
     alone: bool,
-    /// Time spent in this engine's own slices: a dse raced against merging
-    /// shares the run's time, and loop-head merging's share of time
+    /// Time spent in this engine's own slices, each side's time in a race
+    /// ([`Dse::race`]): a dse raced against merging shares the run's time,
+    /// and loop-head merging's share of time
     /// ([`loops::GIVE_UP_SHARE`]) is of this one (of the run's, loop-head
     /// merging in a dse that started after merging's head start never took
     /// a quarter, and Calc Parser's raced dse kept 4 600 entries it gives
@@ -619,39 +620,35 @@ impl<'m> Dse<'m> {
         let (mut merging_heap, mut dse_heap) = (0i64, 0i64);
         let mut mine = Some(self.begin()?);
         let mut rival: Option<(Box<Dse<'m>>, Exploration)> = None;
-        let (mut merging_time, mut dse_time) = (Duration::ZERO, Duration::ZERO);
-        let note = |me: &mut Self,
-                    merging_time: Duration,
-                    dse_time: Duration,
-                    rival: &Option<(Box<Dse<'m>>, Exploration)>,
-                    winner: Option<&str>| {
-            if rival.is_none() {
-                return;
-            }
+        // Each side's time is its own slices' ([`Dse::explored`]).
+        let dse_time =
+            |rival: &Option<(Box<Dse<'m>>, Exploration)>| rival.as_ref().map_or(Duration::ZERO, |(d, _)| d.explored);
+        let note = |me: &mut Self, rival: &Option<(Box<Dse<'m>>, Exploration)>, winner: Option<&str>| {
+            let Some((dse, _)) = rival else { return };
             me.result.stats.race = Some(RaceStats {
                 after_ms: after.as_millis() as u64,
-                merging_ms: merging_time.as_millis() as u64,
-                dse_ms: dse_time.as_millis() as u64,
-                dse_paths: rival.as_ref().map_or(0, |(d, _)| d.result.paths),
+                merging_ms: me.explored.as_millis() as u64,
+                dse_ms: dse.explored.as_millis() as u64,
+                dse_paths: dse.result.paths,
                 winner: winner.map(str::to_string),
             });
         };
         while !self.budget.stopped() {
+            let merging_time = self.explored;
             if let Some(ex) = mine
                 .as_mut()
-                .filter(|_| merging_time < after || merging_time <= dse_time.mul_f64(merging::RACE_SHARE))
+                .filter(|_| merging_time < after || merging_time <= dse_time(&rival).mul_f64(merging::RACE_SHARE))
             {
                 self.peer = rival.as_ref().map_or((0, 0), |(d, _)| (d.result.paths, d.live));
                 self.race_room = rival.as_ref().map(|_| base + dse_heap - merging_heap);
-                let (t, heap) = (Instant::now(), merging::footprint());
+                let heap = merging::footprint();
                 let more = self.next_slice(ex, rec);
-                merging_time += t.elapsed();
                 merging_heap += merging::footprint() - heap;
                 if more {
                     continue;
                 }
                 if self.merging_given_up.is_none() {
-                    note(self, merging_time, dse_time, &rival, Some("merging"));
+                    note(self, &rival, Some("merging"));
                     let ex = mine.take().expect("merging's turn");
                     self.end(ex, rec);
                     return Ok(None);
@@ -674,19 +671,18 @@ impl<'m> Dse<'m> {
                 Some(_) => (self.result.paths, self.live),
                 None => (0, 0),
             };
-            let (t, heap) = (Instant::now(), merging::footprint());
+            let heap = merging::footprint();
             let more = dse.next_slice(ex, rec);
-            dse_time += t.elapsed();
             dse_heap += merging::footprint() - heap;
             if let Some(why) = mine
                 .as_ref()
-                .and_then(|_| merging::heap_outgrown((merging_heap, merging_time), (dse_heap, dse_time), base))
+                .and_then(|_| merging::heap_outgrown((merging_heap, self.explored), (dse_heap, dse.explored), base))
             {
                 self.merging_given_up = Some(why);
                 self.drop_merging(&mut mine);
             }
             if !more {
-                note(self, merging_time, dse_time, &rival, Some("dse"));
+                note(self, &rival, Some("dse"));
                 let (mut dse, ex) = rival.take().expect("dse's turn");
                 dse.end(ex, rec);
                 let why = self.merging_given_up.take();
@@ -696,7 +692,7 @@ impl<'m> Dse<'m> {
                 )));
             }
         }
-        note(self, merging_time, dse_time, &rival, None);
+        note(self, &rival, None);
         if let Some(ex) = mine {
             self.end(ex, rec);
         }
@@ -722,8 +718,8 @@ impl<'m> Dse<'m> {
         // Its solver too: Z3's memory for the merged questions is Z3's
         // allocator's, returned only when the solver goes (Calc Parser
         // under dsm: 97 -> 84 MB resident with it, against dse's 37 then).
-        let solver = std::mem::replace(&mut self.solver, self.config.query_solver());
-        self.solver.stats = solver.stats.clone();
+        let mut solver = std::mem::replace(&mut self.solver, self.config.query_solver());
+        self.solver.stats = std::mem::take(&mut solver.stats);
         self.solver.set_budget(&self.budget);
         drop(solver);
         self.budget.release_memory();
