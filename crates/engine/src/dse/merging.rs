@@ -357,9 +357,9 @@ impl<'m> Merger<'m> {
         let threshold = self.config.qce.alpha * counts.iter().map(|c| c.total).sum::<f64>();
         let mut hot = Vec::new();
         for (i, c) in counts.iter().enumerate() {
-            for (v, (add, addressed)) in c.vars.iter().enumerate() {
-                if *add > threshold || *addressed {
-                    hot.push(Hot::Var(last - i, VarId(v as u32)));
+            for &(v, add, addressed) in &c.vars {
+                if add > threshold || addressed {
+                    hot.push(Hot::Var(last - i, v));
                 }
             }
             for (cell, add, addressed) in &c.cells {

@@ -1675,8 +1675,8 @@ impl<'m> Multise<'m> {
             return true;
         };
         let threshold = qce.params.alpha * c.total;
-        for (v, &(add, addressed)) in c.vars.iter().enumerate() {
-            if (add > threshold || addressed) && !self.values_similar(&frame.vars[v], a, b) {
+        for &(v, add, addressed) in &c.vars {
+            if (add > threshold || addressed) && !self.values_similar(&frame.vars[v.0 as usize], a, b) {
                 return false;
             }
         }
