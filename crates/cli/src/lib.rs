@@ -193,7 +193,8 @@ struct RunArgs {
     #[arg(long, default_value = "on", value_name = "on|off")]
     simplex: String,
     /// A second solver raced against Z3 on the questions over floats that
-    /// Z3 has not answered in 10 ms: bitwuzla (in the environment
+    /// Z3 has not answered in 10 ms, and on those over bit-vectors alone
+    /// once Z3's incremental solver has not answered in 50 ms: bitwuzla (in the environment
     /// scripts/install-deps.sh makes), cvc5, or a command that reads an
     /// SMT-LIB 2 script on its standard input; auto: the first of bitwuzla
     /// and cvc5 installed; none: Z3 alone.
