@@ -1532,8 +1532,8 @@ mod tests {
             if i < 12 {
                 c.push(s.app(Op::Le, &[next, max]).unwrap());
             } else {
-                let none = k(&mut s, 0);
-                c.push(s.app(Op::Lt, &[next, none]).unwrap());
+                let nought = k(&mut s, 0);
+                c.push(s.app(Op::Lt, &[next, nought]).unwrap());
             }
             v = Some(next);
         }
