@@ -1,5 +1,6 @@
 //! A second solver in another process, raced against Z3 on the questions
-//! over floats.
+//! over floats (and, once Z3's kept solver has had its slice, on those over
+//! bit-vectors alone: `Z3Solver::bits_rival`).
 //!
 //! Z3 4.8.12 bit-blasts a product of doubles into a formula it can take
 //! minutes on, where Bitwuzla or cvc5 (Debian's `cvc5`) often answers far
