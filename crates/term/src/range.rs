@@ -5,25 +5,116 @@
 use crate::op::Op;
 use crate::store::{Node, TermId, TermStore};
 use crate::value::{Sort, Value};
-use rustc_hash::FxHashMap;
 
 /// `[lo, hi]`, inclusive.
 type Range = (i128, i128);
 
+/// The low `k` bits set.
+fn low_mask(k: u32) -> u64 {
+    if k >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << k) - 1
+    }
+}
+
 impl TermStore {
     /// Bounds on the values `t` can take, as mathematical integers
     /// (bit-vectors read unsigned), or `None` if nothing is known: sound for
-    /// every assignment of the symbols, not necessarily tight.
+    /// every assignment of the symbols, not necessarily tight. Each term's
+    /// bounds are made with it ([`TermStore::intern`]), from its operands'.
     pub fn value_range(&self, t: TermId) -> Option<Range> {
-        let mut memo: FxHashMap<TermId, Option<Range>> = FxHashMap::default();
-        for u in self.postorder(&[t]) {
-            let r = self.range_of(u, &memo);
-            memo.insert(u, r);
+        let (lo, hi) = self.ranges[t.0 as usize];
+        if lo <= hi {
+            return Some((lo as i128, hi as i128));
         }
-        memo[&t]
+        match self.sort(t) {
+            Sort::Bv(w) => Some((0, (1i128 << w) - 1)),
+            _ => None,
+        }
     }
 
-    fn range_of(&self, t: TermId, memo: &FxHashMap<TermId, Option<Range>>) -> Option<Range> {
+    /// `t`'s bounds as kept with it: `(1, 0)` for none, and for a
+    /// bit-vector's whole width (which [`TermStore::value_range`] makes
+    /// again from the sort) or bounds past `i64`.
+    pub(crate) fn packed_range(&self, t: TermId) -> (i64, i64) {
+        let whole = match self.sort(t) {
+            Sort::Bv(w) => Some((0, (1i128 << w) - 1)),
+            _ => None,
+        };
+        match self.range_of(t) {
+            Some(r) if Some(r) != whole => match (i64::try_from(r.0), i64::try_from(r.1)) {
+                (Ok(lo), Ok(hi)) => (lo, hi),
+                _ => (1, 0),
+            },
+            _ => (1, 0),
+        }
+    }
+
+    /// Whether comparison `op` of `a` with `b` is decided by their bounds.
+    pub(crate) fn decided_by_ranges(&self, op: Op, a: TermId, b: TermId) -> Option<bool> {
+        if matches!(op, Op::Eq | Op::Ne) {
+            let ((ka, ra), (kb, rb)) = (self.low_bits(a), self.low_bits(b));
+            if (ra ^ rb) & low_mask(ka.min(kb)) != 0 {
+                return Some(op == Op::Ne);
+            }
+        }
+        let ((lo_a, hi_a), (lo_b, hi_b)) = (self.value_range(a)?, self.value_range(b)?);
+        // Read signed, bounds on one side of a bit-vector's sign bit are
+        // the same numbers (below it) or less 2^w (from it).
+        let as_signed = |t: TermId, (lo, hi): Range| match self.sort(t) {
+            Sort::Bv(w) if hi < 1i128 << (w - 1) => Some((lo, hi)),
+            Sort::Bv(w) if lo >= 1i128 << (w - 1) => Some((lo - (1i128 << w), hi - (1i128 << w))),
+            Sort::Bv(_) => None,
+            _ => Some((lo, hi)),
+        };
+        let ((lo_a, hi_a), (lo_b, hi_b)) = if matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge) {
+            (as_signed(a, (lo_a, hi_a))?, as_signed(b, (lo_b, hi_b))?)
+        } else {
+            ((lo_a, hi_a), (lo_b, hi_b))
+        };
+        let lt = |x: ((i128, i128), (i128, i128))| {
+            let ((a0, a1), (b0, b1)) = x;
+            if a1 < b0 {
+                Some(true)
+            } else if a0 >= b1 {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let le = |x: ((i128, i128), (i128, i128))| {
+            let ((a0, a1), (b0, b1)) = x;
+            if a1 <= b0 {
+                Some(true)
+            } else if a0 > b1 {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let (ra, rb) = ((lo_a, hi_a), (lo_b, hi_b));
+        match op {
+            Op::Lt | Op::ULt => lt((ra, rb)),
+            Op::Le | Op::ULe => le((ra, rb)),
+            Op::Gt | Op::UGt => lt((rb, ra)),
+            Op::Ge | Op::UGe => le((rb, ra)),
+            Op::Eq | Op::Ne => {
+                let eq = if hi_a < lo_b || hi_b < lo_a {
+                    Some(false)
+                } else if lo_a == hi_a && lo_b == hi_b && lo_a == lo_b {
+                    Some(true)
+                } else {
+                    None
+                };
+                eq.map(|e| e == (op == Op::Eq))
+            }
+            _ => None,
+        }
+    }
+
+    /// `t`'s bounds from its operands' ([`TermStore::value_range`]).
+    fn range_of(&self, t: TermId) -> Option<Range> {
         let full = match self.sort(t) {
             Sort::Bv(w) => Some((0, (1i128 << w) - 1)),
             Sort::Bool => Some((0, 1)),
@@ -36,7 +127,7 @@ impl TermStore {
             Node::Const(_) | Node::Sym(_) => return full,
             Node::App(op, args) => (op, args),
         };
-        let r = |i: usize| memo[&args[i]];
+        let r = |i: usize| self.value_range(args[i]);
         let konst = |i: usize| match self.as_const(args[i]) {
             Some(Value::Int(k)) => Some(k),
             Some(Value::Bv { bits, .. }) => Some(bits as i128),
@@ -136,13 +227,116 @@ impl TermStore {
             Op::Read => args[1..].iter().enumerate().filter(|(i, _)| i % 2 == 0).try_fold(
                 (i128::MAX, i128::MIN),
                 |(lo, hi), (_, v)| {
-                    let (a, b) = memo[v]?;
+                    let (a, b) = self.value_range(*v)?;
                     Some((lo.min(a), hi.max(b)))
                 },
             ),
             _ => None,
         };
         fits(found)
+    }
+
+    /// The low bits of `t` known from its shape: `(k, r)` when every value
+    /// of `t` is `r` modulo `2^k` (bit-vectors read unsigned, `k` at most
+    /// their width and 63). An address `base + (i & 3) * 4` is a multiple of
+    /// 4: it is never `base + 1`.
+    pub fn low_bits(&self, t: TermId) -> (u32, u64) {
+        let packed = self.low[t.0 as usize];
+        let k = 63 - packed.leading_zeros();
+        (k, packed & !(1u64 << k))
+    }
+
+    /// `t`'s known low bits from its operands' ([`TermStore::low_bits`]),
+    /// packed as `2^k | r`.
+    pub(crate) fn packed_low_bits(&self, t: TermId) -> u64 {
+        let (k, r) = self.low_bits_of(t);
+        let k = k.min(63);
+        (1u64 << k) | (r & low_mask(k))
+    }
+
+    fn low_bits_of(&self, t: TermId) -> (u32, u64) {
+        let width = match self.sort(t) {
+            Sort::Bv(w) => w as u32,
+            Sort::Int => 63,
+            _ => return (0, 0),
+        };
+        let (op, args) = match self.node(t) {
+            Node::Const(Value::Int(k)) => return (63, *k as u64),
+            Node::Const(Value::Bv { bits, .. }) => return (width.min(63), *bits),
+            Node::Const(_) | Node::Sym(_) => return (0, 0),
+            Node::App(op, args) => (op, args),
+        };
+        let lb = |i: usize| self.low_bits(args[i]);
+        let shift = |i: usize| match self.as_const(args[i]) {
+            Some(Value::Bv { bits, .. }) if bits < width as u64 => Some(bits as u32),
+            _ => None,
+        };
+        // Known bits below the first unknown one: `known` has a 1 where a
+        // bit is known; `ones` where it is known to be 1.
+        let bits = |(k, r): (u32, u64)| (low_mask(k), r & low_mask(k));
+        let from_known = |known: u64, ones: u64| {
+            let k = known.trailing_ones();
+            (k, ones & low_mask(k))
+        };
+        let found = match op {
+            Op::Add | Op::Sub => {
+                let ((k0, r0), (k1, r1)) = (lb(0), lb(1));
+                let r = if *op == Op::Add {
+                    r0.wrapping_add(r1)
+                } else {
+                    r0.wrapping_sub(r1)
+                };
+                (k0.min(k1), r)
+            }
+            Op::Neg => {
+                let (k0, r0) = lb(0);
+                (k0, r0.wrapping_neg())
+            }
+            Op::Mul => {
+                let ((k0, r0), (k1, r1)) = (lb(0), lb(1));
+                // A product of multiples of 2^a and 2^b is one of 2^(a+b).
+                let zeros = |k: u32, r: u64| k.min(r.trailing_zeros());
+                let z = zeros(k0, r0) + zeros(k1, r1);
+                if z > k0.min(k1) {
+                    (z, 0)
+                } else {
+                    (k0.min(k1), r0.wrapping_mul(r1))
+                }
+            }
+            Op::Shl => match shift(1) {
+                Some(c) => {
+                    let (k0, r0) = lb(0);
+                    (k0 + c, r0 << c)
+                }
+                None => (0, 0),
+            },
+            Op::LShr => match shift(1) {
+                Some(c) => {
+                    let (k0, r0) = lb(0);
+                    (k0.saturating_sub(c), r0 >> c)
+                }
+                None => (0, 0),
+            },
+            Op::And | Op::Or | Op::Xor if self.sort(t) != Sort::Int => {
+                let ((known0, ones0), (known1, ones1)) = (bits(lb(0)), bits(lb(1)));
+                let (zeros0, zeros1) = (known0 & !ones0, known1 & !ones1);
+                match op {
+                    Op::And => from_known((known0 & known1) | zeros0 | zeros1, ones0 & ones1),
+                    Op::Or => from_known((known0 & known1) | ones0 | ones1, ones0 | ones1),
+                    _ => from_known(known0 & known1, ones0 ^ ones1),
+                }
+            }
+            // Widening, narrowing and reading signed keep the low bits.
+            Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) | Op::ToInt => lb(0),
+            Op::ToBv(_) if self.sort(args[0]) == Sort::Int => lb(0),
+            Op::Ite => {
+                let ((k1, r1), (k2, r2)) = (lb(1), lb(2));
+                (k1.min(k2).min((r1 ^ r2).trailing_zeros()), r1)
+            }
+            _ => (0, 0),
+        };
+        let k = found.0.min(width);
+        (k, found.1 & low_mask(k))
     }
 
     /// Whether `t` (bounded by `range`) is non-negative read signed.
@@ -193,6 +387,96 @@ mod tests {
         assert_eq!(s.value_range(rem), Some((0, 199)));
         let rem = s.app(Op::Rem, &[x, k]).unwrap();
         assert_eq!(s.value_range(rem), Some((0, u32::MAX as i128)));
+    }
+
+    /// `op(a, b)` folded to a truth value, if it was.
+    fn folded(s: &mut TermStore, op: Op, a: TermId, b: TermId) -> Option<bool> {
+        let t = s.app(op, &[a, b]).unwrap();
+        match s.as_const(t) {
+            Some(Value::Bool(b)) => Some(b),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn comparisons_their_bounds_decide_fold() {
+        let mut s = TermStore::default();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let [three, two, base, limit, k421, k424] =
+            [3u64, 2, 0x420, 0x1fffc, 0x421, 0x424].map(|v| s.constant(Value::bv(32, v)));
+        // `0x420 + (x & 3) << 2` lies in [0x420, 0x42c] and is a multiple of 4.
+        let low = s.app(Op::And, &[x, three]).unwrap();
+        let scaled = s.app(Op::Shl, &[low, two]).unwrap();
+        let addr = s.app(Op::Add, &[base, scaled]).unwrap();
+        assert_eq!(s.value_range(addr), Some((0x420, 0x42c)));
+        assert_eq!(s.low_bits(addr), (2, 0));
+        assert_eq!(folded(&mut s, Op::ULe, addr, limit), Some(true));
+        assert_eq!(folded(&mut s, Op::UGt, addr, limit), Some(false));
+        assert_eq!(folded(&mut s, Op::Eq, addr, k421), Some(false));
+        assert_eq!(folded(&mut s, Op::Ne, addr, k421), Some(true));
+        // A value it can take stays a question.
+        assert_eq!(folded(&mut s, Op::Eq, addr, k424), None);
+        // Signed: decided only where both sides are below the sign bit.
+        assert_eq!(folded(&mut s, Op::Lt, addr, limit), Some(true));
+        let minus = s.constant(Value::bv(32, u32::MAX as u64));
+        assert_eq!(folded(&mut s, Op::Lt, minus, addr), Some(true), "-1 < addr read signed");
+        let y = s.symbol_term("y", Sort::Bv(32));
+        assert_eq!(folded(&mut s, Op::Lt, y, limit), None);
+        // Every value of x satisfies the folded answers.
+        let sym = match s.node(x) {
+            Node::Sym(v) => *v,
+            _ => unreachable!(),
+        };
+        for v in [0u64, 1, 2, 3, 7, 0xffff_ffff] {
+            let mut m = crate::Model::default();
+            m.insert(sym, Value::bv(32, v));
+            let Ok(Value::Bv { bits, .. }) = s.eval(addr, &m) else {
+                panic!()
+            };
+            assert!((0x420..=0x42c).contains(&bits) && bits % 4 == 0);
+        }
+    }
+
+    #[test]
+    fn low_bits_follow_arithmetic() {
+        let mut s = TermStore::default();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let y = s.symbol_term("y", Sort::Bv(32));
+        let [eight, one, mask] = [8u64, 1, 0xffff_fff0].map(|v| s.constant(Value::bv(32, v)));
+        let x8 = s.app(Op::Mul, &[x, eight]).unwrap();
+        assert_eq!(s.low_bits(x8), (3, 0));
+        let odd = s.app(Op::Add, &[x8, one]).unwrap();
+        assert_eq!(s.low_bits(odd), (3, 1));
+        let masked = s.app(Op::And, &[y, mask]).unwrap();
+        assert_eq!(s.low_bits(masked), (4, 0));
+        let c = s.symbol_term("c", Sort::Bool);
+        let either = s.app(Op::Ite, &[c, x8, masked]).unwrap();
+        assert_eq!(s.low_bits(either), (3, 0));
+        let ored = s.app(Op::Or, &[x8, one]).unwrap();
+        assert_eq!(s.low_bits(ored), (3, 1));
+        // An odd value is never an even one.
+        assert_eq!(folded(&mut s, Op::Eq, odd, x8), Some(false));
+        let wide = s.app(Op::ZExt(64), &[odd]).unwrap();
+        assert_eq!(s.low_bits(wide), (3, 1));
+        assert_eq!(s.low_bits(x), (0, 0));
+    }
+
+    #[test]
+    fn reads_drop_keys_their_index_cannot_equal() {
+        let mut s = TermStore::default();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let [three, two] = [3u64, 2].map(|v| s.constant(Value::bv(32, v)));
+        let low = s.app(Op::And, &[x, three]).unwrap();
+        let at = s.app(Op::Shl, &[low, two]).unwrap();
+        let at = s.app(Op::ToInt, &[at]).unwrap();
+        let [k0, k1, k4, k20] = [0, 1, 4, 20].map(|v| s.constant(Value::Int(v)));
+        let [v0, v1, v4, v20] = [5u64, 6, 7, 8].map(|v| s.constant(Value::bv(8, v)));
+        let dflt = s.constant(Value::bv(8, 0));
+        let read = s.app(Op::Read, &[at, dflt, k0, v0, k1, v1, k4, v4, k20, v20]).unwrap();
+        match s.node(read) {
+            Node::App(Op::Read, args) => assert_eq!(&args[2..], &[k0, v0, k4, v4]),
+            other => panic!("not a read: {other:?}"),
+        }
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct TermStore {
     sorts: Vec<Sort>,
     /// The symbols each term mentions, sorted (for constraint independence).
     symbols_of: Vec<Box<[SymId]>>,
+    /// Each term's bounds ([`TermStore::value_range`]), packed.
+    pub(crate) ranges: Vec<(i64, i64)>,
+    /// Each term's known low bits ([`TermStore::low_bits`]), packed.
+    pub(crate) low: Vec<u64>,
     unique: FxHashMap<Node, TermId>,
     symbols: Vec<Symbol>,
     symbol_ids: FxHashMap<Symbol, SymId>,
@@ -155,6 +159,9 @@ impl TermStore {
         self.nodes.push(node.clone());
         self.sorts.push(sort);
         self.symbols_of.push(symbols);
+        self.ranges.push((1, 0));
+        self.ranges[t.0 as usize] = self.packed_range(t);
+        self.low.push(self.packed_low_bits(t));
         self.unique.insert(node, t);
         t
     }
@@ -585,7 +592,22 @@ impl TermStore {
             let hit = args[2..].chunks_exact(2).find(|kv| self.as_const(kv[0]) == Some(k));
             return Some(hit.map_or(args[1], |kv| kv[1]));
         }
-        args.iter().skip(3).step_by(2).all(|v| *v == args[1]).then_some(args[1])
+        if args.iter().skip(3).step_by(2).all(|v| *v == args[1]) {
+            return Some(args[1]);
+        }
+        // Keys the index cannot equal (its bounds or low bits say so) go.
+        let index = args[0];
+        let impossible = |s: &Self, k: TermId| s.decided_by_ranges(Op::Eq, index, k) == Some(false);
+        if !args[2..].chunks_exact(2).any(|kv| impossible(self, kv[0])) {
+            return None;
+        }
+        let mut kept: SmallVec<[TermId; 3]> = args[..2].iter().copied().collect();
+        for kv in args[2..].chunks_exact(2) {
+            if !impossible(self, kv[0]) {
+                kept.extend_from_slice(kv);
+            }
+        }
+        self.app(Op::Read, &kept).ok()
     }
 
     /// Address arithmetic and comparison act on offsets, so address terms
@@ -724,6 +746,13 @@ impl TermStore {
             let (ca, cb) = (self.as_const(a).is_some(), self.as_const(b).is_some());
             if (ca && !cb) || (ca == cb && a > b) {
                 return self.app(flipped, &[b, a]).ok();
+            }
+        }
+        // A comparison its operands' bounds decide (a memory access's
+        // bounds check on an offset from a masked index).
+        if swap_comparison(op).is_some() {
+            if let Some(holds) = self.decided_by_ranges(op, args[0], args[1]) {
+                return Some(self.bool(holds));
             }
         }
         if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
