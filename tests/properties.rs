@@ -151,6 +151,10 @@ fn explore_with(
             spec.multise.fallback = None;
             if *collect {
                 spec.multise.gc_min_nodes = 0;
+                // Reordering runs at collections: sifted guards keep their
+                // functions.
+                spec.multise.reorder = true;
+                spec.multise.reorder_min_nodes = 0;
             }
             spec
         }

@@ -273,6 +273,16 @@ struct RunArgs {
     /// input with that input, in input order) or creation.
     #[arg(long)]
     bdd_order: Option<String>,
+    /// multise: what a BDD variable stands for: predicates (each branch
+    /// predicate one variable) or bits (a predicate over one byte the
+    /// function of its 8 bits it is, so predicates over a byte know each
+    /// other exactly).
+    #[arg(long)]
+    bdd_atoms: Option<String>,
+    /// multise: reorder the BDD variables by sifting when the nodes have
+    /// doubled, at garbage collections (a quarter of the BDD time at most).
+    #[arg(long)]
+    bdd_reorder: bool,
     /// multise: print each executed statement and its guard to stderr.
     #[arg(long)]
     trace: bool,
@@ -603,6 +613,8 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.dump_state, "--dump-state"),
         (args.trace, "--trace"),
         (args.bdd_order.is_some(), "--bdd-order"),
+        (args.bdd_atoms.is_some(), "--bdd-atoms"),
+        (args.bdd_reorder, "--bdd-reorder"),
     ];
     if args.fallback.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
         bail!("--fallback applies to --engine multise, ssm and dsm only");
@@ -662,6 +674,12 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         Some("creation") => VarOrder::Creation,
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
     };
+    o.bit_atoms = match args.bdd_atoms.as_deref() {
+        None | Some("predicates") => false,
+        Some("bits") => true,
+        Some(other) => bail!("unknown --bdd-atoms `{other}` (predicates, bits)"),
+    };
+    o.reorder = args.bdd_reorder;
     let race = match args.race_after {
         None => FALLBACK.race_after,
         Some(_) => race_after(args)?.map(|ms| std::time::Duration::from_millis(ms as u64)),

@@ -7,8 +7,10 @@
 //! caches for `and`, `or` and `not`, and turns a guard back into a term for
 //! the solver.
 
+mod reorder;
+
 use braid_budget::Budget;
-use braid_term::{EvalMemo, Model, Node as TermNode, Op, TermId, TermStore, Value};
+use braid_term::{EvalMemo, Model, Node as TermNode, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
@@ -41,6 +43,65 @@ pub enum VarOrder {
     /// depends on earlier tokens) stay small when the selecting inputs come
     /// first; comparisons between inputs (sorting) keep creation order.
     Inputs,
+}
+
+/// Predicates over one input of at most this many bits are functions of
+/// its bits ([`Guards::bits_atom`]).
+pub const BIT_ATOM_WIDTH: u8 = 8;
+
+/// The most ranges of values a group of a narrow input's values is
+/// written as ([`Guards::bits_term`]).
+const MAX_RANGES: usize = 4;
+
+/// `s` (of `width` bits) is one of `values` (ascending): a disjunction of
+/// at most [`MAX_RANGES`] ranges, or a mask test `s & m == v`; `None` if
+/// neither fits.
+fn values_term(store: &mut TermStore, s: TermId, width: u8, values: &[u64]) -> Option<TermId> {
+    let bv = |store: &mut TermStore, v: u64| store.constant(Value::Bv { bits: v, width });
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for &v in values {
+        match ranges.last_mut() {
+            Some(r) if r.1 + 1 == v => r.1 = v,
+            _ => ranges.push((v, v)),
+        }
+    }
+    let all = (1u64 << width) - 1;
+    if ranges.len() <= MAX_RANGES {
+        let mut t = store.bool(false);
+        for (lo, hi) in ranges {
+            let part = if lo == hi {
+                let k = bv(store, lo);
+                store.app(Op::Eq, &[s, k]).ok()?
+            } else {
+                let (klo, khi) = (bv(store, lo), bv(store, hi));
+                let above = if lo == 0 {
+                    store.bool(true)
+                } else {
+                    store.app(Op::UGe, &[s, klo]).ok()?
+                };
+                let below = if hi == all {
+                    store.bool(true)
+                } else {
+                    store.app(Op::ULe, &[s, khi]).ok()?
+                };
+                store.and(above, below)
+            };
+            t = store.or(t, part);
+        }
+        return Some(t);
+    }
+    // The bits every value agrees on, and whether the values are all
+    // those with them.
+    let (first, mut fixed) = (values[0], all);
+    for &v in values {
+        fixed &= !(v ^ first);
+    }
+    if values.len() as u64 != 1 << (width as u32 - fixed.count_ones()) {
+        return None;
+    }
+    let (m, k) = (bv(store, fixed), bv(store, first & fixed));
+    let masked = store.app(Op::And, &[s, m]).ok()?;
+    store.app(Op::Eq, &[masked, k]).ok()
 }
 
 /// With a give-up set ([`Guards::set_give_up`]), the share of the run's
@@ -102,6 +163,16 @@ impl Computed {
     fn get(&self, key: (Guard, Guard)) -> Option<Guard> {
         let (k, r) = self.slots[Self::slot(key, self.slots.len())];
         (k == key).then_some(r)
+    }
+
+    /// Empties the slots that name a guard `dead` says is gone.
+    fn forget(&mut self, dead: impl Fn(Guard) -> bool) {
+        for slot in &mut self.slots {
+            let ((a, b), r) = *slot;
+            if slot.0 != Self::EMPTY && (dead(a) || dead(b) || dead(r)) {
+                *slot = (Self::EMPTY, Guard::FALSE);
+            }
+        }
     }
 
     /// The bytes the next insertion allocates (0: it does not grow the table).
@@ -339,6 +410,16 @@ pub struct Guards {
     /// Per pair of terms compared (unsigned or not): whether its first
     /// comparison cut strictly (see [`Guards::order_atom`]).
     pair_cut: FxHashMap<(bool, TermId, TermId), bool>,
+    /// Predicates over one narrow input become functions of its bits
+    /// ([`Guards::bits_atom`]; `--bdd-atoms bits`).
+    bit_atoms: bool,
+    /// Per predicate over a narrow input, its value at each of the
+    /// input's values.
+    bit_tables: FxHashMap<TermId, Vec<bool>>,
+    /// Per narrow input, the variables of its bits, top first.
+    bits_of: FxHashMap<SymId, Vec<u32>>,
+    /// The input and its width of each bit variable.
+    bit_var: FxHashMap<u32, (SymId, u8)>,
     terms: FxHashMap<Guard, TermId>,
     choice_terms: FxHashMap<Guard, TermId>,
     /// Per variable, its place in the order (see [`VarOrder`]).
@@ -351,6 +432,8 @@ pub struct Guards {
     pub collections: u64,
     /// Time spent in BDD operations that returned (see [`Guards::time_spent`]).
     time: Duration,
+    /// Of `time`, what reordering took ([`Guards::reorder`]).
+    pub reorder_time: Duration,
     /// When the operation under way started.
     running: Option<Instant>,
     /// One operation can take exponential time: its recursive steps look at
@@ -387,6 +470,10 @@ impl Guards {
             atoms: Vec::new(),
             atom_of: FxHashMap::default(),
             pair_cut: FxHashMap::default(),
+            bit_atoms: false,
+            bit_tables: FxHashMap::default(),
+            bits_of: FxHashMap::default(),
+            bit_var: FxHashMap::default(),
             terms: FxHashMap::default(),
             choice_terms: FxHashMap::default(),
             rank: Vec::new(),
@@ -395,6 +482,7 @@ impl Guards {
             peak_nodes: 0,
             collections: 0,
             time: Duration::ZERO,
+            reorder_time: Duration::ZERO,
             running: None,
             budget: Budget::unlimited(),
             steps: 0,
@@ -604,10 +692,96 @@ impl Guards {
                 _ => self.not(parts[0]),
             };
         }
+        if self.bit_atoms {
+            if let Some(g) = self.bits_atom(store, c) {
+                return g;
+            }
+        }
         if let Some(g) = self.order_atom(store, c) {
             return g;
         }
         self.literal(store, c)
+    }
+
+    /// A predicate over one narrow input (a byte) as the function of that
+    /// input's bits it is: one variable per bit, the guard read off the
+    /// predicate's value at each of the input's values. Two predicates
+    /// over one byte then know each other exactly (`b == ','` and
+    /// `b == ';'` are disjoint; `b - 32 <u 95` holds for `b == 'a'`), so no
+    /// guard keeps an impossible combination of them, and a guard over
+    /// such inputs alone is satisfiable exactly when it is not `false`.
+    /// `None`: `c` reads something else, or fails to evaluate somewhere.
+    fn bits_atom(&mut self, store: &mut TermStore, c: TermId) -> Option<Guard> {
+        let &[sym] = store.symbols(c) else {
+            return None;
+        };
+        let width = match store.symbol(sym).sort {
+            Sort::Bv(w) if w <= BIT_ATOM_WIDTH => w,
+            _ => return None,
+        };
+        let bits = self.input_bits(store, sym, width);
+        // Evaluated once per predicate: a merged value's term can be large.
+        let holds = match self.bit_tables.get(&c) {
+            Some(h) => h.clone(),
+            None => {
+                let mut model = Model::default();
+                let mut holds = Vec::with_capacity(1 << width);
+                for v in 0..1u64 << width {
+                    model.insert(sym, Value::Bv { bits: v, width });
+                    match store.eval(c, &model) {
+                        Ok(Value::Bool(b)) => holds.push(b),
+                        _ => return None,
+                    }
+                }
+                self.bit_tables.insert(c, holds.clone());
+                holds
+            }
+        };
+        // The guard, bit by bit from the top (the order `input_bits` made).
+        fn build(g: &mut Guards, bits: &[u32], holds: &[bool]) -> Guard {
+            match bits.split_first() {
+                None => {
+                    if holds[0] {
+                        Guard::TRUE
+                    } else {
+                        Guard::FALSE
+                    }
+                }
+                Some((&top, rest)) => {
+                    let half = holds.len() / 2;
+                    let lo = build(g, rest, &holds[..half]);
+                    let hi = build(g, rest, &holds[half..]);
+                    g.mk(top, lo, hi)
+                }
+            }
+        }
+        // `holds[v]`: the value's top bit selects the upper half.
+        Some(build(self, &bits, &holds))
+    }
+
+    /// The variables of `sym`'s bits, top bit first, made together at
+    /// their first use: `sym & 2^i != 0`.
+    fn input_bits(&mut self, store: &mut TermStore, sym: SymId, width: u8) -> Vec<u32> {
+        if let Some(bits) = self.bits_of.get(&sym) {
+            return bits.clone();
+        }
+        let s = store.symbol_term_of(sym);
+        let zero = store.constant(Value::Bv { bits: 0, width });
+        let bits: Vec<u32> = (0..width)
+            .rev()
+            .map(|i| {
+                let k = store.constant(Value::Bv { bits: 1 << i, width });
+                let and = store.app(Op::And, &[s, k]).expect("a mask of a bit-vector");
+                let set = store.app(Op::Ne, &[and, zero]).expect("a comparison of bit-vectors");
+                let g = self.plain_atom(store, set);
+                self.var(g)
+            })
+            .collect();
+        for v in &bits {
+            self.bit_var.insert(*v, (sym, width));
+        }
+        self.bits_of.insert(sym, bits.clone());
+        bits
     }
 
     /// `c`'s own variable, or its negation's negated.
@@ -726,6 +900,12 @@ impl Guards {
     /// Sets how new variables are ordered (before any atom is made).
     pub fn set_order(&mut self, order: VarOrder) {
         self.order = order;
+    }
+
+    /// Whether predicates over one input of at most [`BIT_ATOM_WIDTH`]
+    /// bits are functions of its bits (before any atom is made).
+    pub fn set_bit_atoms(&mut self, on: bool) {
+        self.bit_atoms = on;
     }
 
     fn cofactors(&self, g: Guard, var: u32) -> (Guard, Guard) {
@@ -892,6 +1072,10 @@ impl Guards {
         let t = match g {
             Guard::FALSE => store.bool(false),
             Guard::TRUE => store.bool(true),
+            _ if self.bit_var.contains_key(&self.var(g)) => {
+                self.tick();
+                self.bits_term(store, g, form)
+            }
             _ => {
                 self.tick();
                 let n = self.nodes[g.0 as usize];
@@ -914,6 +1098,80 @@ impl Guards {
             TermForm::Choice => self.choice_terms.insert(g, t),
         };
         t
+    }
+
+    /// The term of a guard whose top variable is a bit of a narrow input
+    /// ([`Guards::bits_atom`]): the input's values grouped by the node
+    /// their bits lead to below the input's bits, each group a few ranges
+    /// of values (`s == ','`, `'0' <= s <= '9'`) rather than a formula
+    /// over bits, which the solver layer's procedures read as comparisons.
+    /// A group of more than [`MAX_RANGES`] ranges is a mask test if it is
+    /// one, else the guard is written bit by bit.
+    fn bits_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
+        let (sym, width) = self.bit_var[&self.var(g)];
+        let bits = self.bits_of[&sym].clone();
+        // Each value's exit below the input's bits.
+        let mut exits: Vec<(Guard, Vec<u64>)> = Vec::new();
+        for x in 0..1u64 << width {
+            let mut at = g;
+            while let Some(&(s, _)) = self.bit_var.get(&self.var(at)) {
+                if s != sym {
+                    break;
+                }
+                let n = self.nodes[at.0 as usize];
+                let i = bits.iter().position(|b| *b == n.var).expect("a bit of the input");
+                let set = x >> (width as usize - 1 - i) & 1 == 1;
+                at = if set { n.hi } else { n.lo };
+            }
+            match exits.iter_mut().find(|e| e.0 == at) {
+                Some(e) => e.1.push(x),
+                None => exits.push((at, vec![x])),
+            }
+        }
+        let s = store.symbol_term_of(sym);
+        let mut preds = Vec::with_capacity(exits.len());
+        for (_, values) in &exits {
+            match values_term(store, s, width, values) {
+                Some(p) => preds.push(p),
+                None => return self.bitwise_term(store, g, form),
+            }
+        }
+        // The groups cover every value: the last one is what is left.
+        let mut parts: Vec<(TermId, TermId)> = Vec::with_capacity(exits.len());
+        for ((exit, _), p) in exits.iter().zip(preds) {
+            let t = self.term_of(store, *exit, form);
+            parts.push((p, t));
+        }
+        match form {
+            TermForm::Choice => {
+                let (_, last) = parts.pop().expect("a value leads somewhere");
+                parts
+                    .into_iter()
+                    .rev()
+                    .fold(last, |rest, (p, t)| store.choice(p, t, rest))
+            }
+            TermForm::Solver => parts.into_iter().fold(store.bool(false), |rest, (p, t)| {
+                let both = store.and(p, t);
+                store.or(rest, both)
+            }),
+        }
+    }
+
+    /// A guard's term bit by bit, as any other variable's.
+    fn bitwise_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
+        let n = self.nodes[g.0 as usize];
+        let a = self.atoms[n.var as usize];
+        let hi = self.term_of(store, n.hi, form);
+        let lo = self.term_of(store, n.lo, form);
+        match form {
+            TermForm::Choice => store.choice(a, hi, lo),
+            TermForm::Solver => {
+                let when = store.and(a, hi);
+                let not_a = store.not(a);
+                let otherwise = store.and(not_a, lo);
+                store.or(when, otherwise)
+            }
+        }
     }
 
     /// One value for guarded values: a decision diagram over the guards'
@@ -1010,7 +1268,11 @@ impl Guards {
         self.eval_with(store, g, model, &mut EvalMemo::default())
     }
 
-    /// [`Guards::eval`] sharing `memo` (evaluations under `model`).
+    /// [`Guards::eval`] sharing `memo` (evaluations under `model`). An atom
+    /// that does not evaluate (`x / x == 1` at `x = 0`) leaves the guard
+    /// undecided only if its two sides disagree: the guard `x == 0 ∨ x / x
+    /// == 1` holds at `x = 0` whichever of its atoms the order puts first
+    /// (a path with `x == 0` never divides).
     pub fn eval_with(&self, store: &TermStore, g: Guard, model: &Model, memo: &mut EvalMemo) -> Option<bool> {
         let mut g = g;
         loop {
@@ -1019,10 +1281,14 @@ impl Guards {
                 Guard::TRUE => return Some(true),
                 _ => {
                     let n = self.nodes[g.0 as usize];
-                    g = match store.eval_with(self.atoms[n.var as usize], model, memo).ok()? {
-                        Value::Bool(true) => n.hi,
-                        Value::Bool(false) => n.lo,
-                        _ => return None,
+                    g = match store.eval_with(self.atoms[n.var as usize], model, memo) {
+                        Ok(Value::Bool(true)) => n.hi,
+                        Ok(Value::Bool(false)) => n.lo,
+                        Ok(_) => return None,
+                        Err(_) => {
+                            let hi = self.eval_with(store, n.hi, model, memo)?;
+                            return (self.eval_with(store, n.lo, model, memo)? == hi).then_some(hi);
+                        }
                     };
                 }
             }
@@ -1559,5 +1825,97 @@ mod tests {
         m.insert(braid_term::SymId(0), Value::Int(-3));
         assert_eq!(g.eval(&s, guard, &m), Some(false));
         assert_eq!(s.eval(t, &m), Ok(Value::Bool(false)));
+    }
+}
+
+#[cfg(test)]
+mod eval_tests {
+    use super::*;
+    use braid_term::{Sort, SymId};
+
+    /// `x == 0 ∨ x / x == 1` holds at `x = 0` in either order of its atoms,
+    /// although its second atom does not evaluate there (a division by
+    /// zero); `x / x == 1` alone is undecided.
+    #[test]
+    fn an_atom_that_does_not_evaluate_decides_nothing_its_sides_agree_on() {
+        for division_first in [false, true] {
+            let mut s = TermStore::new();
+            let mut g = Guards::new();
+            let x = s.symbol_term("x", Sort::Int);
+            let (zero, one) = (s.constant(Value::Int(0)), s.constant(Value::Int(1)));
+            let is_zero = s.app(Op::Eq, &[x, zero]).unwrap();
+            let ratio = s.app(Op::Div, &[x, x]).unwrap();
+            let is_one = s.app(Op::Eq, &[ratio, one]).unwrap();
+            let (a, b) = if division_first {
+                let b = g.atom(&mut s, is_one);
+                (g.atom(&mut s, is_zero), b)
+            } else {
+                let a = g.atom(&mut s, is_zero);
+                (a, g.atom(&mut s, is_one))
+            };
+            let either = g.or(a, b);
+            let mut m = Model::default();
+            m.insert(SymId(0), Value::Int(0));
+            assert_eq!(g.eval(&s, either, &m), Some(true), "division first: {division_first}");
+            assert_eq!(g.eval(&s, b, &m), None);
+            m.insert(SymId(0), Value::Int(3));
+            assert_eq!(g.eval(&s, either, &m), Some(true));
+        }
+    }
+}
+
+#[cfg(test)]
+mod bit_atom_tests {
+    use super::*;
+    use braid_term::{Sort, SymId};
+
+    /// With bit atoms, predicates over one byte know each other exactly,
+    /// and both term forms of their guards agree with the guards on every
+    /// value of the byte (and of a second, plain input).
+    #[test]
+    fn predicates_over_a_byte_are_functions_of_its_bits() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        g.set_bit_atoms(true);
+        let b = s.symbol_term("b", Sort::Bv(8));
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let k = |s: &mut TermStore, v: u64| s.constant(Value::bv(8, v));
+        let (comma, semi, sp, n95) = (k(&mut s, 44), k(&mut s, 59), k(&mut s, 32), k(&mut s, 95));
+        let is_comma = s.app(Op::Eq, &[b, comma]).unwrap();
+        let is_semi = s.app(Op::Eq, &[b, semi]).unwrap();
+        let shifted = s.app(Op::Sub, &[b, sp]).unwrap();
+        let printable = s.app(Op::ULt, &[shifted, n95]).unwrap();
+        let zero32 = s.constant(Value::bv(32, 0));
+        let positive = s.app(Op::Gt, &[x, zero32]).unwrap();
+        let (gc, gs, gp, gx) = (
+            g.atom(&mut s, is_comma),
+            g.atom(&mut s, is_semi),
+            g.atom(&mut s, printable),
+            g.atom(&mut s, positive),
+        );
+        assert!(g.and(gc, gs).is_false(), "',' and ';' at once");
+        assert_eq!(g.and(gc, gp), gc, "',' is printable");
+        // The byte's eight variables and the plain one.
+        assert_eq!(g.atom_count(), 9);
+        let either = g.or(gc, gs);
+        let np = g.not(gp);
+        let mixed = g.and(gx, np);
+        let guards = [gc, gs, gp, either, g.or(mixed, gc)];
+        for guard in guards {
+            let (t, c) = (g.to_term(&mut s, guard), g.to_choice_term(&mut s, guard));
+            for v in 0..256u64 {
+                for xv in [0u64, 5] {
+                    let mut m = Model::default();
+                    m.insert(SymId(0), Value::bv(8, v));
+                    m.insert(SymId(1), Value::bv(32, xv));
+                    let want = g.eval(&s, guard, &m);
+                    assert_eq!(s.eval(t, &m).ok(), want.map(Value::Bool), "b = {v}, x = {xv}");
+                    assert_eq!(s.eval(c, &m).ok(), want.map(Value::Bool), "b = {v}, x = {xv}");
+                }
+            }
+        }
+        // Written as comparisons of the byte, not as its bits.
+        let t = g.to_term(&mut s, either);
+        assert!(!s.display(t).contains('&'), "{}", s.display(t));
     }
 }

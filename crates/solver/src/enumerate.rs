@@ -289,6 +289,21 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
                         }
                     }
                 }
+                // `a != b` where they differ in at most one bit, of a
+                // symbol against a constant: that bit is the other value
+                // (`(s & 0x20) != 0`, a bit test of a byte's guard).
+                (Op::Ne, [a, b]) => {
+                    if let Some(x) = bits_of(*a).zip(bits_of(*b)).and_then(|(a, b)| one_free_bit(a, b)) {
+                        pin(x.0, x.1);
+                    }
+                }
+                (Op::Not, [e]) => {
+                    if let Node::App(Op::Eq, ab) = store.node(*e) {
+                        if let Some(x) = bits_of(ab[0]).zip(bits_of(ab[1])).and_then(|(a, b)| one_free_bit(a, b)) {
+                            pin(x.0, x.1);
+                        }
+                    }
+                }
                 (Op::ULt, [a, k]) => {
                     if let (Some(a), Some(Value::Bv { bits, .. })) = (bits_of(*a), store.as_const(*k)) {
                         if bits.is_power_of_two() {
@@ -320,6 +335,27 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
         }
     }
     Ok(out)
+}
+
+/// Where `a` and `b` (bits in [`pinned_bits`]'s arena) are equal
+/// constants at every place but one, a symbol's bit against a constant:
+/// that bit and the value `a != b` gives it.
+fn one_free_bit(a: &[u32], b: &[u32]) -> Option<(u32, bool)> {
+    let constant = |x: u32| x == ZERO || x == ONE;
+    let mut free = None;
+    for (&x, &y) in a.iter().zip(b) {
+        let (bit, k) = match (x, y) {
+            _ if constant(x) && constant(y) && x == y => continue,
+            _ if x >= BIT && constant(y) => (x, y),
+            _ if y >= BIT && constant(x) => (y, x),
+            _ => return None,
+        };
+        if free.is_some() {
+            return None;
+        }
+        free = Some((bit, k == ZERO));
+    }
+    free
 }
 
 /// Node `t`'s bits in [`pinned_bits`]'s arena, if it has them.
@@ -1026,6 +1062,30 @@ mod tests {
         let bit = s.app(Op::And, &[shifted, one]).unwrap();
         let v = s.constant(Value::bv(32, v));
         s.app(Op::Eq, &[bit, v]).unwrap()
+    }
+
+    #[test]
+    fn a_bit_test_that_fails_pins_its_bit() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let y = s.symbol_term("y", Sort::Bv(8));
+        let syms = [s.symbols(x)[0], s.symbols(y)[0]];
+        let [bit5, bit0, zero, two] = [0x20u64, 1, 0, 2].map(|v| s.constant(Value::bv(8, v)));
+        // `x & 0x20 != 0`: bit 5 set; `!(x & 1 == 0)`: bit 0 set.
+        let m5 = s.app(Op::And, &[x, bit5]).unwrap();
+        let set5 = s.app(Op::Ne, &[m5, zero]).unwrap();
+        let m0 = s.app(Op::And, &[x, bit0]).unwrap();
+        let clear0 = s.app(Op::Eq, &[m0, zero]).unwrap();
+        let set0 = s.not(clear0);
+        // `y & 2 != 2`: bit 1 clear. `x != y` pins nothing.
+        let m1 = s.app(Op::And, &[y, two]).unwrap();
+        let clear1 = s.app(Op::Ne, &[m1, two]).unwrap();
+        let apart = s.app(Op::Ne, &[x, y]).unwrap();
+        let set = [set5, set0, clear1, apart];
+        let order = s.postorder(&set);
+        let pins = pinned_bits(&s, &set, &order, &syms).unwrap_or_else(|_| panic!("no conflict"));
+        assert_eq!((pins[0].mask, pins[0].value), (0b10_0001, 0b10_0001));
+        assert_eq!((pins[1].mask, pins[1].value), (0b10, 0));
     }
 
     #[test]

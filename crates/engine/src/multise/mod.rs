@@ -87,6 +87,14 @@ pub struct Options {
     pub gc_min_nodes: usize,
     /// The order of the guards' BDD variables.
     pub var_order: VarOrder,
+    /// Reorder the variables by sifting at garbage collections
+    /// ([`REORDER_SHARE`]; `--bdd-reorder`).
+    pub reorder: bool,
+    /// BDD nodes from which a collection reorders (tests set it low).
+    pub reorder_min_nodes: usize,
+    /// Predicates over one byte as functions of its bits (`--bdd-atoms
+    /// bits`).
+    pub bit_atoms: bool,
     /// Which `pc` entries at one statement merge (with `coalesce`).
     pub joins: Joins,
     /// `Some(f)`: merging can be given up for `dse` ([`Fallback`],
@@ -133,6 +141,9 @@ impl Default for Options {
             dump_state: false,
             gc_min_nodes: GC_MIN_NODES,
             var_order: VarOrder::Inputs,
+            reorder: false,
+            reorder_min_nodes: REORDER_MIN_NODES,
+            bit_atoms: false,
             joins: Joins::All,
             fallback: Some(FALLBACK),
         }
@@ -177,6 +188,15 @@ const WIDE_CORES: usize = 4;
 /// red-black tree at 54 (dse: 19); at 2^16, 23 and 30 MiB, and no row
 /// of the table ran slower (symarith 427 -> 228 ms).
 const GC_MIN_NODES: usize = 1 << 16;
+
+/// BDD nodes from which a garbage collection reorders the variables too
+/// (`Options::reorder`), and then each time they have doubled since.
+const REORDER_MIN_NODES: usize = 1 << 17;
+
+/// A reordering's time, as a share of the BDD operations' time so far:
+/// collections come as the nodes double, so reordering takes about this
+/// share of the BDD time overall.
+const REORDER_SHARE: f64 = 0.25;
 
 /// `Options::fallback` by default.
 ///
@@ -357,6 +377,7 @@ impl Engine for Multise<'_> {
         self.solver.set_budget(budget);
         self.guards.set_budget(budget);
         self.guards.set_order(self.opts.var_order);
+        self.guards.set_bit_atoms(self.opts.bit_atoms);
         if let (Some(fallback), true) = (self.opts.fallback, self.opts.coalesce) {
             self.start_race(fallback);
         }
@@ -495,6 +516,8 @@ pub struct Multise<'m> {
     suspended: Vec<Vec<Guard>>,
     /// BDD nodes past which the next collection runs.
     gc_threshold: usize,
+    /// The BDD nodes alive after the last reordering.
+    reordered_at: usize,
     /// Query count estimation, for `--coalesce auto` (made when first needed).
     qce: Option<Qce<'m>>,
     /// Running the frame's one entry ahead in the concrete interpreter, when on.
@@ -578,6 +601,7 @@ impl<'m> Multise<'m> {
             depth: Vec::new(),
             suspended: Vec::new(),
             gc_threshold,
+            reordered_at: 0,
             qce: None,
             ahead,
             loops: config_loop_merge.then(Default::default),
@@ -674,7 +698,19 @@ impl<'m> Multise<'m> {
                 }
                 gs
             }));
-        self.guards.collect(roots);
+        let nodes = self.guards.node_count();
+        if self.opts.reorder && nodes >= self.opts.reorder_min_nodes.max(2 * self.reordered_at) {
+            // Sifting's time: a share of the BDD operations' so far.
+            let budget = self
+                .guards
+                .time_spent()
+                .saturating_sub(self.guards.reorder_time)
+                .mul_f64(REORDER_SHARE);
+            let (_, after) = self.guards.reorder(roots, budget);
+            self.reordered_at = after;
+        } else {
+            self.guards.collect(roots);
+        }
         // A collected guard's node may come back as another guard.
         for a in &mut self.memory {
             for p in &mut a.bytes {
