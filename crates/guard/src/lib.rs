@@ -1078,19 +1078,7 @@ impl Guards {
             }
             _ => {
                 self.tick();
-                let n = self.nodes[g.0 as usize];
-                let a = self.atoms[n.var as usize];
-                let hi = self.term_of(store, n.hi, form);
-                let lo = self.term_of(store, n.lo, form);
-                match form {
-                    TermForm::Choice => store.choice(a, hi, lo),
-                    TermForm::Solver => {
-                        let when = store.and(a, hi);
-                        let not_a = store.not(a);
-                        let otherwise = store.and(not_a, lo);
-                        store.or(when, otherwise)
-                    }
-                }
+                self.node_term(store, g, form)
             }
         };
         match form {
@@ -1133,7 +1121,7 @@ impl Guards {
         for (_, values) in &exits {
             match values_term(store, s, width, values) {
                 Some(p) => preds.push(p),
-                None => return self.bitwise_term(store, g, form),
+                None => return self.node_term(store, g, form),
             }
         }
         // The groups cover every value: the last one is what is left.
@@ -1157,8 +1145,9 @@ impl Guards {
         }
     }
 
-    /// A guard's term bit by bit, as any other variable's.
-    fn bitwise_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
+    /// A guard's term from its top node's: `a ∧ hi ∨ ¬a ∧ lo`, or `ite(a,
+    /// hi, lo)` (a bit of a byte taken as any other variable).
+    fn node_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
         let n = self.nodes[g.0 as usize];
         let a = self.atoms[n.var as usize];
         let hi = self.term_of(store, n.hi, form);

@@ -248,58 +248,73 @@ mod tests {
     use super::*;
     use braid_term::{Model, Sort, SymId, TermStore, Value};
 
+    /// A xorshift generator: `next(k)` is below `k`.
+    fn rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |k| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % k
+        }
+    }
+
+    /// A manager with `n` Boolean inputs, each one's guard.
+    fn inputs(n: usize) -> (TermStore, Guards, Vec<Guard>) {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        let vars = (0..n)
+            .map(|i| {
+                let b = s.symbol_term(&format!("b{i}"), Sort::Bool);
+                g.atom(&mut s, b)
+            })
+            .collect();
+        (s, g, vars)
+    }
+
+    /// `x`'s value under each assignment of the `n` inputs.
+    fn table(g: &Guards, s: &TermStore, x: Guard, n: usize) -> Vec<Option<bool>> {
+        (0..1u32 << n)
+            .map(|bits| {
+                let mut m = Model::default();
+                for i in 0..n {
+                    m.insert(SymId(i as u32), Value::Bool(bits >> i & 1 == 1));
+                }
+                g.eval(s, x, &m)
+            })
+            .collect()
+    }
+
+    /// A random `and`, `or` or `not` of guards in `made`.
+    fn combine(g: &mut Guards, made: &[Guard], next: &mut impl FnMut(u64) -> u64) -> Guard {
+        let (a, b) = (
+            made[next(made.len() as u64) as usize],
+            made[next(made.len() as u64) as usize],
+        );
+        match next(3) {
+            0 => g.and(a, b),
+            1 => g.or(a, b),
+            _ => g.not(a),
+        }
+    }
+
     /// Random guards over 8 Boolean inputs keep their functions and ids
     /// through reordering, and guards made afterwards are canonical: the
     /// same function is the same id as one made before.
     #[test]
     fn reordering_keeps_every_guard_and_its_id() {
         let n = 8;
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |k: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % k
-        };
+        let mut next = rng(0x9E37_79B9_7F4A_7C15);
         for round in 0..20 {
-            let mut s = TermStore::new();
-            let mut g = Guards::new();
-            let vars: Vec<Guard> = (0..n)
-                .map(|i| {
-                    let b = s.symbol_term(&format!("b{i}"), Sort::Bool);
-                    g.atom(&mut s, b)
-                })
-                .collect();
-            let mut made: Vec<Guard> = vars.clone();
+            let (s, mut g, mut made) = inputs(n);
             for _ in 0..60 {
-                let (a, b) = (
-                    made[next(made.len() as u64) as usize],
-                    made[next(made.len() as u64) as usize],
-                );
-                let r = match next(3) {
-                    0 => g.and(a, b),
-                    1 => g.or(a, b),
-                    _ => g.not(a),
-                };
+                let r = combine(&mut g, &made, &mut next);
                 made.push(r);
             }
-            let table = |g: &Guards, s: &TermStore, x: Guard| -> Vec<Option<bool>> {
-                (0..1u32 << n)
-                    .map(|bits| {
-                        let mut m = Model::default();
-                        for i in 0..n {
-                            m.insert(SymId(i as u32), Value::Bool(bits >> i & 1 == 1));
-                        }
-                        g.eval(s, x, &m)
-                    })
-                    .collect()
-            };
-            let before: Vec<_> = made.iter().map(|x| table(&g, &s, *x)).collect();
-            let budget = Duration::from_secs(10);
-            let (was, now) = g.reorder(made.iter().copied(), budget);
+            let before: Vec<_> = made.iter().map(|x| table(&g, &s, *x, n)).collect();
+            let (was, now) = g.reorder(made.iter().copied(), Duration::from_secs(10));
             assert!(now <= was, "round {round}: sifting ends no larger ({was} -> {now})");
             for (x, t) in made.iter().zip(&before) {
-                assert_eq!(&table(&g, &s, *x), t, "round {round}: a guard's function changed");
+                assert_eq!(&table(&g, &s, *x, n), t, "round {round}: a guard's function changed");
             }
             // Made again after the reordering, each function is its old id.
             for _ in 0..40 {
@@ -311,7 +326,7 @@ mod tests {
                     .zip(&before[j])
                     .map(|(p, q)| Some(p.unwrap() && q.unwrap()))
                     .collect();
-                assert_eq!(table(&g, &s, and), want, "round {round}");
+                assert_eq!(table(&g, &s, and, n), want, "round {round}");
                 if let Some(k) = before.iter().position(|t| *t == want) {
                     assert_eq!(and, made[k], "round {round}: the same function, another id");
                 }
@@ -323,86 +338,23 @@ mod tests {
         }
     }
 
-    /// A function that one order makes exponential and another linear:
-    /// `x1 y1 + x2 y2 + x3 y3 + x4 y4` made with every `x` before every
-    /// `y`. Sifting finds a smaller order.
-    #[test]
-    fn sifting_shrinks_an_interleaving_function() {
-        let mut s = TermStore::new();
-        let mut g = Guards::new();
-        let xs: Vec<Guard> = (0..4)
-            .map(|i| {
-                let b = s.symbol_term(&format!("x{i}"), Sort::Bool);
-                g.atom(&mut s, b)
-            })
-            .collect();
-        let ys: Vec<Guard> = (0..4)
-            .map(|i| {
-                let b = s.symbol_term(&format!("y{i}"), Sort::Bool);
-                g.atom(&mut s, b)
-            })
-            .collect();
-        let mut f = Guard::FALSE;
-        for i in 0..4 {
-            let p = g.and(xs[i], ys[i]);
-            f = g.or(f, p);
-        }
-        let (was, now) = g.reorder(std::iter::once(f), Duration::from_secs(10));
-        assert!(was >= 30, "the bad order: {was} nodes");
-        assert!(now <= 8, "sifted: {now} nodes");
-    }
-}
-
-#[cfg(test)]
-mod stress {
-    use super::*;
-    use braid_term::{Model, Sort, SymId, TermStore, Value};
-
+    /// Reorderings one after another, each keeping a random half of the
+    /// guards (the rest are garbage): the kept ones keep their functions,
+    /// and one function is still one id.
     #[test]
     fn repeated_reorders_with_some_roots_keep_functions() {
         let n = 7;
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |k: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % k
-        };
+        let mut next = rng(0x2545_F491_4F6C_DD1D);
         for round in 0..200 {
-            let mut s = TermStore::new();
-            let mut g = Guards::new();
-            let vars: Vec<Guard> = (0..n)
-                .map(|i| {
-                    let b = s.symbol_term(&format!("b{i}"), Sort::Bool);
-                    g.atom(&mut s, b)
-                })
-                .collect();
-            let table = |g: &Guards, s: &TermStore, x: Guard| -> Vec<Option<bool>> {
-                (0..1u32 << n)
-                    .map(|bits| {
-                        let mut m = Model::default();
-                        for i in 0..n {
-                            m.insert(SymId(i as u32), Value::Bool(bits >> i & 1 == 1));
-                        }
-                        g.eval(s, x, &m)
-                    })
-                    .collect()
-            };
-            let mut held: Vec<(Guard, Vec<Option<bool>>)> = vars.iter().map(|v| (*v, table(&g, &s, *v))).collect();
+            let (s, mut g, vars) = inputs(n);
+            let mut held: Vec<(Guard, Vec<Option<bool>>)> = vars.iter().map(|v| (*v, table(&g, &s, *v, n))).collect();
             for _cycle in 0..5 {
                 for _ in 0..30 {
-                    let (i, j) = (next(held.len() as u64) as usize, next(held.len() as u64) as usize);
-                    let (a, b) = (held[i].0, held[j].0);
-                    let r = match next(3) {
-                        0 => g.and(a, b),
-                        1 => g.or(a, b),
-                        _ => g.not(a),
-                    };
-                    let t = table(&g, &s, r);
-                    held.push((r, t));
+                    let guards: Vec<Guard> = held.iter().map(|h| h.0).collect();
+                    let r = combine(&mut g, &guards, &mut next);
+                    held.push((r, table(&g, &s, r, n)));
                 }
-                // Keep a random half (and the variables).
-                let mut kept: Vec<(Guard, Vec<Option<bool>>)> = Vec::new();
+                let mut kept = Vec::new();
                 for (k, h) in held.into_iter().enumerate() {
                     if k < n || next(2) == 0 {
                         kept.push(h);
@@ -411,15 +363,29 @@ mod stress {
                 held = kept;
                 g.reorder(held.iter().map(|h| h.0), Duration::from_secs(10));
                 for (x, t) in &held {
-                    assert_eq!(&table(&g, &s, *x), t, "round {round}");
-                }
-                // Canonical still: one function, one id (before and after).
-                for (x, t) in &held {
+                    assert_eq!(&table(&g, &s, *x, n), t, "round {round}");
                     for (y, u) in &held {
-                        assert_eq!(x == y, t == u, "round {round}");
+                        assert_eq!(x == y, t == u, "round {round}: one function, one id");
                     }
                 }
             }
         }
+    }
+
+    /// A function that one order makes exponential and another linear:
+    /// `x1 y1 + x2 y2 + x3 y3 + x4 y4` made with every `x` before every
+    /// `y`. Sifting finds a smaller order.
+    #[test]
+    fn sifting_shrinks_an_interleaving_function() {
+        let (_, mut g, vars) = inputs(8);
+        let (xs, ys) = vars.split_at(4);
+        let mut f = Guard::FALSE;
+        for i in 0..4 {
+            let p = g.and(xs[i], ys[i]);
+            f = g.or(f, p);
+        }
+        let (was, now) = g.reorder(std::iter::once(f), Duration::from_secs(10));
+        assert!(was >= 30, "the bad order: {was} nodes");
+        assert!(now <= 8, "sifted: {now} nodes");
     }
 }
