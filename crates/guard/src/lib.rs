@@ -418,8 +418,8 @@ pub struct Guards {
     bit_tables: FxHashMap<TermId, Vec<bool>>,
     /// Per narrow input, the variables of its bits, top first.
     bits_of: FxHashMap<SymId, Vec<u32>>,
-    /// The input and its width of each bit variable.
-    bit_var: FxHashMap<u32, (SymId, u8)>,
+    /// The input, its width and the bit's place of each bit variable.
+    bit_var: FxHashMap<u32, (SymId, u8, u32)>,
     terms: FxHashMap<Guard, TermId>,
     choice_terms: FxHashMap<Guard, TermId>,
     /// Per variable, its place in the order (see [`VarOrder`]).
@@ -777,8 +777,8 @@ impl Guards {
                 self.var(g)
             })
             .collect();
-        for v in &bits {
-            self.bit_var.insert(*v, (sym, width));
+        for (i, v) in bits.iter().enumerate() {
+            self.bit_var.insert(*v, (sym, width, u32::from(width) - 1 - i as u32));
         }
         self.bits_of.insert(sym, bits.clone());
         bits
@@ -1096,13 +1096,13 @@ impl Guards {
     /// A group of more than [`MAX_RANGES`] ranges is a mask test if it is
     /// one, else the guard is written bit by bit.
     fn bits_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
-        let (sym, width) = self.bit_var[&self.var(g)];
+        let (sym, width, _) = self.bit_var[&self.var(g)];
         let bits = self.bits_of[&sym].clone();
         // Each value's exit below the input's bits.
         let mut exits: Vec<(Guard, Vec<u64>)> = Vec::new();
         for x in 0..1u64 << width {
             let mut at = g;
-            while let Some(&(s, _)) = self.bit_var.get(&self.var(at)) {
+            while let Some(&(s, _, _)) = self.bit_var.get(&self.var(at)) {
                 if s != sym {
                     break;
                 }
@@ -1270,6 +1270,16 @@ impl Guards {
                 Guard::TRUE => return Some(true),
                 _ => {
                     let n = self.nodes[g.0 as usize];
+                    // A byte's bit: read off the model (an input it leaves
+                    // out is 0, as evaluation takes it).
+                    if let Some(&(sym, _, shift)) = self.bit_var.get(&n.var) {
+                        let bits = match model.get(&sym) {
+                            Some(Value::Bv { bits, .. }) => *bits,
+                            _ => 0,
+                        };
+                        g = if bits >> shift & 1 == 1 { n.hi } else { n.lo };
+                        continue;
+                    }
                     g = match store.eval_with(self.atoms[n.var as usize], model, memo) {
                         Ok(Value::Bool(true)) => n.hi,
                         Ok(Value::Bool(false)) => n.lo,
