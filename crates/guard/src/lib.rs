@@ -1072,7 +1072,7 @@ impl Guards {
         let t = match g {
             Guard::FALSE => store.bool(false),
             Guard::TRUE => store.bool(true),
-            _ if self.bit_var.contains_key(&self.var(g)) => {
+            _ if !self.bit_var.is_empty() && self.bit_var.contains_key(&self.var(g)) => {
                 self.tick();
                 self.bits_term(store, g, form)
             }
@@ -1097,19 +1097,16 @@ impl Guards {
     /// one, else the guard is written bit by bit.
     fn bits_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
         let (sym, width, _) = self.bit_var[&self.var(g)];
-        let bits = self.bits_of[&sym].clone();
         // Each value's exit below the input's bits.
         let mut exits: Vec<(Guard, Vec<u64>)> = Vec::new();
         for x in 0..1u64 << width {
             let mut at = g;
-            while let Some(&(s, _, _)) = self.bit_var.get(&self.var(at)) {
+            while let Some(&(s, _, shift)) = self.bit_var.get(&self.var(at)) {
                 if s != sym {
                     break;
                 }
                 let n = self.nodes[at.0 as usize];
-                let i = bits.iter().position(|b| *b == n.var).expect("a bit of the input");
-                let set = x >> (width as usize - 1 - i) & 1 == 1;
-                at = if set { n.hi } else { n.lo };
+                at = if x >> shift & 1 == 1 { n.hi } else { n.lo };
             }
             match exits.iter_mut().find(|e| e.0 == at) {
                 Some(e) => e.1.push(x),
@@ -1272,7 +1269,12 @@ impl Guards {
                     let n = self.nodes[g.0 as usize];
                     // A byte's bit: read off the model (an input it leaves
                     // out is 0, as evaluation takes it).
-                    if let Some(&(sym, _, shift)) = self.bit_var.get(&n.var) {
+                    let bit = if self.bit_var.is_empty() {
+                        None
+                    } else {
+                        self.bit_var.get(&n.var)
+                    };
+                    if let Some(&(sym, _, shift)) = bit {
                         let bits = match model.get(&sym) {
                             Some(Value::Bv { bits, .. }) => *bits,
                             _ => 0,

@@ -297,13 +297,6 @@ fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymI
                         pin(x.0, x.1);
                     }
                 }
-                (Op::Not, [e]) => {
-                    if let Node::App(Op::Eq, ab) = store.node(*e) {
-                        if let Some(x) = bits_of(ab[0]).zip(bits_of(ab[1])).and_then(|(a, b)| one_free_bit(a, b)) {
-                            pin(x.0, x.1);
-                        }
-                    }
-                }
                 (Op::ULt, [a, k]) => {
                     if let (Some(a), Some(Value::Bv { bits, .. })) = (bits_of(*a), store.as_const(*k)) {
                         if bits.is_power_of_two() {

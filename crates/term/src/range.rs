@@ -73,21 +73,13 @@ impl TermStore {
         } else {
             ((lo_a, hi_a), (lo_b, hi_b))
         };
-        let lt = |x: ((i128, i128), (i128, i128))| {
-            let ((a0, a1), (b0, b1)) = x;
-            if a1 < b0 {
+        // `x < y` (`x <= y` with `or_equal`) for every pair of values of the
+        // two bounds, for none, or not known.
+        let below = |(a0, a1): Range, (b0, b1): Range, or_equal: bool| {
+            let k = i128::from(or_equal);
+            if a1 < b0 + k {
                 Some(true)
-            } else if a0 >= b1 {
-                Some(false)
-            } else {
-                None
-            }
-        };
-        let le = |x: ((i128, i128), (i128, i128))| {
-            let ((a0, a1), (b0, b1)) = x;
-            if a1 <= b0 {
-                Some(true)
-            } else if a0 > b1 {
+            } else if a0 >= b1 + k {
                 Some(false)
             } else {
                 None
@@ -95,10 +87,10 @@ impl TermStore {
         };
         let (ra, rb) = ((lo_a, hi_a), (lo_b, hi_b));
         match op {
-            Op::Lt | Op::ULt => lt((ra, rb)),
-            Op::Le | Op::ULe => le((ra, rb)),
-            Op::Gt | Op::UGt => lt((rb, ra)),
-            Op::Ge | Op::UGe => le((rb, ra)),
+            Op::Lt | Op::ULt => below(ra, rb, false),
+            Op::Le | Op::ULe => below(ra, rb, true),
+            Op::Gt | Op::UGt => below(rb, ra, false),
+            Op::Ge | Op::UGe => below(rb, ra, true),
             Op::Eq | Op::Ne => {
                 let eq = if hi_a < lo_b || hi_b < lo_a {
                     Some(false)
