@@ -430,6 +430,56 @@ mod tests {
     }
 
     #[test]
+    fn equalities_are_solved_for_the_index_and_widths_undone() {
+        let mut s = TermStore::default();
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let [three, two, fifteen, base, k] = [3u64, 2, 15, 0x800640, 0x800648].map(|v| s.constant(Value::bv(32, v)));
+        let low = s.app(Op::And, &[x, three]).unwrap();
+        // `(x & 3) & 15` and `zext(trunc(x & 3))` are `x & 3`.
+        assert_eq!(s.app(Op::And, &[low, fifteen]).unwrap(), low);
+        let byte = s.app(Op::Trunc(8), &[low]).unwrap();
+        assert_eq!(s.app(Op::ZExt(32), &[byte]).unwrap(), low);
+        assert_eq!(s.app(Op::SExt(32), &[byte]).unwrap(), low);
+        let whole = s.app(Op::Trunc(8), &[x]).unwrap();
+        let widened = s.app(Op::ZExt(32), &[whole]).unwrap();
+        assert_ne!(widened, x, "x's high bits are not known to be 0");
+        // `base + (x & 3) << 2 == base + 8` is `(x & 3) == 2`.
+        let scaled = s.app(Op::Shl, &[low, two]).unwrap();
+        let addr = s.app(Op::Add, &[base, scaled]).unwrap();
+        let at = s.app(Op::Eq, &[addr, k]).unwrap();
+        let want = s.app(Op::Eq, &[low, two]).unwrap();
+        assert_eq!(at, want);
+        // A shift's dropped bits: x << 4 == 8 never holds; x << 1 == 8 may
+        // wrap, so it stays as it is.
+        let four = s.constant(Value::bv(32, 4));
+        let one = s.constant(Value::bv(32, 1));
+        let eight = s.constant(Value::bv(32, 8));
+        let shifted = s.app(Op::Shl, &[x, four]).unwrap();
+        assert_eq!(folded(&mut s, Op::Eq, shifted, eight), Some(false));
+        let doubled = s.app(Op::Shl, &[x, one]).unwrap();
+        let kept = s.app(Op::Eq, &[doubled, eight]).unwrap();
+        assert!(matches!(s.node(kept), Node::App(Op::Eq, a) if a[0] == doubled));
+        // Every rewrite agrees with the original meaning at sample values.
+        let sym = match s.node(x) {
+            Node::Sym(v) => *v,
+            _ => unreachable!(),
+        };
+        let minus = s.app(Op::Sub, &[x, eight]).unwrap();
+        let sub_eq = s.app(Op::Eq, &[minus, three]).unwrap();
+        let xored = s.app(Op::Xor, &[x, fifteen]).unwrap();
+        let xor_eq = s.app(Op::Ne, &[xored, two]).unwrap();
+        for v in [0u64, 2, 3, 6, 11, 13, 0x8000_0002, 0xffff_fffe] {
+            let mut m = crate::Model::default();
+            m.insert(sym, Value::bv(32, v));
+            let holds = |t: TermId| s.eval(t, &m) == Ok(Value::Bool(true));
+            assert_eq!(holds(at), v & 3 == 2);
+            assert_eq!(holds(kept), (v << 1) as u32 == 8);
+            assert_eq!(holds(sub_eq), (v as u32).wrapping_sub(8) == 3);
+            assert_eq!(holds(xor_eq), (v ^ 15) != 2);
+        }
+    }
+
+    #[test]
     fn low_bits_follow_arithmetic() {
         let mut s = TermStore::default();
         let x = s.symbol_term("x", Sort::Bv(32));

@@ -499,6 +499,16 @@ impl TermStore {
                 }
             }
             Op::ZExt(w) | Op::SExt(w) => {
+                // Widening back a narrowed value that fitted the narrow
+                // width: the value itself (a masked index stored as bytes and
+                // loaded again, `zext(trunc(i & 3))`).
+                if let Some(y) = self.fitting_narrowed(args[0], matches!(op, Op::SExt(_))) {
+                    match width(self, y)?.cmp(&w) {
+                        std::cmp::Ordering::Equal => return Some(y),
+                        std::cmp::Ordering::Less => return self.app(Op::ZExt(w), &[y]).ok(),
+                        std::cmp::Ordering::Greater => {}
+                    }
+                }
                 // Widening a widened value: one widening (a zero-extended
                 // value's top bit is 0, so sign-extending it again is zext).
                 // (Not `zext(sext x)`: the sign's copies are kept as bits.)
@@ -518,6 +528,11 @@ impl TermStore {
                     (Some(k), None) => (args[1], k),
                     _ => return None,
                 };
+                // A mask of the low bits that keeps every value `e` can
+                // take (`(i & 3) & 15`).
+                if k.wrapping_add(1) & k == 0 && self.value_range(e).is_some_and(|(_, hi)| hi <= i128::from(k)) {
+                    return Some(e);
+                }
                 let (x, _) = widened(self, e)?;
                 let (v, w) = (width(self, x)?, width(self, e)?);
                 (k == crate::value::mask(v) && v < w).then_some(())?;
@@ -584,6 +599,58 @@ impl TermStore {
             }
             _ => None,
         }
+    }
+
+    /// `f(x) == k` for an `f` undone by a constant as `x == f⁻¹(k)`, for
+    /// bit-vectors: `x + c`, `x - c` and `x ^ c` (modulo the width), and `x
+    /// << s` where `x` has no bits the shift drops (an address `base + (i &
+    /// 3) * 4` compared with one of its cells is `(i & 3) == 1`: the
+    /// predicate a branch on the index makes, so both are one BDD
+    /// variable and the solver sees the index, not the address).
+    fn rewrite_solved_equality(&mut self, op: Op, lhs: TermId, k: TermId) -> Option<TermId> {
+        let Some(Value::Bv { width, bits }) = self.as_const(k) else {
+            return None;
+        };
+        let Node::App(f, a) = self.node(lhs).clone() else {
+            return None;
+        };
+        let konst = |s: &Self, t: TermId| match s.as_const(t) {
+            Some(Value::Bv { bits, .. }) => Some(bits),
+            _ => None,
+        };
+        let mask = crate::value::mask(width);
+        let (x, solved) = match (f, konst(self, a[0]), konst(self, a.get(1).copied()?)) {
+            (Op::Add, None, Some(c)) => (a[0], bits.wrapping_sub(c) & mask),
+            (Op::Add, Some(c), None) => (a[1], bits.wrapping_sub(c) & mask),
+            (Op::Sub, None, Some(c)) => (a[0], bits.wrapping_add(c) & mask),
+            (Op::Xor, None, Some(c)) => (a[0], bits ^ c),
+            (Op::Xor, Some(c), None) => (a[1], bits ^ c),
+            (Op::Shl, None, Some(s)) if s < u64::from(width) => {
+                if bits & crate::value::mask(s as u8) != 0 {
+                    return Some(self.bool(op == Op::Ne));
+                }
+                let (_, hi) = self.value_range(a[0])?;
+                if hi >= 1i128 << (u64::from(width) - s) {
+                    return None;
+                }
+                (a[0], bits >> s)
+            }
+            _ => return None,
+        };
+        let solved = self.constant(Value::bv(width, solved));
+        self.app(op, &[x, solved]).ok()
+    }
+
+    /// `y` when `t` is `trunc(y)` and every value of `y` fits the narrow
+    /// width (`signed`: below its sign bit), so widening `t` gives `y`'s
+    /// value back.
+    fn fitting_narrowed(&self, t: TermId, signed: bool) -> Option<TermId> {
+        let Node::App(Op::Trunc(v), a) = self.node(t) else {
+            return None;
+        };
+        let y = a[0];
+        let (_, hi) = self.value_range(y)?;
+        (hi < 1i128 << (v - u8::from(signed))).then_some(y)
     }
 
     /// A read at a known index is the value there; a read of one value is it.
@@ -770,6 +837,11 @@ impl TermStore {
         }
         if let Some(t) = self.rewrite_width(op, args) {
             return Some(t);
+        }
+        if matches!(op, Op::Eq | Op::Ne) {
+            if let Some(t) = self.rewrite_solved_equality(op, args[0], args[1]) {
+                return Some(t);
+            }
         }
         let c = |s: &Self, i: usize| s.as_const(args[i]);
         let zero = |v: Option<Value>| matches!(v, Some(Value::Int(0)) | Some(Value::Bv { bits: 0, .. }));
@@ -974,6 +1046,85 @@ impl TermStore {
             done.insert(u, new);
         }
         Some(done[&t])
+    }
+
+    /// Each of `literals` with the Boolean terms `known` gives a value
+    /// replaced where they occur strictly inside it, rebuilt through
+    /// [`TermStore::app`] so that it folds (a merged value's `ite` over
+    /// conditions the other literals decide takes its side), and, per
+    /// literal, the indices into `known` of the terms it had inside.
+    ///
+    /// A literal's own atom (`b` in `not b`) stays. When `known` holds each
+    /// literal's atom, the rewritten literals hold together exactly where
+    /// the originals do: the atoms replaced inside a literal are strict
+    /// subterms of its atom, so, by induction from the smallest, each
+    /// rewritten literal sets its atom as the original does, and the atoms
+    /// it replaced hold their values. A set of rewritten
+    /// literals that is unsat is so with, for each, the original and the
+    /// literals of the atoms it had inside.
+    pub fn assume(&mut self, literals: &[TermId], known: &[(TermId, bool)]) -> Vec<(TermId, Vec<usize>)> {
+        let at: FxHashMap<TermId, usize> = known.iter().enumerate().map(|(i, (t, _))| (*t, i)).collect();
+        let values = [self.bool(false), self.bool(true)];
+        // Rebuilt terms, shared by the literals (no known term is inside
+        // one that is not its literal's root).
+        let mut done: FxHashMap<TermId, TermId> = FxHashMap::default();
+        let mut out = Vec::with_capacity(literals.len());
+        for &lit in literals {
+            // The literal's own atom stays (`not b` is the literal of `b`).
+            let own = match self.node(lit) {
+                Node::App(Op::Not, a) => a[0],
+                _ => lit,
+            };
+            let replaced = |u: TermId| u != lit && u != own && at.contains_key(&u);
+            // Below a known term nothing matters: it is replaced whole.
+            let order = self.postorder_where(&[lit], |_, u| !replaced(u));
+            // The known terms it has inside (some below subterms rebuilt for
+            // earlier literals).
+            let mut used: Vec<usize> = order
+                .iter()
+                .filter_map(|u| match self.node(*u) {
+                    Node::App(_, args) => Some(args),
+                    _ => None,
+                })
+                .flat_map(|args| args.iter().filter(|a| replaced(**a)).map(|a| at[a]))
+                .collect();
+            let mut rebuilt = lit;
+            for u in order {
+                if u != lit && done.contains_key(&u) {
+                    continue;
+                }
+                let new = match self.node(u).clone() {
+                    Node::Const(_) | Node::Sym(_) => u,
+                    Node::App(op, args) => {
+                        let mut new_args: SmallVec<[TermId; 3]> = SmallVec::new();
+                        for a in args.iter() {
+                            new_args.push(match at.get(a) {
+                                Some(&i) if replaced(*a) => values[usize::from(known[i].1)],
+                                _ => done[a],
+                            });
+                        }
+                        if new_args == args {
+                            u
+                        } else if op == Op::Ite {
+                            self.choice(new_args[0], new_args[1], new_args[2])
+                        } else {
+                            // An operation that does not fold (a division by
+                            // zero on a side no path takes) stays as it was.
+                            self.app(op, &new_args).unwrap_or(u)
+                        }
+                    }
+                };
+                if u == lit {
+                    rebuilt = new;
+                } else {
+                    done.insert(u, new);
+                }
+            }
+            used.sort_unstable();
+            used.dedup();
+            out.push((rebuilt, used));
+        }
+        out
     }
 
     /// The terms reachable from `roots`, children before parents, each once.
@@ -1214,6 +1365,67 @@ fn negate_comparison(op: Op, float: bool) -> Option<Op> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A literal whose merged value chooses on another literal's atom takes
+    /// that side; the rewritten set holds where the original does, and each
+    /// literal says which atoms it had inside.
+    #[test]
+    fn literals_assumed_take_the_sides_the_others_decide() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let y = s.symbol_term("y", Sort::Bv(8));
+        let [k0, k1, k5] = [0u64, 1, 5].map(|v| s.constant(Value::bv(8, v)));
+        // c: x == 0; the merged value ite(c, y, 5) compared with 1.
+        let c = s.app(Op::Eq, &[x, k0]).unwrap();
+        let merged = s.choice(c, y, k5);
+        let uses = s.app(Op::Eq, &[merged, k1]).unwrap();
+        let not_c = s.not(c);
+        let not_uses = s.not(uses);
+        for (holds_c, holds_uses) in [(true, true), (true, false), (false, true), (false, false)] {
+            let lit_c = if holds_c { c } else { not_c };
+            let lit_u = if holds_uses { uses } else { not_uses };
+            let known = [
+                (c, holds_c),
+                (not_c, !holds_c),
+                (uses, holds_uses),
+                (not_uses, !holds_uses),
+            ];
+            let out = s.assume(&[lit_c, lit_u], &known);
+            assert_eq!(out[0], (lit_c, vec![]), "c has no atom inside");
+            assert_eq!(out[1].1, vec![0], "the second literal read c (known index 0)");
+            let Node::Sym(xs) = *s.node(x) else { unreachable!() };
+            let Node::Sym(ys) = *s.node(y) else { unreachable!() };
+            for (xv, yv) in [(0, 1), (0, 2), (3, 1), (3, 5)] {
+                let m: Model = [(xs, Value::bv(8, xv)), (ys, Value::bv(8, yv))].into_iter().collect();
+                let holds = |t: TermId| s.eval(t, &m) == Ok(Value::Bool(true));
+                let original = holds(lit_c) && holds(lit_u);
+                let rewritten = holds(out[0].0) && holds(out[1].0);
+                assert_eq!(original, rewritten, "x={xv} y={yv} c={holds_c} uses={holds_uses}");
+            }
+        }
+        // Under x == 0 the value is y: the literal no longer mentions x.
+        let out = s.assume(
+            &[c, uses],
+            &[(c, true), (not_c, false), (uses, true), (not_uses, false)],
+        );
+        let want = s.app(Op::Eq, &[y, k1]).unwrap();
+        assert_eq!(out[1].0, want);
+        // A literal `not b` keeps its own atom `b`, and `b` is replaced in
+        // the others.
+        let b = s.symbol_term("b", Sort::Bool);
+        let not_b = s.not(b);
+        let either = s.choice(b, c, uses);
+        let known = [(b, false), (not_b, true), (either, true), (s.not(either), false)];
+        let out = s.assume(&[not_b, either], &known);
+        assert_eq!(out[0], (not_b, vec![]));
+        assert_eq!(out[1], (uses, vec![0]));
+        // Under x != 0 it is 5 == 1: false.
+        let out = s.assume(
+            &[not_c, uses],
+            &[(c, false), (not_c, true), (uses, true), (not_uses, false)],
+        );
+        assert_eq!(s.as_const(out[1].0), Some(Value::Bool(false)));
+    }
 
     /// A conjunction with a false operand is false, and a disjunction with
     /// a true one true, even where another operand divides by zero; a

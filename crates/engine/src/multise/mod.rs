@@ -983,12 +983,25 @@ impl<'m> Multise<'m> {
                 // Every cube is infeasible: so is the guard.
                 return Cubes::Infeasible;
             };
+            let mut known = Vec::with_capacity(2 * cube.len());
             let literals: Vec<TermId> = cube
                 .into_iter()
-                .map(|(atom, holds)| if holds { atom } else { self.store.not(atom) })
+                .map(|(atom, holds)| {
+                    let not = self.store.not(atom);
+                    known.extend([(atom, holds), (not, !holds)]);
+                    if holds {
+                        atom
+                    } else {
+                        not
+                    }
+                })
                 .collect();
             let cube_len = literals.len();
-            match self.solver.model(&self.store, &literals) {
+            // Each literal as the others leave it: a value merged from
+            // paths the cube decides is that path's value.
+            let assumed = self.store.assume(&literals, &known);
+            let asked: Vec<TermId> = assumed.iter().map(|(t, _)| *t).collect();
+            match self.solver.model(&self.store, &asked) {
                 SatResult::Sat(m) => {
                     self.guard_checks().by_cube += 1;
                     let mut full = hint.clone();
@@ -997,9 +1010,18 @@ impl<'m> Multise<'m> {
                 }
                 SatResult::Unsat => {
                     self.guard_checks().cores_cut += 1;
+                    // The core's literals, and those whose atoms they had
+                    // inside (see `TermStore::assume`).
                     let core = self.solver.last_core();
-                    let core: Vec<TermId> = if core.iter().all(|c| literals.contains(c)) {
-                        core.to_vec()
+                    let core: Vec<TermId> = if core.iter().all(|c| asked.contains(c)) {
+                        let mut at = vec![false; cube_len];
+                        for (i, (t, used)) in assumed.iter().enumerate() {
+                            if core.contains(t) {
+                                at[i] = true;
+                                used.iter().for_each(|k| at[k / 2] = true);
+                            }
+                        }
+                        (0..cube_len).filter(|&i| at[i]).map(|i| literals[i]).collect()
                     } else {
                         literals
                     };
