@@ -81,6 +81,12 @@ impl Solver for Lazy {
         self.set(Setting::Cores(on), |b| b.set_cores(on));
     }
 
+    fn reset(&mut self) {
+        if let Some(b) = self.made.as_deref_mut() {
+            b.reset();
+        }
+    }
+
     fn smtlib(&mut self, store: &TermStore, constraints: &[TermId]) -> Option<String> {
         self.backend().smtlib(store, constraints)
     }

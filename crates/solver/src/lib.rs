@@ -59,6 +59,11 @@ pub trait Solver {
     /// Whether checks should compute unsat cores (a backend may ignore it).
     fn set_cores(&mut self, _on: bool) {}
 
+    /// Drops what the backend keeps from one check to the next (an
+    /// incremental solver's assertions and state): the next check starts
+    /// afresh.
+    fn reset(&mut self) {}
+
     /// The constraints as an SMT-LIB 2 script without `(check-sat)`, for
     /// query logs (`None`: the backend cannot write one).
     fn smtlib(&mut self, _store: &TermStore, _constraints: &[TermId]) -> Option<String> {

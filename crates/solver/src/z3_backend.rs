@@ -965,6 +965,11 @@ fn race(
 }
 
 impl Solver for Z3Solver {
+    fn reset(&mut self) {
+        self.solver = z3::Solver::new(self.ctx);
+        self.stack.clear();
+    }
+
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
         self.stop_translations();

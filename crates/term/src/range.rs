@@ -449,6 +449,14 @@ mod tests {
         let at = s.app(Op::Eq, &[addr, k]).unwrap();
         let want = s.app(Op::Eq, &[low, two]).unwrap();
         assert_eq!(at, want);
+        // As a memory offset, the address is the index's bits plus the base.
+        let wide = s.app(Op::ZExt(64), &[addr]).unwrap();
+        let off = s.app(Op::ToInt, &[wide]).unwrap();
+        assert_eq!(s.unsigned_int(off), Some((scaled, 0x800640)));
+        let unbounded = s.app(Op::Add, &[base, x]).unwrap();
+        let wide = s.app(Op::ZExt(64), &[unbounded]).unwrap();
+        let off = s.app(Op::ToInt, &[wide]).unwrap();
+        assert_eq!(s.unsigned_int(off), Some((unbounded, 0)), "x + base may wrap");
         // A shift's dropped bits: x << 4 == 8 never holds; x << 1 == 8 may
         // wrap, so it stays as it is.
         let four = s.constant(Value::bv(32, 4));

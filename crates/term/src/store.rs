@@ -411,7 +411,8 @@ impl TermStore {
     }
 
     /// `(y, c)` when `t` is the integer `toint(zext(y)) + c`: the unsigned
-    /// value of the bit-vector `y` plus a constant (a wasm memory offset).
+    /// value of the bit-vector `y` plus a constant (a wasm memory offset),
+    /// a constant added to `y` that cannot wrap moved into `c`.
     pub fn unsigned_int(&self, t: TermId) -> Option<(TermId, i128)> {
         let plain = |t: TermId| match self.node(t) {
             Node::App(Op::ToInt, a) => match self.node(a[0]) {
@@ -420,22 +421,46 @@ impl TermStore {
             },
             _ => None,
         };
-        if let Some(y) = plain(t) {
-            return Some((y, 0));
-        }
-        let Node::App(op @ (Op::Add | Op::Sub), a) = self.node(t) else {
-            return None;
+        let (y, c) = match plain(t) {
+            Some(y) => (y, 0),
+            None => {
+                let Node::App(op @ (Op::Add | Op::Sub), a) = self.node(t) else {
+                    return None;
+                };
+                let konst = |i: usize| match self.as_const(a[i]) {
+                    Some(Value::Int(k)) => Some(k),
+                    _ => None,
+                };
+                match op {
+                    Op::Add => match (plain(a[0]), konst(1), plain(a[1]), konst(0)) {
+                        (Some(y), Some(c), _, _) | (_, _, Some(y), Some(c)) => (y, c),
+                        _ => return None,
+                    },
+                    _ => (plain(a[0])?, konst(1)?.checked_neg()?),
+                }
+            }
         };
-        let konst = |i: usize| match self.as_const(a[i]) {
-            Some(Value::Int(k)) => Some(k),
-            _ => None,
+        Some(self.peel_constant(y, c))
+    }
+
+    /// `(x, c + k)` for `y = x + k` (bit-vectors, `k` constant) where `x +
+    /// k` cannot wrap, so the unsigned value of `y` is that of `x` plus `k`:
+    /// an address `base + (i & 3) * 4` read by the index's bits alone.
+    fn peel_constant(&self, y: TermId, c: i128) -> (TermId, i128) {
+        let Node::App(Op::Add, a) = self.node(y) else {
+            return (y, c);
         };
-        match op {
-            Op::Add => match (plain(a[0]), konst(1), plain(a[1]), konst(0)) {
-                (Some(y), Some(c), _, _) | (_, _, Some(y), Some(c)) => Some((y, c)),
-                _ => None,
-            },
-            _ => Some((plain(a[0])?, konst(1)?.checked_neg()?)),
+        let Sort::Bv(w) = self.sort(y) else {
+            return (y, c);
+        };
+        let (x, k) = match (self.as_const(a[0]), self.as_const(a[1])) {
+            (None, Some(Value::Bv { bits, .. })) => (a[0], bits),
+            (Some(Value::Bv { bits, .. }), None) => (a[1], bits),
+            _ => return (y, c),
+        };
+        match self.value_range(x) {
+            Some((_, hi)) if hi + i128::from(k) < 1i128 << w => (x, c + i128::from(k)),
+            _ => (y, c),
         }
     }
 
