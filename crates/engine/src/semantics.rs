@@ -558,8 +558,9 @@ mod tests {
         }
     }
 
-    /// `base + ((h & 3) << 2)` is a multiple of 4 from `base`, `base + h`
-    /// anything: the stride a fork per offset steps by.
+    /// `base + ((h & 3) << 2)` is a multiple of 4 from `base` (whatever
+    /// the base: it cannot wrap, so it is the offset's constant part),
+    /// `base + h` anything: the stride a fork per offset steps by.
     #[test]
     fn offsets_of_shifted_indices_step_by_their_stride() {
         let mut s = TermStore::new();
@@ -574,8 +575,11 @@ mod tests {
             let c = s.constant(Value::Int(c));
             s.app(Op::Add, &[i, c]).unwrap()
         };
-        // The base is odd: no stride.
+        // An odd base: offsets 1 modulo 4.
         let t = off(&mut s, y, 0);
+        assert_eq!(offset_stride(&s, t), (4, 1));
+        let anything = s.app(Op::Add, &[base, h]).unwrap();
+        let t = off(&mut s, anything, 0);
         assert_eq!(offset_stride(&s, t), (1, 0));
         let t = off(&mut s, scaled, 6);
         assert_eq!(offset_stride(&s, t), (4, 2));
