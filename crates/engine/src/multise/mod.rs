@@ -1013,7 +1013,7 @@ impl<'m> Multise<'m> {
                     // The core's literals, and those whose atoms they had
                     // inside (see `TermStore::assume`).
                     let core = self.solver.last_core();
-                    let core: Vec<TermId> = if core.iter().all(|c| asked.contains(c)) {
+                    let core: Vec<TermId> = if !core.is_empty() && core.iter().all(|c| asked.contains(c)) {
                         let mut at = vec![false; cube_len];
                         for (i, (t, used)) in assumed.iter().enumerate() {
                             if core.contains(t) {
