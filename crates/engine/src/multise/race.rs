@@ -8,7 +8,9 @@
 //! dse's runs slices until that holds again, so dse's first turn makes up
 //! the head start. Whichever finishes first ends the run: where dse does,
 //! the run took at most `1 + share` times dse's own time (2x at most, the
-//! issue's bound), plus a step's overrun; where merging does past the head
+//! issue's bound), plus a step's overrun, once dse's time is at least the
+//! head start over the share (below that, the head start and dse's time);
+//! where merging does past the head
 //! start, about `1 + 1 / share` times merging's. (The head start used to
 //! be merging's own and merging's share twice dse's: a solver-bound merge
 //! that did not pay, a khash harness with three operations, took 6.8 s
