@@ -575,23 +575,31 @@ impl Guards {
         if growth > 0 {
             self.room_for(growth);
         }
+        let g = Guard(self.new_node(var, lo, hi));
+        self.unique.insert(&self.nodes, g.0);
+        g
+    }
+
+    /// A slot for the node `(var, lo, hi)`, a freed one first, with its
+    /// forced literals; the caller indexes it.
+    #[inline]
+    fn new_node(&mut self, var: u32, lo: Guard, hi: Guard) -> u32 {
         let node = Node { var, lo, hi };
         let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
-        let g = match self.free.pop() {
+        let id = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = node;
                 self.forced[id as usize] = forced;
-                Guard(id)
+                id
             }
             None => {
                 self.nodes.push(node);
                 self.forced.push(forced);
-                Guard(self.nodes.len() as u32 - 1)
+                self.nodes.len() as u32 - 1
             }
         };
-        self.unique.insert(&self.nodes, g.0);
         self.peak_nodes = self.peak_nodes.max(self.node_count());
-        g
+        id
     }
 
     /// Unwinds (the run stops for memory) unless `bytes` more fit under the

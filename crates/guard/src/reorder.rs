@@ -15,7 +15,7 @@
 //!
 //! [`VarOrder::Inputs`]: crate::VarOrder::Inputs
 
-use super::{Forced, Guard, Guards, Node, Unique, TERMINAL};
+use super::{Guard, Guards, Node, Unique, TERMINAL};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
@@ -190,27 +190,15 @@ impl Guards {
             pass.refs[id as usize] += 1;
             return Guard(id);
         }
-        let node = Node { var, lo, hi };
-        let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.nodes[id as usize] = node;
-                self.forced[id as usize] = forced;
-                pass.refs[id as usize] = 1;
-                id
-            }
-            None => {
-                self.nodes.push(node);
-                self.forced.push(forced);
-                pass.refs.push(1);
-                self.nodes.len() as u32 - 1
-            }
-        };
+        let id = self.new_node(var, lo, hi);
+        match pass.refs.get_mut(id as usize) {
+            Some(r) => *r = 1,
+            None => pass.refs.push(1),
+        }
         pass.refs[lo.0 as usize] += 1;
         pass.refs[hi.0 as usize] += 1;
         pass.table[var as usize].insert((lo, hi), id);
         pass.size += 1;
-        self.peak_nodes = self.peak_nodes.max(self.node_count());
         Guard(id)
     }
 

@@ -636,15 +636,16 @@ impl TermStore {
         let Some(Value::Bv { width, bits }) = self.as_const(k) else {
             return None;
         };
-        let Node::App(f, a) = self.node(lhs).clone() else {
+        let Node::App(f, a) = self.node(lhs) else {
             return None;
         };
+        let (f, a) = (*f, [a[0], *a.get(1)?]);
         let konst = |s: &Self, t: TermId| match s.as_const(t) {
             Some(Value::Bv { bits, .. }) => Some(bits),
             _ => None,
         };
         let mask = crate::value::mask(width);
-        let (x, solved) = match (f, konst(self, a[0]), konst(self, a.get(1).copied()?)) {
+        let (x, solved) = match (f, konst(self, a[0]), konst(self, a[1])) {
             (Op::Add, None, Some(c)) => (a[0], bits.wrapping_sub(c) & mask),
             (Op::Add, Some(c), None) => (a[1], bits.wrapping_sub(c) & mask),
             (Op::Sub, None, Some(c)) => (a[0], bits.wrapping_add(c) & mask),
@@ -1059,13 +1060,7 @@ impl TermStore {
                 Node::Sym(s) => map.get(&s).copied().unwrap_or(u),
                 Node::App(op, args) => {
                     let new_args: SmallVec<[TermId; 3]> = args.iter().map(|a| done[a]).collect();
-                    if new_args == args {
-                        u
-                    } else if op == Op::Ite {
-                        self.choice(new_args[0], new_args[1], new_args[2])
-                    } else {
-                        self.app(op, &new_args).ok()?
-                    }
+                    self.rebuilt(u, op, &args, &new_args).ok()?
                 }
             };
             done.insert(u, new);
@@ -1128,15 +1123,9 @@ impl TermStore {
                                 _ => done[a],
                             });
                         }
-                        if new_args == args {
-                            u
-                        } else if op == Op::Ite {
-                            self.choice(new_args[0], new_args[1], new_args[2])
-                        } else {
-                            // An operation that does not fold (a division by
-                            // zero on a side no path takes) stays as it was.
-                            self.app(op, &new_args).unwrap_or(u)
-                        }
+                        // An operation that does not fold (a division by
+                        // zero on a side no path takes) stays as it was.
+                        self.rebuilt(u, op, &args, &new_args).unwrap_or(u)
                     }
                 };
                 if u == lit {
@@ -1150,6 +1139,18 @@ impl TermStore {
             out.push((rebuilt, used));
         }
         out
+    }
+
+    /// `u = op(args)` with its arguments replaced by `new_args`, through
+    /// [`TermStore::app`] so that it folds (`u` itself when none changed).
+    fn rebuilt(&mut self, u: TermId, op: Op, args: &[TermId], new_args: &[TermId]) -> Result<TermId, EvalError> {
+        if new_args == args {
+            Ok(u)
+        } else if op == Op::Ite {
+            Ok(self.choice(new_args[0], new_args[1], new_args[2]))
+        } else {
+            self.app(op, new_args)
+        }
     }
 
     /// The terms reachable from `roots`, children before parents, each once.
