@@ -130,11 +130,12 @@ struct RunArgs {
     split_after: Option<u32>,
     /// ssm, dsm, multise: MS (a number; the default 50, multise's 1000)
     /// or off. After merging has run MS alone, dse explores from the start
-    /// alongside it, merging taking half of dse's time (multise: twice
-    /// dse's while most of its time goes elsewhere than to BDD operations),
-    /// and whichever finishes first ends the run: on programs where
-    /// merging does not pay, the run takes about 1.5 times dse's time
-    /// rather than much more.
+    /// alongside it, merging taking half of dse's time (multise: as much
+    /// as dse's, the head start included, while most of its time goes
+    /// elsewhere than to BDD operations), and whichever finishes first
+    /// ends the run: on programs where merging does not pay, the run takes
+    /// about 1.5 times dse's time (multise: at most twice) rather than
+    /// much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
     /// dsm: block starts of history kept per state (δ).

@@ -636,6 +636,18 @@ impl Guards {
         self.gave_up
     }
 
+    /// Forgets a give-up for its deadline, which the caller recovered from
+    /// (and moves the deadline on); `false` if none happened or it was for
+    /// another reason.
+    pub fn forgive_deadline(&mut self, deadline: Option<Instant>) -> bool {
+        if self.gave_up != Some(GaveUp::Deadline) {
+            return false;
+        }
+        self.gave_up = None;
+        self.set_deadline(deadline);
+        true
+    }
+
     /// With `Some(g)`, operations unwind (as when the budget stops) once
     /// `g` is due, or the run's resident memory is past [`GIVE_UP_MEMORY`]
     /// of its limit; [`Guards::give_up_if_due`] looks between operations.
@@ -1428,6 +1440,35 @@ mod tests {
         let p = s.app(Op::Gt, &[x, zero]).unwrap();
         let q = s.app(Op::Lt, &[x, zero]).unwrap();
         (s, Guards::new(), p, q)
+    }
+
+    /// A give-up for its deadline unwinds and can be forgiven (the caller
+    /// recovered), after which operations go on; one for the BDD share
+    /// cannot.
+    #[test]
+    fn a_deadline_give_up_is_forgiven_a_share_one_is_not() {
+        let (_, mut g, _, _) = setup();
+        let past = Instant::now();
+        g.set_give_up(Some(GiveUp {
+            deadline: Some(past),
+            share: None,
+        }));
+        assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
+        assert_eq!(g.gave_up(), Some(GaveUp::Deadline));
+        assert!(g.forgive_deadline(None));
+        assert_eq!(g.gave_up(), None);
+        assert!(
+            braid_budget::catch_stop(|| g.give_up_if_due()).is_ok(),
+            "no deadline now"
+        );
+        assert!(!g.forgive_deadline(None), "nothing to forgive");
+        g.set_give_up(Some(GiveUp {
+            deadline: None,
+            share: Some((past, Duration::ZERO, 0.0)),
+        }));
+        assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
+        assert!(!g.forgive_deadline(None));
+        assert_eq!(g.gave_up(), Some(GaveUp::Share));
     }
 
     #[test]

@@ -21,7 +21,11 @@
 //! runs [`Fallback::overrun`] past its turn, the operation unwinds and
 //! merging is given up (as it is when its heap outgrows dse's and the
 //! memory in use before both, the rule of ssm's and dsm's race). dse then
-//! goes on alone, its progress kept.
+//! goes on alone, its progress kept. A loop-head merge past its turn (its
+//! time is its solver's questions) unrolls that loop instead and merging
+//! goes on: the state is as before the merge, and dse's next turn makes
+//! up the overrun, so the bound above holds with one step's overrun, not
+//! one per loop head.
 
 use super::{Fallback, Multise};
 use crate::dse::merging::{footprint, heap_outgrown, RACE_SHARE};
@@ -124,7 +128,14 @@ impl<'m> Multise<'m> {
         let share = self.share(merging);
         // After the head start, dse makes it up first: the turns share the
         // whole run.
-        if merging < race.after || merging <= race.dse_time.mul_f64(share) {
+        if merging < race.after {
+            self.race = Some(race);
+            return;
+        }
+        if merging <= race.dse_time.mul_f64(share) {
+            // Still merging's turn, as long as the share says now (it
+            // changes with the BDD operations' share of merging's time).
+            self.set_turn(&race, merging, share);
             self.race = Some(race);
             return;
         }
@@ -168,10 +179,15 @@ impl<'m> Multise<'m> {
                 break;
             }
         }
-        // Merging's turn: what its share allows, and the overrun.
+        self.set_turn(&race, merging, share);
+        self.race = Some(race);
+    }
+
+    /// Merging's turn, having run `merging`: what its share allows, and
+    /// the overrun.
+    fn set_turn(&mut self, race: &Race, merging: Duration, share: f64) {
         let turn = race.dse_time.mul_f64(share).saturating_sub(merging);
         self.guards.set_deadline(Some(Instant::now() + turn + race.overrun));
-        self.race = Some(race);
     }
 
     /// Merging's time in the race as a share of dse's: [`RACE_SHARE`] while
