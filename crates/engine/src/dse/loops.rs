@@ -155,6 +155,19 @@ pub struct LoopStats {
     pub arrivals: u64,
 }
 
+impl LoopStats {
+    /// Whether loop-head merging, having taken `time` of a run `elapsed`
+    /// long, is to be given up: [`GIVE_UP_SHARE`] of the run and
+    /// [`GIVE_UP_AFTER_MS`], [`GIVE_UP_AFTER_ENTRIES`] entries, and no
+    /// arrival subsumed.
+    pub(crate) fn barren(&self, time: std::time::Duration, elapsed: std::time::Duration) -> bool {
+        self.subsumed == 0
+            && self.entries >= GIVE_UP_AFTER_ENTRIES
+            && time.as_millis() >= GIVE_UP_AFTER_MS as u128
+            && time.as_secs_f64() >= GIVE_UP_SHARE * elapsed.as_secs_f64()
+    }
+}
+
 /// A frame of an entry: where it is, where its result goes, and its live
 /// variables (dead ones `None`).
 type FrameSnapshot = (FuncId, At, Option<VarId>, Vec<Option<TermId>>);
@@ -266,12 +279,7 @@ impl LoopMerge {
     }
 
     fn give_up_if_barren(&mut self, elapsed: std::time::Duration) -> bool {
-        if self.given_up
-            || self.stats.subsumed > 0
-            || self.stats.entries < GIVE_UP_AFTER_ENTRIES
-            || self.time.as_millis() < GIVE_UP_AFTER_MS as u128
-            || self.time.as_secs_f64() < GIVE_UP_SHARE * elapsed.as_secs_f64()
-        {
+        if self.given_up || !self.stats.barren(self.time, elapsed) {
             return false;
         }
         self.given_up = true;

@@ -52,6 +52,7 @@ use braid_solver::{QueryKind, SatResult};
 use braid_term::{Model, SymId, TermId, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 /// Parts an arrival is split into at most; past it, the arrival is not
 /// merged.
@@ -67,6 +68,12 @@ const MAX_BARREN_ARRIVALS: usize = 8;
 /// Solver queries that splitting computed values may ask per arrival.
 const MAX_SPLIT_QUERIES: usize = 64;
 
+/// The largest guards (BDD nodes) whose implication a subsumption query
+/// asks the solver: jsmn's tokenizer over 8 bytes asked 19 at its loop
+/// heads, and those over guards of more than 2 000 nodes took 85-275 ms
+/// each (the others 0-37), all of them answered no.
+const MAX_QUERIED_GUARD: usize = 2_000;
+
 /// Every loop head's merging state.
 #[derive(Default)]
 pub(super) struct LoopHeads {
@@ -74,6 +81,10 @@ pub(super) struct LoopHeads {
     /// Per call (a frame's id) and loop head in it, its summary.
     summaries: FxHashMap<(u64, FuncId, StmtIdx), Summary>,
     pub stats: LoopStats,
+    /// The time merges at loop heads took.
+    time: Duration,
+    /// Given up (barren, [`LoopStats::barren`]): every head is unrolled.
+    given_up: bool,
 }
 
 /// What a loop head did over every call of its function.
@@ -131,7 +142,24 @@ struct Part {
 impl LoopHeads {
     /// Whether loop-head merging still watches `head` of `func`.
     pub fn watching(&self, func: FuncId, head: StmtIdx) -> bool {
-        self.heads.get(&(func, head)).is_none_or(|h| !h.full)
+        !self.given_up && self.heads.get(&(func, head)).is_none_or(|h| !h.full)
+    }
+
+    /// Merging at loop heads took `took` more, of `exploring` so far: given
+    /// up (the summaries dropped, every head unrolled) once barren, as
+    /// `dse`'s is. jsmn's tokenizer over 8 bytes: eight heads, none of
+    /// them ever subsumed, took 2.9 of multise's 7.1 s (3.7 s unrolled).
+    /// Whether it was given up now.
+    fn spent(&mut self, took: Duration, exploring: Duration) -> bool {
+        self.time += took;
+        self.stats.ms = self.time.as_millis() as u64;
+        if self.given_up || !self.stats.barren(self.time, exploring) {
+            return false;
+        }
+        self.given_up = true;
+        self.stats.given_up_after_ms = Some(exploring.as_millis() as u64);
+        self.summaries = FxHashMap::default();
+        true
     }
 
     /// Every guard the summaries hold (roots of the garbage collection).
@@ -257,6 +285,19 @@ impl Multise<'_> {
     /// it (their pending models become tests), the rest joins the head's
     /// summary and goes on.
     pub(super) fn merge_at_head(&mut self, frame: &mut Frame, i: usize, rec: &mut Recorder) {
+        let started = Instant::now();
+        self.merge_entry_at_head(frame, i, rec);
+        let exploring = match &self.race {
+            Some(race) => self.merging_time(race),
+            None => self.explore_start.elapsed(),
+        };
+        let loops = self.loops.as_mut().expect("loop-head merging is on");
+        if loops.spent(started.elapsed(), exploring) {
+            self.watch_memory();
+        }
+    }
+
+    fn merge_entry_at_head(&mut self, frame: &mut Frame, i: usize, rec: &mut Recorder) {
         let mut e = frame.pc.swap_remove(i);
         e.merged = true;
         self.take_journal();
@@ -761,7 +802,10 @@ impl Multise<'_> {
                 return true;
             }
         }
-        if *queries >= MAX_QUERIES {
+        if *queries >= MAX_QUERIES
+            || self.guards.larger_than(a, MAX_QUERIED_GUARD)
+            || self.guards.larger_than(arriving.guard, MAX_QUERIED_GUARD)
+        {
             return false;
         }
         *queries += 1;
