@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::record::Recorder;
 use crate::results::{Branch, Outcome, RaceStats, RunResult, TestCase, TestInput};
 use crate::run::{Engine, EngineKind};
-use crate::search::{make_searcher, StateId, StateInfo};
+use crate::search::{make_driver, make_searcher, StateId, StateInfo};
 use crate::semantics::{
     bug_kind, compose_bytes, one_sort, split_bytes, BugKind, Offset, MAX_ALLOC, MAX_CALL_DEPTH, MAX_OFFSET_FORK,
     MAX_SYMBOLIC_READ, MAX_SYMBOLIC_WRITE, SMALL_FORK, TIGHT_SPAN,
@@ -456,7 +456,7 @@ impl<'m> Dse<'m> {
             None => Scheduler::Plain(make_searcher(self.config.search, seed)),
             Some(Strategy::Static) => Scheduler::Topological(Default::default()),
             Some(Strategy::Dynamic { delta, driver }) => Scheduler::Dynamic {
-                driver: make_searcher(driver, seed),
+                driver: make_driver(driver, seed),
                 delta,
                 forwarding: Default::default(),
             },
