@@ -131,8 +131,7 @@ struct RunArgs {
     /// ssm, dsm, multise: MS (a number; the default 50, multise's 1000)
     /// or off. After merging has run MS alone, dse explores from the start
     /// alongside it, merging taking half of dse's time (multise: as much
-    /// as dse's, the head start included, while most of its time goes
-    /// elsewhere than to BDD operations), and whichever finishes first
+    /// as dse's, the head start included), and whichever finishes first
     /// ends the run: on programs where merging does not pay, the run takes
     /// about 1.5 times dse's time (multise: at most twice) rather than
     /// much more.

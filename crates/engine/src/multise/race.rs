@@ -3,18 +3,15 @@
 //! multise runs alone for the head start; then a dse exploration from the
 //! start takes turns with it on the same thread. The turns change at
 //! multise's step boundaries: merging's turn lasts while its time, the
-//! head start included, is at most a share of dse's ([`RACE_SHARE`] while
-//! BDD operations take most of merging's time, else [`FAVOURED_SHARE`]);
-//! dse's runs slices until that holds again, so dse's first turn makes up
-//! the head start. Whichever finishes first ends the run: where dse does,
-//! the run took at most `1 + share` times dse's own time (2x at most, the
-//! issue's bound), plus a step's overrun, once dse's time is at least the
-//! head start over the share (below that, the head start and dse's time);
-//! where merging does past the head
-//! start, about `1 + 1 / share` times merging's. (The head start used to
-//! be merging's own and merging's share twice dse's: a solver-bound merge
-//! that did not pay, a khash harness with three operations, took 6.8 s
-//! against dse's 2.1.)
+//! head start included, is at most dse's ([`MERGING_SHARE`]); dse's runs
+//! slices until that holds again, so dse's first turn makes up the head
+//! start. Whichever finishes first ends the run: where dse does, the run
+//! took at most twice dse's own time (the bound), plus a step's
+//! overrun, once dse's time is at least the head start (below that, the
+//! head start and dse's time); where merging does past the head start,
+//! about twice merging's. (The head start used to be merging's own and
+//! merging's share twice dse's: a solver-bound merge that did not pay, a
+//! khash harness with three operations, took 6.8 s against dse's 2.1.)
 //!
 //! A step is merging's to finish, and one BDD operation on guards as large
 //! as the paths they stand for can take seconds (Heap Sort): once a step
@@ -28,26 +25,24 @@
 //! one per loop head.
 
 use super::{Fallback, Multise};
-use crate::dse::merging::{footprint, heap_outgrown, RACE_SHARE};
+use crate::dse::merging::{footprint, heap_outgrown};
 use crate::dse::Rival;
 use crate::record::Recorder;
 use crate::results::RaceStats;
 use braid_guard::GiveUp;
 use std::time::{Duration, Instant};
 
-/// Merging's share of the race while its time goes elsewhere than to BDD
-/// operations (to the solver, to statements run once for many paths):
-/// equal turns, the most that keeps a run where dse finishes first within
-/// twice dse's time. multise's wins on bench/multise, bench/containers and
-/// examples/c finish within the head start; bench/merging's sleep-5-3 and
-/// sleep-6-3, past it, take about twice merging's time (at 2.0, the share
-/// before, 1.5 times).
-pub const FAVOURED_SHARE: f64 = 1.0;
-
-/// The share of merging's time in BDD operations from which merging's
-/// share of the race is [`RACE_SHARE`]: sorting's merges, which do not
-/// pay, spend 80-90 % there after 300 ms.
-pub const BDD_BOUND: f64 = 0.75;
+/// Merging's time in the race as a share of dse's: equal turns, the most
+/// that keeps a run where dse finishes first within twice dse's time.
+/// multise's wins on bench/multise, bench/containers and examples/c finish
+/// within the head start; bench/merging's sleep-5-3 and sleep-6-3, past it,
+/// take about twice merging's time. Half of dse's while BDD operations took
+/// three quarters of merging's time, as until the forty-second session,
+/// made jsmn's tokenizer over 8 bytes, which merging wins at 80 % in BDD
+/// operations, take 15.0-16.6 s and 536 MB (now 10.0-10.8 s and 340-349 MB);
+/// sorting's merges, for which it was made, are given up at 500 ms
+/// ([`super::FALLBACK`]'s share of BDD time) before the race begins.
+pub const MERGING_SHARE: f64 = 1.0;
 
 pub(super) struct Race<'m> {
     after: Duration,
@@ -125,17 +120,16 @@ impl<'m> Multise<'m> {
             return;
         };
         let merging = self.merging_time(&race);
-        let share = self.share(merging);
         // After the head start, dse makes it up first: the turns share the
         // whole run.
         if merging < race.after {
             self.race = Some(race);
             return;
         }
-        if merging <= race.dse_time.mul_f64(share) {
-            // Still merging's turn, as long as the share says now (it
-            // changes with the BDD operations' share of merging's time).
-            self.set_turn(&race, merging, share);
+        if merging <= race.dse_time.mul_f64(MERGING_SHARE) {
+            // Still merging's turn (its deadline set again: a loop-head
+            // merge past its turn forgave it).
+            self.set_turn(&race, merging);
             self.race = Some(race);
             return;
         }
@@ -175,31 +169,19 @@ impl<'m> Multise<'m> {
                 self.race = Some(race);
                 braid_budget::unwind();
             }
-            if self.budget.stopped() || merging <= race.dse_time.mul_f64(share) {
+            if self.budget.stopped() || merging <= race.dse_time.mul_f64(MERGING_SHARE) {
                 break;
             }
         }
-        self.set_turn(&race, merging, share);
+        self.set_turn(&race, merging);
         self.race = Some(race);
     }
 
     /// Merging's turn, having run `merging`: what its share allows, and
     /// the overrun.
-    fn set_turn(&mut self, race: &Race, merging: Duration, share: f64) {
-        let turn = race.dse_time.mul_f64(share).saturating_sub(merging);
+    fn set_turn(&mut self, race: &Race, merging: Duration) {
+        let turn = race.dse_time.mul_f64(MERGING_SHARE).saturating_sub(merging);
         self.guards.set_deadline(Some(Instant::now() + turn + race.overrun));
-    }
-
-    /// Merging's time in the race as a share of dse's: [`RACE_SHARE`] while
-    /// BDD operations take [`BDD_BOUND`] of merging's time or more (its
-    /// guards grow with the paths they stand for), else
-    /// [`FAVOURED_SHARE`].
-    fn share(&self, merging: Duration) -> f64 {
-        if self.guards.time_spent().as_secs_f64() >= BDD_BOUND * merging.as_secs_f64() {
-            RACE_SHARE
-        } else {
-            FAVOURED_SHARE
-        }
     }
 
     /// Why a step of merging's gave it up ([`Fallback::overrun`]).
