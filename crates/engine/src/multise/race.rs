@@ -122,14 +122,9 @@ impl<'m> Multise<'m> {
         let merging = self.merging_time(&race);
         // After the head start, dse makes it up first: the turns share the
         // whole run.
-        if merging < race.after {
-            self.race = Some(race);
-            return;
-        }
-        if merging <= race.dse_time.mul_f64(MERGING_SHARE) {
-            // Still merging's turn (its deadline set again: a loop-head
-            // merge past its turn forgave it).
-            self.set_turn(&race, merging);
+        // (A loop-head merge past its turn forgave its deadline: merging is
+        // past its share then, and dse's turn below sets the next one.)
+        if merging < race.after || merging <= race.dse_time.mul_f64(MERGING_SHARE) {
             self.race = Some(race);
             return;
         }
@@ -173,15 +168,10 @@ impl<'m> Multise<'m> {
                 break;
             }
         }
-        self.set_turn(&race, merging);
-        self.race = Some(race);
-    }
-
-    /// Merging's turn, having run `merging`: what its share allows, and
-    /// the overrun.
-    fn set_turn(&mut self, race: &Race, merging: Duration) {
+        // Merging's turn: what its share allows, and the overrun.
         let turn = race.dse_time.mul_f64(MERGING_SHARE).saturating_sub(merging);
         self.guards.set_deadline(Some(Instant::now() + turn + race.overrun));
+        self.race = Some(race);
     }
 
     /// Why a step of merging's gave it up ([`Fallback::overrun`]).
