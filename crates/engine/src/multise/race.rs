@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 /// take about twice merging's time. Half of dse's while BDD operations took
 /// three quarters of merging's time, as until the forty-second session,
 /// made jsmn's tokenizer over 8 bytes, which merging wins at 80 % in BDD
-/// operations, take 15.0-16.6 s and 536 MB (now 10.0-10.8 s and 340-349 MB);
+/// operations, take 15.0-16.6 s and 535-544 MB (now 10.0-10.8 s and 340-349 MB);
 /// sorting's merges, for which it was made, are given up at 500 ms
 /// ([`super::FALLBACK`]'s share of BDD time) before the race begins.
 pub const MERGING_SHARE: f64 = 1.0;
