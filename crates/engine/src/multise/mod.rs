@@ -643,7 +643,12 @@ impl<'m> Multise<'m> {
         // A BDD operation that outlives the budget unwinds to here; the
         // frame is then half-updated, but tests only come from ended paths
         // and from the pending models.
+        // The term store unwinds too, before a table grows past the memory
+        // limit, while the exploration runs here (only here: what comes
+        // after does not unwind).
+        self.store.set_budget(Some(self.budget.clone()));
         let done = catch_stop(|| self.run_frame(&mut frame, rec));
+        self.store.set_budget(None);
         self.flush(rec);
         Ok(done.ok().map(|()| frame))
     }
@@ -2255,6 +2260,9 @@ impl Multise<'_> {
     /// Cell `c` of allocation `k` under `phi` as one term: its values there
     /// chosen by their guards.
     fn cell_term(&mut self, k: usize, c: usize, phi: Guard) -> TermId {
+        // A load over hundreds of cells of many entries each can build
+        // millions of terms: the run's stop unwinds from here.
+        self.budget.check_unwind();
         let cell = self.memory[k].cells[c].clone();
         let entries = self.restrict(&cell, phi);
         let Some(&(_, mut t)) = entries.last() else {
