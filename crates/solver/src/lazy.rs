@@ -63,7 +63,13 @@ impl Lazy {
     fn set(&mut self, s: Setting, apply: impl FnOnce(&mut dyn Solver)) {
         match self.made.as_deref_mut() {
             Some(b) => apply(b),
-            None => self.settings.push(s),
+            None => {
+                // The last of each kind is what applies (a race sets a
+                // deadline at every turn).
+                let kind = std::mem::discriminant(&s);
+                self.settings.retain(|t| std::mem::discriminant(t) != kind);
+                self.settings.push(s);
+            }
         }
     }
 }
@@ -153,9 +159,10 @@ mod tests {
         let c = store.app(Op::Eq, &[x, one]).expect("same sorts");
         let _ = lazy.check(&store, &[c]);
         assert!(made.get() && lazy.is_made());
-        // Both settings, in order: the last one holds.
-        assert_eq!(seen.get(), (2, Some(7)));
+        // The last setting of a kind only (a race sets a deadline at every
+        // turn, thousands of them before a first Z3 call).
+        assert_eq!(seen.get(), (1, Some(7)));
         lazy.set_timeout(None);
-        assert_eq!(seen.get(), (3, None));
+        assert_eq!(seen.get(), (2, None));
     }
 }

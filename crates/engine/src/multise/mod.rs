@@ -970,6 +970,9 @@ impl<'m> Multise<'m> {
             }
             SatResult::Unsat => None,
             SatResult::Unknown(why) => {
+                // Cut at the end of merging's turn in the race: merging is
+                // given up.
+                self.guards.give_up_if_due();
                 // A query cut short by the run's stop is not the solver's failure.
                 if !self.budget.poll() {
                     self.incomplete(format!("solver: {why}"));
@@ -1052,13 +1055,15 @@ impl<'m> Multise<'m> {
                         };
                     }
                 }
-                // Undecided: the whole guard goes to the solver.
+                // Undecided: the whole guard goes to the solver (unless
+                // cut at the end of merging's turn, which gives it up).
                 SatResult::Unknown(_) => {
+                    self.guards.give_up_if_due();
                     return Cubes::Left {
                         rest,
                         wide: false,
                         undecided: true,
-                    }
+                    };
                 }
             }
         }

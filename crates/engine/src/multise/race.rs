@@ -15,8 +15,8 @@
 //!
 //! A step is merging's to finish, and one BDD operation on guards as large
 //! as the paths they stand for can take seconds (Heap Sort): once a step
-//! runs [`Fallback::overrun`] past its turn, the operation unwinds and
-//! merging is given up (as it is when its heap outgrows dse's and the
+//! runs [`Fallback::overrun`] past its turn, the operation (or the solver
+//! call, cut there) unwinds and merging is given up (as it is when its heap outgrows dse's and the
 //! memory in use before both, the rule of ssm's and dsm's race). dse then
 //! goes on alone, its progress kept. A loop-head merge past its turn (its
 //! time is its solver's questions) unrolls that loop instead and merging
@@ -60,6 +60,8 @@ pub(super) struct Race<'m> {
     pub(super) dse_won: bool,
     /// Why merging was given up at a turn's end (memory).
     pub(super) given_up: Option<String>,
+    /// When merging's turn under way ends (its deadline less the overrun).
+    turn_end: Option<Instant>,
 }
 
 impl Race<'_> {
@@ -104,6 +106,7 @@ impl<'m> Multise<'m> {
             base: braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
             dse_won: false,
             given_up: None,
+            turn_end: None,
         });
     }
 
@@ -135,6 +138,7 @@ impl<'m> Multise<'m> {
                 // dse cannot start where multise did: no race.
                 Err(_) => {
                     self.guards.set_deadline(None);
+                    self.solver.set_deadline(self.budget.explore_deadline());
                     return;
                 }
             }
@@ -170,14 +174,24 @@ impl<'m> Multise<'m> {
         }
         // Merging's turn: what its share allows, and the overrun.
         let turn = race.dse_time.mul_f64(MERGING_SHARE).saturating_sub(merging);
-        self.guards.set_deadline(Some(Instant::now() + turn + race.overrun));
+        race.turn_end = Some(Instant::now() + turn);
+        let deadline = Instant::now() + turn + race.overrun;
+        self.guards.set_deadline(Some(deadline));
+        // A solver call is cut there too (it answers unknown, and merging
+        // is given up as for a BDD operation past it): a call left to run
+        // took up to the solver's timeout past the turn.
+        let explore = self.budget.explore_deadline();
+        self.solver
+            .set_deadline(Some(explore.map_or(deadline, |d| d.min(deadline))));
         self.race = Some(race);
     }
 
     /// Why a step of merging's gave it up ([`Fallback::overrun`]).
     pub(super) fn overrun_reason(&self, race: &Race) -> String {
+        let past = race.turn_end.map_or(race.overrun, |t| t.elapsed());
         format!(
-            "a step of merging ran {} ms past its turn at {} ms of merging, {} of them in BDD operations; dse goes on alone",
+            "a step of merging ran {} ms past its turn ({} allowed) at {} ms of merging, {} of them in BDD operations; dse goes on alone",
+            past.as_millis(),
             race.overrun.as_millis(),
             self.merging_time(race).as_millis(),
             self.guards.time_spent().as_millis()
