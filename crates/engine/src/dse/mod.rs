@@ -975,8 +975,27 @@ impl<'m> Dse<'m> {
                 out.push(st);
                 continue;
             };
-            for part in parts {
-                match self.find_entry(&part) {
+            let verdicts: Vec<_> = parts.iter().map(|p| self.find_entry(p)).collect();
+            // A split none of whose parts an entry stands for goes on as
+            // the one state it was: its parts are entries (each a part of
+            // what the state explores) for later arrivals to match. Split
+            // for good, every arrival of an initialising loop
+            // (`a[i] = k * i + (x & 1)`) doubled the paths after it: 8
+            // splits, 4 667 paths against 527 without loop-head merging.
+            if !verdicts
+                .iter()
+                .any(|v| matches!(v, Some(loops::Verdict::Subsumed { .. })))
+            {
+                for (part, v) in parts.iter().zip(&verdicts) {
+                    if v.is_none() {
+                        self.add_entry(part, &live);
+                    }
+                }
+                out.push(st);
+                continue;
+            }
+            for (part, v) in parts.into_iter().zip(verdicts) {
+                match v {
                     Some(loops::Verdict::Subsumed { .. }) => self.stopped_at_head(part),
                     Some(_) => out.push(part),
                     None => {
