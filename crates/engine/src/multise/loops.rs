@@ -367,7 +367,7 @@ impl Multise<'_> {
             // bytes had head merges of 0.4-1.0 s; giving merging up there
             // left dse cut off at 60 s, where multise alone took 7.9 s.
             if !self.budget.stopped() && self.guards.forgive_deadline(None) {
-                self.solver.set_deadline(self.budget.explore_deadline());
+                self.cut_solver_at(None);
                 loops.unroll(func, at);
                 self.loops = Some(loops);
                 self.watch_memory();
