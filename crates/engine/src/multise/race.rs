@@ -15,8 +15,9 @@
 //!
 //! A step is merging's to finish, and one BDD operation on guards as large
 //! as the paths they stand for can take seconds (Heap Sort): once a step
-//! runs [`Fallback::overrun`] past its turn, the operation (or the solver
-//! call, cut there) unwinds and merging is given up (as it is when its heap outgrows dse's and the
+//! runs [`Fallback::overrun`] past its turn (the head start is its first),
+//! the operation (or the solver call, cut there) unwinds and merging is
+//! given up (as it is when its heap outgrows dse's and the
 //! memory in use before both, the rule of ssm's and dsm's race). dse then
 //! goes on alone, its progress kept. A loop-head merge past its turn (its
 //! time is its solver's questions) unrolls that loop instead and merging
