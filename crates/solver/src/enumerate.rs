@@ -610,26 +610,7 @@ impl Evaluator {
                 // (`eval_bv`, which agrees with `eval_op` where it answers;
                 // copying each operand's value out first took a third of an
                 // inflater's run, whose questions are over 16 input bits).
-                Step::App(op, args)
-                    if args.len() == 2
-                        && matches!(
-                            (&self.slots[args[0] as usize], &self.slots[args[1] as usize]),
-                            (Ok(Value::Bv { width: a, .. }), Ok(Value::Bv { width: b, .. })) if a == b
-                        ) =>
-                {
-                    let (Ok(Value::Bv { width, bits: x }), Ok(Value::Bv { bits: y, .. })) =
-                        (&self.slots[args[0] as usize], &self.slots[args[1] as usize])
-                    else {
-                        unreachable!("matched above")
-                    };
-                    match eval_bv(*op, *width, *x, *y) {
-                        Some(v) => Ok(v),
-                        None => {
-                            let vals = [slot(args[0]).expect("bits"), slot(args[1]).expect("bits")];
-                            eval_op(*op, &vals).or_else(|_| divided_by_zero(*op, &vals))
-                        }
-                    }
-                }
+                Step::App(op, args) if let Some(v) = self.bits_op(*op, args) => Ok(v),
                 // Up to three arguments on the stack (collected, they
                 // took a quarter of a concolic run over an expression
                 // evaluator).
@@ -712,6 +693,18 @@ impl Evaluator {
         match self.slots[*own.last().expect("a constraint has a node") as usize] {
             Ok(Value::Bool(b)) => Ok(b),
             _ => Err(()),
+        }
+    }
+
+    /// `op` over two evaluated bit-vectors of one width, where
+    /// [`eval_bv`] answers.
+    fn bits_op(&self, op: Op, args: &[u32]) -> Option<Value> {
+        let [a, b] = args else { return None };
+        match (&self.slots[*a as usize], &self.slots[*b as usize]) {
+            (Ok(Value::Bv { width, bits: x }), Ok(Value::Bv { width: w, bits: y })) if width == w => {
+                eval_bv(op, *width, *x, *y)
+            }
+            _ => None,
         }
     }
 
