@@ -24,17 +24,7 @@ pub trait Searcher {
 }
 
 pub fn make_searcher(kind: SearchKind, seed: u64) -> Box<dyn Searcher> {
-    match kind {
-        SearchKind::Dfs => Box::new(Dfs::default()),
-        SearchKind::Bfs => Box::new(Bfs(VecDeque::new())),
-        SearchKind::RandomPath => Box::new(RandomPath::new(seed)),
-        SearchKind::CovNew => Box::new(CovNew {
-            frontier: Vec::new(),
-            rng: SmallRng::seed_from_u64(seed),
-        }),
-        SearchKind::Interleaved => Box::new(Interleaved::new(seed, None, false)),
-        SearchKind::Auto => Box::new(Interleaved::new(seed, Some(Instant::now() + AUTO_DFS), false)),
-    }
+    make(kind, seed, false)
 }
 
 /// dsm's driver of `kind`: as [`make_searcher`]'s, except that in
@@ -43,10 +33,22 @@ pub fn make_searcher(kind: SearchKind, seed: u64) -> Box<dyn Searcher> {
 /// together and meet to merge. With dfs down its own path, dsm alone on
 /// bench/multise's Heap Sort took 177 s against 5.9.
 pub fn make_driver(kind: SearchKind, seed: u64) -> Box<dyn Searcher> {
+    make(kind, seed, true)
+}
+
+/// The searcher of `kind`; `newest`: interleaved dfs goes on from the
+/// newest state ([`make_driver`]).
+fn make(kind: SearchKind, seed: u64, newest: bool) -> Box<dyn Searcher> {
     match kind {
-        SearchKind::Interleaved => Box::new(Interleaved::new(seed, None, true)),
-        SearchKind::Auto => Box::new(Interleaved::new(seed, Some(Instant::now() + AUTO_DFS), true)),
-        _ => make_searcher(kind, seed),
+        SearchKind::Dfs => Box::new(Dfs::default()),
+        SearchKind::Bfs => Box::new(Bfs(VecDeque::new())),
+        SearchKind::RandomPath => Box::new(RandomPath::new(seed)),
+        SearchKind::CovNew => Box::new(CovNew {
+            frontier: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+        }),
+        SearchKind::Interleaved => Box::new(Interleaved::new(seed, None, newest)),
+        SearchKind::Auto => Box::new(Interleaved::new(seed, Some(Instant::now() + AUTO_DFS), newest)),
     }
 }
 

@@ -180,8 +180,9 @@ impl<'m> Multise<'m> {
         }
         // Merging's turn: what its share allows, and the overrun.
         let turn = race.dse_time.mul_f64(MERGING_SHARE).saturating_sub(merging);
-        race.turn_end = Some(Instant::now() + turn);
-        let deadline = Instant::now() + turn + race.overrun;
+        let turn_end = Instant::now() + turn;
+        race.turn_end = Some(turn_end);
+        let deadline = turn_end + race.overrun;
         self.guards.set_deadline(Some(deadline));
         // A solver call is cut there too (it answers unknown, and merging
         // is given up as for a BDD operation past it): a call left to run
