@@ -2,7 +2,7 @@
 
 use crate::op::{eval_op, EvalError, Op};
 use crate::value::{Sort, Value};
-use braid_budget::Budget;
+use braid_budget::{Budget, Pace};
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -63,6 +63,9 @@ pub struct TermStore {
     /// The run's budget, when the caller unwinds from a stop
     /// ([`TermStore::set_budget`]): the tables ask it before they grow.
     budget: Option<Budget>,
+    /// How fast the tables grow, per byte (rehashing the hash-consing
+    /// table hashes every node again).
+    growth_pace: Pace,
     symbols: Vec<Symbol>,
     symbol_ids: FxHashMap<Symbol, SymId>,
     /// Recently made constants, direct-mapped by value: concrete code makes
@@ -177,9 +180,10 @@ impl TermStore {
     }
 
     /// Unwinds unless the growth the next term brings fits under the
-    /// budget ([`TermStore::set_budget`]).
-    fn room_for_one(&self) {
-        let Some(budget) = &self.budget else { return };
+    /// budget ([`TermStore::set_budget`]), in memory and in time; returns
+    /// the bytes it brings if it was asked (to time the growth with).
+    fn room_for_one(&self) -> usize {
+        let Some(budget) = &self.budget else { return 0 };
         let mut bytes = 0;
         if self.nodes.len() == self.nodes.capacity() {
             bytes += 2 * self.nodes.capacity() * TERM_BYTES;
@@ -189,9 +193,11 @@ impl TermStore {
             // seven eighths full.
             bytes += 2 * self.unique.capacity() * 8 / 7 * (std::mem::size_of::<TermId>() + 1);
         }
-        if bytes >= ASK_BYTES && !budget.reserve(bytes as u64) {
-            budget.check_unwind();
+        if bytes < ASK_BYTES {
+            return 0;
         }
+        budget.grow(bytes, &self.growth_pace);
+        bytes
     }
 
     /// The index of `set` in `symbol_sets`, added if new.
@@ -256,7 +262,8 @@ impl TermStore {
         if let Some(&t) = self.unique.find(h, |t| nodes[t.0 as usize] == node) {
             return t;
         }
-        self.room_for_one();
+        let growth = self.room_for_one();
+        let start = (growth > 0).then(std::time::Instant::now);
         if self.symbol_sets.is_empty() {
             self.intern_set(&[]);
         }
@@ -274,6 +281,9 @@ impl TermStore {
         self.low.push(self.packed_low_bits(t));
         let nodes = &self.nodes;
         self.unique.insert_unique(h, t, |t| node_hash(&nodes[t.0 as usize]));
+        if let Some(start) = start {
+            self.growth_pace.record(growth, start.elapsed());
+        }
         t
     }
 

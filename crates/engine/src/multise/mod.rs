@@ -680,6 +680,16 @@ impl<'m> Multise<'m> {
         if self.guards.node_count() < self.gc_threshold {
             return;
         }
+        // A collection that would end past exploration's deadline is left
+        // out: it cannot be interrupted, and the run ends before the memory
+        // it would free matters.
+        if self
+            .budget
+            .explore_time_left()
+            .is_some_and(|left| left < self.guards.collection_time())
+        {
+            return;
+        }
         let summaries = |s: &ValueSummary| s.iter().map(|e| e.0).collect::<Vec<_>>();
         let roots = frame_guards(frame)
             .chain(self.suspended.iter().flatten().copied())
