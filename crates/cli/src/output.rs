@@ -455,7 +455,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by clause learning over difference bounds in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds in {} ms{}, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by clause learning over difference bounds in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -471,6 +471,12 @@ impl Report {
                         k.search_ms,
                         k.difference_unsat,
                         k.difference_sat,
+                        k.difference_ms,
+                        if k.difference_skipped > 0 {
+                            format!(" ({} not tried: it did not pay)", k.difference_skipped)
+                        } else {
+                            String::new()
+                        },
                         k.enumerate_unsat,
                         k.enumerate_sat,
                         k.enumerate_ms,

@@ -314,6 +314,12 @@ pub struct KindDetail {
     /// Answered sat by a model of the comparisons of a case the difference
     /// bounds did not refute, without the solver.
     pub difference_sat: u64,
+    /// The difference bounds' time, and the questions they were not given
+    /// while they did not pay.
+    #[serde(default)]
+    pub difference_ms: u64,
+    #[serde(default)]
+    pub difference_skipped: u64,
     /// Questions over floats given to XSat's search before the solver,
     /// those it found a model for, and its time.
     pub search_tries: u64,
@@ -403,6 +409,8 @@ impl Stats {
                     cores_missed: s.cores_missed,
                     difference_unsat: s.difference_unsat,
                     difference_sat: s.difference_sat,
+                    difference_ms: s.difference_time.as_millis() as u64,
+                    difference_skipped: s.difference_skipped,
                     search_tries: s.search_tries,
                     search_sat: s.search_sat,
                     search_ms: s.search_time.as_millis() as u64,

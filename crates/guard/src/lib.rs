@@ -1641,7 +1641,10 @@ mod tests {
         });
         assert!(grew.is_err(), "the growth unwound");
         assert_eq!(g.unique.slots.len(), slots, "the table did not grow");
-        assert_eq!(budget.reason(), Some(braid_budget::StopReason::TimeLimit(Duration::from_secs(60))));
+        assert_eq!(
+            budget.reason(),
+            Some(braid_budget::StopReason::TimeLimit(Duration::from_secs(60)))
+        );
     }
 
     /// A xorshift generator from `seed`: the tests' random guards.
