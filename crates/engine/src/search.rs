@@ -43,10 +43,7 @@ fn make(kind: SearchKind, seed: u64, newest: bool) -> Box<dyn Searcher> {
         SearchKind::Dfs => Box::new(Dfs::default()),
         SearchKind::Bfs => Box::new(Bfs(VecDeque::new())),
         SearchKind::RandomPath => Box::new(RandomPath::new(seed)),
-        SearchKind::CovNew => Box::new(CovNew {
-            frontier: Vec::new(),
-            rng: SmallRng::seed_from_u64(seed),
-        }),
+        SearchKind::CovNew => Box::new(CovNew::new(seed)),
         SearchKind::Interleaved => Box::new(Interleaved::new(seed, None, newest)),
         SearchKind::Auto => Box::new(Interleaved::new(seed, Some(Instant::now() + AUTO_DFS), newest)),
     }
@@ -61,33 +58,46 @@ fn make(kind: SearchKind, seed: u64, newest: bool) -> Box<dyn Searcher> {
 /// bytes, 10 s: 79 branches under dfs, 171 interleaved).
 pub const AUTO_DFS: Duration = Duration::from_secs(2);
 
-/// Searchers taking turns over the same states (random-path, dfs): each is
-/// told of every state; a state one of them chose is skipped when the
-/// other chooses it later. dfs goes on down its own path: the states
-/// random-path's choices become go under dfs's stack, not on top (on top,
-/// dfs started again at every shallow fork random-path made, and finished
-/// no path where paths are long: atomicobject/heatshrink's decoder over 3
-/// symbolic bytes, 6 s, 153 paths against dfs's 23 808 and 110 262 live
-/// states).
+/// Searchers taking turns over the same states (random-path, covnew and
+/// dfs): each is told of every state; a state one of them chose is skipped
+/// when the others choose it later. random-path reaches the shallow
+/// branches dfs leaves behind a deep subtree, covnew the states that
+/// covered something last (KLEE's default pairs these two: on yxml's
+/// tokenizer over 10 symbolic bytes, 10 s, dse covered 520 branches under
+/// covnew against 252 under random-path and dfs), and dfs finishes paths.
+/// dfs goes on down its own path: the states the others' choices become
+/// go under dfs's stack, not on top (on top, dfs started again at every
+/// shallow fork random-path made, and finished no path where paths are
+/// long: atomicobject/heatshrink's decoder over 3 symbolic bytes, 6 s, 153
+/// paths against dfs's 23 808 and 110 262 live states).
 struct Interleaved {
     random: Box<dyn Searcher>,
+    /// None in dsm's driver ([`make_driver`]): with it, dsm alone on
+    /// bench/multise's Heap Sort took 54 s against 16.9.
+    covnew: Option<CovNew>,
     dfs: Dfs,
     turn: usize,
-    /// The last state chosen, and by whom (dfs: 1).
+    /// The last state chosen, and by whom (random-path 0, covnew 1, dfs 2).
     chosen: Option<(StateId, usize)>,
-    /// States chosen by one part and not yet by the other.
-    taken: rustc_hash::FxHashSet<StateId>,
+    /// States chosen by one part, with how many others still hold them.
+    taken: rustc_hash::FxHashMap<StateId, u8>,
     /// Until then, dfs alone chooses.
     dfs_until: Option<Instant>,
-    /// dfs goes on from the newest state, random-path's forks included
+    /// dfs goes on from the newest state, the others' forks included
     /// ([`make_driver`]).
     newest: bool,
 }
+
+/// The parts of [`Interleaved`], by number.
+const PARTS: usize = 3;
+const COVNEW: usize = 1;
+const DFS: usize = 2;
 
 impl Interleaved {
     fn new(seed: u64, dfs_until: Option<Instant>, newest: bool) -> Interleaved {
         Interleaved {
             random: make_searcher(SearchKind::RandomPath, seed),
+            covnew: (!newest).then(|| CovNew::new(seed)),
             dfs: Dfs::default(),
             turn: 0,
             chosen: None,
@@ -100,21 +110,42 @@ impl Interleaved {
 
 impl Searcher for Interleaved {
     fn select(&mut self, info: &dyn StateInfo) -> Option<StateId> {
+        let skip = |part: usize, s: &Self| part == COVNEW && s.covnew.is_none();
         self.turn = match self.dfs_until {
-            Some(t) if Instant::now() < t => 1,
-            _ => self.turn ^ 1,
+            Some(t) if Instant::now() < t => DFS,
+            _ => {
+                let mut next = (self.turn + 1) % PARTS;
+                if skip(next, self) {
+                    next = (next + 1) % PARTS;
+                }
+                next
+            }
         };
-        for part in [self.turn, self.turn ^ 1] {
+        for k in 0..PARTS {
+            let part = (self.turn + k) % PARTS;
+            if skip(part, self) {
+                continue;
+            }
             loop {
-                let next = match part {
-                    0 => self.random.select(info),
+                let next = match (part, &mut self.covnew) {
+                    (0, _) => self.random.select(info),
+                    (COVNEW, Some(c)) => c.select(info),
                     _ => self.dfs.select(info),
                 };
                 let Some(id) = next else { break };
-                if !self.taken.remove(&id) {
-                    self.taken.insert(id);
-                    self.chosen = Some((id, part));
-                    return Some(id);
+                match self.taken.get_mut(&id) {
+                    Some(left) => {
+                        *left -= 1;
+                        if *left == 0 {
+                            self.taken.remove(&id);
+                        }
+                    }
+                    None => {
+                        let others = if self.covnew.is_some() { PARTS - 1 } else { PARTS - 2 };
+                        self.taken.insert(id, others as u8);
+                        self.chosen = Some((id, part));
+                        return Some(id);
+                    }
                 }
             }
         }
@@ -123,9 +154,12 @@ impl Searcher for Interleaved {
 
     fn update(&mut self, parent: Option<StateId>, children: &[StateId]) {
         self.random.update(parent, children);
-        let randoms =
-            !self.newest && parent.is_some() && self.chosen.is_some_and(|(id, part)| Some(id) == parent && part == 0);
-        if randoms {
+        if let Some(c) = &mut self.covnew {
+            c.update(parent, children);
+        }
+        let others =
+            !self.newest && parent.is_some() && self.chosen.is_some_and(|(id, part)| Some(id) == parent && part != DFS);
+        if others {
             self.dfs.under(children);
         } else {
             self.dfs.update(parent, children);
@@ -288,10 +322,23 @@ impl Searcher for RandomPath {
 }
 
 /// KLEE's nurs:covnew: weight 1/k² where k is the number of statements the
-/// state ran since it last covered a new branch.
+/// state ran since it last covered a new branch. Past [`CovNew::SAMPLE`]
+/// states, the choice is among that many drawn at random (weighing every
+/// state at every choice cost as much as the frontier is large).
 struct CovNew {
     frontier: Vec<StateId>,
     rng: SmallRng,
+}
+
+impl CovNew {
+    const SAMPLE: usize = 64;
+
+    fn new(seed: u64) -> CovNew {
+        CovNew {
+            frontier: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
 }
 
 impl Searcher for CovNew {
@@ -299,18 +346,23 @@ impl Searcher for CovNew {
         if self.frontier.is_empty() {
             return None;
         }
-        let weights: Vec<f64> = self
-            .frontier
+        let n = self.frontier.len();
+        let candidates: Vec<usize> = if n <= Self::SAMPLE {
+            (0..n).collect()
+        } else {
+            (0..Self::SAMPLE).map(|_| self.rng.gen_range(0..n)).collect()
+        };
+        let weights: Vec<f64> = candidates
             .iter()
-            .map(|id| {
-                let k = info.steps_since_cover(*id).max(1) as f64;
+            .map(|&i| {
+                let k = info.steps_since_cover(self.frontier[i]).max(1) as f64;
                 1.0 / (k * k)
             })
             .collect();
         let total: f64 = weights.iter().sum();
         let mut pick = self.rng.gen::<f64>() * total;
-        let mut chosen = self.frontier.len() - 1;
-        for (i, w) in weights.iter().enumerate() {
+        let mut chosen = candidates[candidates.len() - 1];
+        for (&i, w) in candidates.iter().zip(&weights) {
             if pick < *w {
                 chosen = i;
                 break;
