@@ -103,13 +103,14 @@ struct RunArgs {
     #[arg(long, default_value = "dse")]
     engine: String,
     /// Searcher (dse; ssm's, dsm's and multise's: that of the dse they race or hand the run
-    /// over to): dfs, bfs, random-path, covnew, interleaved (random-path and dfs in turns),
-    /// auto (dfs for 2 s, then interleaved; the default); concolic's open branches: dfs, bfs,
-    /// generational (the default).
+    /// over to): dfs, bfs, random-path, covnew, interleaved (random-path, covnew and dfs in
+    /// turns), auto (dfs for 2 s, then interleaved; the default); concolic's open branches:
+    /// dfs, bfs, generational (the default).
     #[arg(long)]
     search: Option<String>,
     /// dsm: the searcher that drives dynamic merging (picks the states fast-forwarding does
-    /// not): dfs, bfs, random-path, covnew, interleaved (the default), auto.
+    /// not): dfs, bfs, random-path, covnew, interleaved (the default; as a driver, random-path
+    /// and dfs in turns), auto.
     #[arg(long)]
     driver: Option<String>,
     /// concolic: MuSE — the assignments the solver passes through (partial
