@@ -72,12 +72,13 @@ pub const AUTO_DFS: Duration = Duration::from_secs(2);
 /// paths against dfs's 23 808 and 110 262 live states).
 struct Interleaved {
     random: Box<dyn Searcher>,
-    /// None in dsm's driver ([`make_driver`]): with it, dsm alone on
-    /// bench/multise's Heap Sort took 54 s against 16.9.
-    covnew: Option<CovNew>,
+    covnew: CovNew,
     dfs: Dfs,
+    /// The parts taking turns ([`ALL`], or [`DRIVER`] in dsm's driver),
+    /// and the index of the one whose turn it is.
+    parts: &'static [usize],
     turn: usize,
-    /// The last state chosen, and by whom (random-path 0, covnew 1, dfs 2).
+    /// The last state chosen, and by which part.
     chosen: Option<(StateId, usize)>,
     /// States chosen by one part, with how many others still hold them.
     taken: rustc_hash::FxHashMap<StateId, u8>,
@@ -88,17 +89,22 @@ struct Interleaved {
     newest: bool,
 }
 
-/// The parts of [`Interleaved`], by number.
-const PARTS: usize = 3;
+/// The parts of [`Interleaved`].
+const RANDOM: usize = 0;
 const COVNEW: usize = 1;
 const DFS: usize = 2;
+const ALL: [usize; 3] = [RANDOM, COVNEW, DFS];
+/// dsm's driver's: with covnew, dsm alone on bench/multise's Heap Sort took
+/// 54 s against 16.9.
+const DRIVER: [usize; 2] = [RANDOM, DFS];
 
 impl Interleaved {
     fn new(seed: u64, dfs_until: Option<Instant>, newest: bool) -> Interleaved {
         Interleaved {
             random: make_searcher(SearchKind::RandomPath, seed),
-            covnew: (!newest).then(|| CovNew::new(seed)),
+            covnew: CovNew::new(seed),
             dfs: Dfs::default(),
+            parts: if newest { &DRIVER } else { &ALL },
             turn: 0,
             chosen: None,
             taken: Default::default(),
@@ -110,26 +116,18 @@ impl Interleaved {
 
 impl Searcher for Interleaved {
     fn select(&mut self, info: &dyn StateInfo) -> Option<StateId> {
-        let skip = |part: usize, s: &Self| part == COVNEW && s.covnew.is_none();
+        let n = self.parts.len();
         self.turn = match self.dfs_until {
-            Some(t) if Instant::now() < t => DFS,
-            _ => {
-                let mut next = (self.turn + 1) % PARTS;
-                if skip(next, self) {
-                    next = (next + 1) % PARTS;
-                }
-                next
-            }
+            // dfs is the last part.
+            Some(t) if Instant::now() < t => n - 1,
+            _ => (self.turn + 1) % n,
         };
-        for k in 0..PARTS {
-            let part = (self.turn + k) % PARTS;
-            if skip(part, self) {
-                continue;
-            }
+        for k in 0..n {
+            let part = self.parts[(self.turn + k) % n];
             loop {
-                let next = match (part, &mut self.covnew) {
-                    (0, _) => self.random.select(info),
-                    (COVNEW, Some(c)) => c.select(info),
+                let next = match part {
+                    RANDOM => self.random.select(info),
+                    COVNEW => self.covnew.select(info),
                     _ => self.dfs.select(info),
                 };
                 let Some(id) = next else { break };
@@ -141,8 +139,7 @@ impl Searcher for Interleaved {
                         }
                     }
                     None => {
-                        let others = if self.covnew.is_some() { PARTS - 1 } else { PARTS - 2 };
-                        self.taken.insert(id, others as u8);
+                        self.taken.insert(id, n as u8 - 1);
                         self.chosen = Some((id, part));
                         return Some(id);
                     }
@@ -154,8 +151,8 @@ impl Searcher for Interleaved {
 
     fn update(&mut self, parent: Option<StateId>, children: &[StateId]) {
         self.random.update(parent, children);
-        if let Some(c) = &mut self.covnew {
-            c.update(parent, children);
+        if self.parts.contains(&COVNEW) {
+            self.covnew.update(parent, children);
         }
         let others =
             !self.newest && parent.is_some() && self.chosen.is_some_and(|(id, part)| Some(id) == parent && part != DFS);
