@@ -354,11 +354,28 @@ impl Unique {
     }
 }
 
+/// A node with its forced literals beside it, two to a cache line: an
+/// operation reads a node's forced literals (the disjointness shortcut)
+/// just before its variable and children, and apart they were two misses
+/// where one does (multise's BDD time is mostly waiting on memory).
 #[derive(Clone, Copy)]
+#[repr(C, align(32))]
 struct Node {
     var: u32,
     lo: Guard,
     hi: Guard,
+    forced: Forced,
+}
+
+impl Node {
+    /// A terminal's slot, and a freed one (only slots 0 and 1 are
+    /// terminals).
+    const FREE: Node = Node {
+        var: TERMINAL,
+        lo: Guard::FALSE,
+        hi: Guard::FALSE,
+        forced: Forced::FALSE,
+    };
 }
 
 const TERMINAL: u32 = u32::MAX;
@@ -418,10 +435,9 @@ enum Connective {
 }
 
 pub struct Guards {
+    /// The nodes, each with the literals every one of its paths to `true`
+    /// sets ([`Forced`]).
     nodes: Vec<Node>,
-    /// Per node, the literals every one of its paths to `true` sets
-    /// ([`Forced`]).
-    forced: Vec<Forced>,
     unique: Unique,
     /// Operation caches, one per connective.
     and_cache: Computed,
@@ -479,14 +495,12 @@ impl Default for Guards {
 
 impl Guards {
     pub fn new() -> Guards {
-        let terminal = |_| Node {
-            var: TERMINAL,
-            lo: Guard::FALSE,
-            hi: Guard::FALSE,
+        let t = Node {
+            forced: Forced::TRUE,
+            ..Node::FREE
         };
         Guards {
-            nodes: (0..2).map(terminal).collect(),
-            forced: vec![Forced::FALSE, Forced::TRUE],
+            nodes: vec![Node::FREE, t],
             unique: Unique::new(),
             and_cache: Computed::new(),
             or_cache: Computed::new(),
@@ -559,11 +573,7 @@ impl Guards {
             if *alive || n.var == TERMINAL {
                 continue;
             }
-            self.nodes[i] = Node {
-                var: TERMINAL,
-                lo: Guard::FALSE,
-                hi: Guard::FALSE,
-            };
+            self.nodes[i] = Node::FREE;
             self.free.push(i as u32);
         }
         let count = self.node_count() - 2;
@@ -590,6 +600,11 @@ impl Guards {
         self.nodes[g.0 as usize].var
     }
 
+    #[inline]
+    fn forced(&self, g: Guard) -> Forced {
+        self.nodes[g.0 as usize].forced
+    }
+
     fn mk(&mut self, var: u32, lo: Guard, hi: Guard) -> Guard {
         if lo == hi {
             return lo;
@@ -602,8 +617,7 @@ impl Guards {
         // they ask first, for the memory and the time.
         let mut node_growth = 0;
         if self.free.is_empty() && self.nodes.len() == self.nodes.capacity() {
-            let per_node = std::mem::size_of::<Node>() + std::mem::size_of::<Forced>();
-            node_growth = self.nodes.capacity() * per_node;
+            node_growth = self.nodes.capacity() * std::mem::size_of::<Node>();
             self.budget.grow(node_growth, &self.paces.nodes);
         }
         let unique_growth = self.unique.growth_bytes();
@@ -628,17 +642,15 @@ impl Guards {
     /// forced literals; the caller indexes it.
     #[inline]
     fn new_node(&mut self, var: u32, lo: Guard, hi: Guard) -> u32 {
-        let node = Node { var, lo, hi };
-        let forced = Forced::node(var, self.forced[lo.0 as usize], self.forced[hi.0 as usize]);
+        let forced = Forced::node(var, self.forced(lo), self.forced(hi));
+        let node = Node { var, lo, hi, forced };
         let id = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = node;
-                self.forced[id as usize] = forced;
                 id
             }
             None => {
                 self.nodes.push(node);
-                self.forced.push(forced);
                 self.nodes.len() as u32 - 1
             }
         };
@@ -976,7 +988,7 @@ impl Guards {
     /// Whether `a ∧ b` is `false` by their forced literals alone (a
     /// constant-time test: `false` means "not known", not "they meet").
     pub fn surely_disjoint(&self, a: Guard, b: Guard) -> bool {
-        a.is_false() || b.is_false() || self.forced[a.0 as usize].conflicts(self.forced[b.0 as usize])
+        a.is_false() || b.is_false() || self.forced(a).conflicts(self.forced(b))
     }
 
     pub fn and(&mut self, a: Guard, b: Guard) -> Guard {
@@ -1014,7 +1026,7 @@ impl Guards {
         }
         let key = (a.min(b), a.max(b));
         match op {
-            Connective::And if self.forced[a.0 as usize].conflicts(self.forced[b.0 as usize]) => Some(Guard::FALSE),
+            Connective::And if self.forced(a).conflicts(self.forced(b)) => Some(Guard::FALSE),
             Connective::And => self.and_cache.get(key),
             Connective::Or => self.or_cache.get(key),
         }
@@ -1689,7 +1701,7 @@ mod tests {
         for _ in 0..2000 {
             let (a, b) = (pool[next() as usize % pool.len()], pool[next() as usize % pool.len()]);
             let ab = g.and(a, b);
-            let (fa, fb) = (g.forced[a.0 as usize], g.forced[b.0 as usize]);
+            let (fa, fb) = (g.forced(a), g.forced(b));
             conflicts += fa.conflicts(fb) as u32;
             for bits in 0..1u32 << used.len() {
                 let (ha, hb) = (holds(&g, a, first, bits), holds(&g, b, first, bits));

@@ -170,7 +170,9 @@ impl Guards {
             let lo = self.sift_mk(pass, x, f00, f10);
             let hi = self.sift_mk(pass, x, f01, f11);
             pass.table[x as usize].remove(&(f0, f1));
-            self.nodes[f as usize] = Node { var: y, lo, hi };
+            // The same function: its forced literals stay.
+            let n = &mut self.nodes[f as usize];
+            (n.var, n.lo, n.hi) = (y, lo, hi);
             pass.table[y as usize].insert((lo, hi), f);
             self.deref(pass, f0);
             self.deref(pass, f1);
@@ -217,11 +219,7 @@ impl Guards {
             }
             let n = self.nodes[id];
             pass.table[n.var as usize].remove(&(n.lo, n.hi));
-            self.nodes[id] = Node {
-                var: TERMINAL,
-                lo: Guard::FALSE,
-                hi: Guard::FALSE,
-            };
+            self.nodes[id] = Node::FREE;
             self.free.push(id as u32);
             pass.freed.push(id as u32);
             pass.size -= 1;
