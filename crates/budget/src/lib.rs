@@ -547,6 +547,32 @@ pub fn install_signal_handlers() {
     }
 }
 
+/// Writes `bytes` to a child process's input with SIGPIPE blocked on this
+/// thread: a child that ends (or is ended by another thread, as a helper
+/// solver whose answer is no longer wanted) before reading it all makes the
+/// write fail, not the process. The command line restores SIGPIPE's
+/// default for its own output, and a helper killed while braid wrote its
+/// question ended a run with no report and exit status 141 (semver.c under
+/// multise, one run in three).
+pub fn write_to_child(pipe: &mut impl std::io::Write, bytes: &[u8]) -> bool {
+    // SAFETY: the signal set is initialised by sigemptyset before use; the
+    // calls change this thread's mask only, and restore it.
+    unsafe {
+        let mut pipe_set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut pipe_set);
+        libc::sigaddset(&mut pipe_set, libc::SIGPIPE);
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::pthread_sigmask(libc::SIG_BLOCK, &pipe_set, &mut old);
+        let written = pipe.write_all(bytes).is_ok();
+        // A SIGPIPE the write raised waits on this thread: taken here, it
+        // is not delivered when the mask comes back.
+        let now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        while libc::sigtimedwait(&pipe_set, std::ptr::null_mut(), &now) == libc::SIGPIPE {}
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        written
+    }
+}
+
 /// Whether a SIGINT or SIGTERM has arrived.
 pub fn signalled() -> bool {
     SIGNALLED.load(Ordering::Relaxed)
@@ -555,6 +581,26 @@ pub fn signalled() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// With SIGPIPE's default restored (as the command line does), writing
+    /// to a child that ended without reading fails the write and leaves
+    /// the process (this test binary) running, with no SIGPIPE left to
+    /// deliver later.
+    #[test]
+    fn a_child_that_ended_fails_the_write_not_the_process() {
+        // SAFETY: restoring a signal's default disposition.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        let mut child = std::process::Command::new("true")
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("`true` runs");
+        let mut input = child.stdin.take().expect("piped");
+        child.wait().expect("`true` ends");
+        assert!(!write_to_child(&mut input, &vec![0u8; 1 << 20]));
+        assert!(!write_to_child(&mut input, b"again"));
+        // SAFETY: restoring Rust's disposition for the other tests.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    }
 
     /// A step that would end past exploration's deadline stops the run
     /// (for the time limit) instead of starting; one that fits does not.

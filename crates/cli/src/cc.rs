@@ -80,7 +80,6 @@ fn is_cpp(path: &Path) -> bool {
 /// Whether clang finds wasi-libc: it preprocesses `#include <stdio.h>` for
 /// wasm32-wasi (asked only after a compilation failed on a missing file).
 fn wasi_libc_works() -> bool {
-    use std::io::Write;
     let child = Command::new("clang")
         .args(["--target=wasm32-wasi", "-E", "-x", "c", "-", "-o", "/dev/null"])
         .stdin(std::process::Stdio::piped())
@@ -91,7 +90,7 @@ fn wasi_libc_works() -> bool {
     let written = child
         .stdin
         .take()
-        .is_some_and(|mut i| i.write_all(b"#include <stdio.h>\n").is_ok());
+        .is_some_and(|mut i| braid_budget::write_to_child(&mut i, b"#include <stdio.h>\n"));
     child.wait().is_ok_and(|s| s.success()) && written
 }
 

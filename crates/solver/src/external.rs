@@ -17,7 +17,7 @@
 use crate::SatResult;
 use braid_term::{Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -128,7 +128,7 @@ impl Helper {
         }
         // Writing returns once the helper has read the script (it fails
         // if the helper was ended); closing the pipe ends its input.
-        let written = stdin.write_all(script.text.as_bytes()).is_ok();
+        let written = braid_budget::write_to_child(&mut stdin, script.text.as_bytes());
         drop(stdin);
         let mut out = String::new();
         let read = stdout.read_to_string(&mut out).is_ok();
