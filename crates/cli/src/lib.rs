@@ -289,7 +289,7 @@ struct RunArgs {
     trace: bool,
     /// multise, ssm, dsm: dse (give merging up and explore with dse from
     /// the start once memory is past half its limit, or under multise once
-    /// BDD operations have taken 80 % of the run's first half second or
+    /// BDD operations have taken 85 % of the run's first half second or
     /// more) or none.
     #[arg(long)]
     fallback: Option<String>,
