@@ -217,7 +217,7 @@ const REORDER_SHARE: f64 = 0.25;
 ///   (jsmn's tokenizer over 8 bytes; a version-string parser, semver.c
 ///   over 4 and 5 bytes, at 80.0-80.2 % at 500 ms, given up in one run of
 ///   three where merging alone finishes in 12 s and dse does not in 60),
-///   the sorts of Table 1 at 88-89 % (Quick Sort) and more (Heap Sort);
+///   the sorts of Table 1 at 87-89 % (Quick Sort, six runs) and more (Heap Sort);
 ///   Red-Black, a win, at 83-88 % stays near the cliff on a loaded host
 ///   (it ends before 500 ms on a quiet one).
 /// - Not sooner: a second stage at 93 % after 150 ms gave Heap Sort up at
