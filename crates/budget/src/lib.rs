@@ -553,7 +553,7 @@ pub fn install_signal_handlers() {
 /// write fail, not the process. The command line restores SIGPIPE's
 /// default for its own output, and a helper killed while braid wrote its
 /// question ended a run with no report and exit status 141 (semver.c under
-/// multise, one run in three).
+/// multise alone over 4 bytes, two runs in three).
 pub fn write_to_child(pipe: &mut impl std::io::Write, bytes: &[u8]) -> bool {
     // SAFETY: the signal set is initialised by sigemptyset before use; the
     // calls change this thread's mask only, and restore it.

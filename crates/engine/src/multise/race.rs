@@ -51,7 +51,9 @@ pub const MERGING_SHARE: f64 = 1.0;
 /// grow with its states. A version-string parser (semver.c, scratch
 /// harness, every byte symbolic) over 4 bytes, which merging alone
 /// finishes in 12 s and dse does not in 60, had merging given up at
-/// 4.7-12.8 s in every raced run by a Z3 call cut 500-600 ms past its turn.
+/// 4.7-12.8 s by a step that ran 505-601 ms past its turn (a Z3 call cut
+/// there, in the run whose slowest call was looked at) wherever the
+/// BDD-share rule had not given it up first.
 /// The bound where dse finishes first becomes twice dse's time and an
 /// eighth of it.
 pub const OVERRUN_SHARE: f64 = 0.125;
