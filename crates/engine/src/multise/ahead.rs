@@ -10,7 +10,7 @@
 //! calls would have made (function-bounded, §4), each run to its exits.
 
 use super::cells::PageView;
-use super::{frame_guards, guarded_update, sole_in, Frame, Multise, PcEntry, ValueSummary};
+use super::{guarded_update, sole_in, Frame, Held, Multise, PcEntry, ValueSummary};
 use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Pacing, MAX_STEPS};
 use crate::concrete::{Cells, CellsBuilder, Code};
 use crate::record::Recorder;
@@ -160,7 +160,7 @@ impl Multise<'_> {
             // The summaries placeholders stand for are roots while the
             // callees run.
             let roots = sent.summaries.iter().flat_map(|s| s.iter().map(|x| x.0)).collect();
-            self.suspended.push(roots);
+            self.suspended.push(Held::Guards(roots));
             let e = frame.pc.swap_remove(0);
             self.resume_calls(frame, e, &callees, &sent.summaries, rec);
             self.suspended.pop();
@@ -192,17 +192,13 @@ impl Multise<'_> {
             Some(Stmt::Call { dst, .. }) => *dst,
             _ => unreachable!("a frame below a callee is at its call"),
         };
-        self.suspended.push(frame_guards(frame).chain([e.guard]).collect());
-        self.depth.push(callee.func);
-        self.hold_caller(frame);
+        self.suspend(frame, vec![e.guard], callee.func);
         if callees.len() > 1 {
             let inner_e = inner.pc.swap_remove(0);
             self.resume_calls(&mut inner, inner_e, &callees[1..], summaries, rec);
         }
         self.run_frame(&mut inner, rec);
-        self.release_caller();
-        self.depth.pop();
-        self.suspended.pop();
+        self.resume(frame);
         self.returned(frame, &e, e.at, &inner, dst);
     }
 

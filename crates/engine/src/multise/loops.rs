@@ -39,7 +39,7 @@
 //! here is a whole iteration of every path, more than `dse`'s state, so
 //! fewer than `dse`'s [`crate::dse::loops::MAX_BARREN_ENTRIES`]).
 
-use super::{Frame, Multise, PcEntry, ValueSummary};
+use super::{Frame, Held, Multise, PcEntry, ValueSummary};
 use crate::dse::loops::{
     computed, few_values, LoopStats, Matcher, COMPLETION_STEPS, MAX_ENTRIES, MAX_QUERIES, MAX_REPORTED, MAX_SPLIT,
     MAX_SPLIT_CELLS, QUERY_MS,
@@ -232,20 +232,6 @@ impl Multise<'_> {
         };
         let head = self.loop_heads[frame.func.0 as usize].get(e.at as usize) == Some(&true);
         head && !e.merged && loops.watching(frame.func, e.at)
-    }
-
-    /// A call from `frame` starts: its variables hold symbols a loop in the
-    /// callee must keep.
-    pub(super) fn hold_caller(&mut self, frame: &Frame) {
-        if self.loops.is_some() {
-            self.callers.push(frame.vars.clone());
-        }
-    }
-
-    pub(super) fn release_caller(&mut self) {
-        if self.loops.is_some() {
-            self.callers.pop();
-        }
     }
 
     /// Takes the journal of cell writes into the summaries.
@@ -712,7 +698,7 @@ impl Multise<'_> {
             }
             add(self, &a.size);
         }
-        for s in self.callers.iter().flatten() {
+        for s in self.suspended.iter().flat_map(Held::vars) {
             add(self, s);
         }
         let pinned = Rc::new(pinned);
