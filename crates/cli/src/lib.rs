@@ -274,10 +274,10 @@ struct RunArgs {
     /// input with that input, in input order) or creation.
     #[arg(long)]
     bdd_order: Option<String>,
-    /// multise: what a BDD variable stands for: bits (the default: a
-    /// predicate over one byte the function of its 8 bits it is, so
-    /// predicates over a byte know each other exactly) or predicates (each
-    /// branch predicate one variable).
+    /// multise: what a BDD variable stands for: predicates (each branch
+    /// predicate one variable) or bits (a predicate over one byte the
+    /// function of its 8 bits it is, so predicates over a byte know each
+    /// other exactly).
     #[arg(long)]
     bdd_atoms: Option<String>,
     /// multise: reorder the BDD variables by sifting when the nodes have
@@ -676,8 +676,8 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
     };
     o.bit_atoms = match args.bdd_atoms.as_deref() {
-        Some("predicates") => false,
-        None | Some("bits") => true,
+        None | Some("predicates") => false,
+        Some("bits") => true,
         Some(other) => bail!("unknown --bdd-atoms `{other}` (predicates, bits)"),
     };
     o.reorder = args.bdd_reorder;

@@ -93,12 +93,7 @@ pub struct Options {
     /// BDD nodes from which a collection reorders (tests set it low).
     pub reorder_min_nodes: usize,
     /// Predicates over one byte as functions of its bits (`--bdd-atoms
-    /// bits`, the default; `predicates` turns it off). On real byte
-    /// parsers, multise alone: semver.c over 4 bytes 16.3 -> 2.45 s,
-    /// utf8.h's validator and case-insensitive compare over 4 bytes cut off
-    /// at 40 s -> 6.8 s, a printf-style formatter over 2 format characters
-    /// cut off at 40 s -> 14 s; Table 1's Calc Parser about 1.3-1.6x slower
-    /// (bench/RESULTS.md, forty-sixth session).
+    /// bits`).
     pub bit_atoms: bool,
     /// Which `pc` entries at one statement merge (with `coalesce`).
     pub joins: Joins,
@@ -148,7 +143,7 @@ impl Default for Options {
             var_order: VarOrder::Inputs,
             reorder: false,
             reorder_min_nodes: REORDER_MIN_NODES,
-            bit_atoms: true,
+            bit_atoms: false,
             joins: Joins::All,
             fallback: Some(FALLBACK),
         }
