@@ -160,7 +160,10 @@ impl Multise<'_> {
             // The summaries placeholders stand for are roots while the
             // callees run.
             let roots = sent.summaries.iter().flat_map(|s| s.iter().map(|x| x.0)).collect();
-            self.suspended.push(Held::Guards(roots));
+            self.suspended.push(Held {
+                caller: None,
+                guards: roots,
+            });
             let e = frame.pc.swap_remove(0);
             self.resume_calls(frame, e, &callees, &sent.summaries, rec);
             self.suspended.pop();

@@ -272,33 +272,29 @@ fn frame_guards(frame: &Frame) -> impl Iterator<Item = Guard> + '_ {
         .chain(frame.exits.iter().map(|x| x.guard))
 }
 
-/// What an active call below the current frame holds while its callee runs.
-enum Held {
-    /// Guards alone (the summaries a run ahead handed back).
-    Guards(Vec<Guard>),
-    /// The calling frame itself, moved here until the call returns, and
-    /// the call's own guards. (A copy of the frame's guards and variables
-    /// at each call was quadratic where a frame holds many entries: under
-    /// `--no-coalesce`, a printf-style formatter over 2 symbolic bytes,
-    /// calling its output function per character, took 33 s where it now
-    /// takes 25.)
-    Caller(Frame, Vec<Guard>),
+/// What an active call below the current frame holds while its callee runs:
+/// the calling frame itself, moved here until the call returns (none for the
+/// summaries a run ahead handed back), and guards of its own. (A copy of the
+/// frame's guards and variables at each call was quadratic where a frame
+/// holds many entries: under `--no-coalesce`, a printf-style formatter over 2
+/// symbolic bytes, calling its output function per character, took 33 s where
+/// it now takes 25.)
+struct Held {
+    caller: Option<Frame>,
+    guards: Vec<Guard>,
 }
 
 impl Held {
-    fn guards(&self) -> Box<dyn Iterator<Item = Guard> + '_> {
-        match self {
-            Held::Guards(gs) => Box::new(gs.iter().copied()),
-            Held::Caller(frame, gs) => Box::new(frame_guards(frame).chain(gs.iter().copied())),
-        }
+    fn guards(&self) -> impl Iterator<Item = Guard> + '_ {
+        self.caller
+            .iter()
+            .flat_map(frame_guards)
+            .chain(self.guards.iter().copied())
     }
 
     /// The calling frame's variables, if it is a call.
     fn vars(&self) -> &[ValueSummary] {
-        match self {
-            Held::Guards(_) => &[],
-            Held::Caller(frame, _) => &frame.vars,
-        }
+        self.caller.as_ref().map_or(&[], |f| &f.vars)
     }
 }
 
@@ -1910,17 +1906,21 @@ impl<'m> Multise<'m> {
             halted: Vec::new(),
         };
         let caller = std::mem::replace(frame, empty);
-        self.suspended.push(Held::Caller(caller, held));
+        self.suspended.push(Held {
+            caller: Some(caller),
+            guards: held,
+        });
         self.depth.push(callee);
     }
 
     /// The call [`Multise::suspend`] started ended: `frame` is the caller again.
     fn resume(&mut self, frame: &mut Frame) {
         self.depth.pop();
-        match self.suspended.pop() {
-            Some(Held::Caller(caller, _)) => *frame = caller,
-            _ => unreachable!("the caller is where its call put it"),
-        }
+        *frame = self
+            .suspended
+            .pop()
+            .and_then(|h| h.caller)
+            .expect("the caller is where its call put it");
     }
 
     /// The exits of a call's callee frame `inner` go on after the call at
