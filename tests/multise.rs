@@ -265,25 +265,30 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
             explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        let mut spec = EngineSpec::new(EngineKind::Multise);
-        spec.multise.fallback = Some(Fallback {
-            race_after: Some(Duration::ZERO),
-            overrun: Duration::from_secs(3600),
-            bdd_share: None,
-        });
-        let (r, tests) = run(&spec);
-        assert_eq!(r.engine, "multise");
-        assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
-        assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
-        assert_eq!(bug_set(&r), bug_set(&dse), "{program}");
-        let race = r.stats.race.as_ref().expect("dse joined at once");
-        match race.winner.as_deref() {
-            Some("dse") => assert_eq!(r.paths, dse.paths, "{program}"),
-            Some("merging") => assert!(r.stats.merging_given_up.is_none(), "{program}"),
-            other => panic!("{program}: winner {other:?}"),
-        }
-        for t in &tests {
-            replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+        // dse on a thread of its own, and in turns on the run's.
+        for threads in [true, false] {
+            let mut spec = EngineSpec::new(EngineKind::Multise);
+            spec.multise.fallback = Some(Fallback {
+                race_after: Some(Duration::ZERO),
+                overrun: Duration::from_secs(3600),
+                bdd_share: None,
+                threads,
+            });
+            let (r, tests) = run(&spec);
+            let at = format!("{program}, threads {threads}");
+            assert_eq!(r.engine, "multise");
+            assert!(r.complete(), "{at}: {:?}", r.incomplete_reasons);
+            assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
+            assert_eq!(bug_set(&r), bug_set(&dse), "{at}");
+            let race = r.stats.race.as_ref().expect("dse joined at once");
+            match race.winner.as_deref() {
+                Some("dse") => assert_eq!(r.paths, dse.paths, "{at}"),
+                Some("merging") => assert!(r.stats.merging_given_up.is_none(), "{at}"),
+                other => panic!("{at}: winner {other:?}"),
+            }
+            for t in &tests {
+                replay(&module, t).unwrap_or_else(|why| panic!("{at}: a test does not replay: {why}"));
+            }
         }
     }
 }

@@ -101,6 +101,36 @@ struct Inner {
 #[derive(Clone)]
 pub struct Budget {
     inner: Arc<Inner>,
+    /// A share of the run that can end early ([`Budget::cancellable`]).
+    cancel: Option<Arc<Cancelled>>,
+}
+
+/// What [`Budget::cancellable`]'s clones share: whether they are stopped,
+/// and what runs when they are.
+#[derive(Default)]
+struct Cancelled {
+    done: AtomicBool,
+    on_cancel: Mutex<Vec<Arc<dyn Fn() + Send + Sync>>>,
+}
+
+/// Ends the clones of a [`Budget::cancellable`] (not the run).
+#[derive(Clone)]
+pub struct Cancel(Arc<Cancelled>);
+
+impl Cancel {
+    /// The clones stop as the run's budget does, with no reason of the run's.
+    pub fn cancel(&self) {
+        if self.0.done.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        for f in lock(&self.0.on_cancel).iter() {
+            f();
+        }
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.0.done.load(Ordering::Relaxed)
+    }
 }
 
 impl Default for Budget {
@@ -158,7 +188,23 @@ impl Budget {
                 eprintln!("braid: could not start the budget watchdog; memory is not watched");
             }
         }
-        Budget { inner }
+        Budget { inner, cancel: None }
+    }
+
+    /// A clone that also stops (and is exhausted) once the [`Cancel`]
+    /// given with it is called: one of two explorations racing on their
+    /// own threads, ended when the other finishes, while the run goes on.
+    pub fn cancellable(&self) -> (Budget, Cancel) {
+        let c = Arc::new(Cancelled::default());
+        let budget = Budget {
+            inner: self.inner.clone(),
+            cancel: Some(c.clone()),
+        };
+        (budget, Cancel(c))
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.done.load(Ordering::Relaxed))
     }
 
     pub fn limits(&self) -> Limits {
@@ -188,13 +234,13 @@ impl Budget {
     /// the clock; callers that run rarely can [`Budget::poll`] instead.
     #[inline]
     pub fn stopped(&self) -> bool {
-        self.inner.phase.load(Ordering::Relaxed) >= STOPPED
+        self.inner.phase.load(Ordering::Relaxed) >= STOPPED || self.cancelled()
     }
 
     /// Nothing more may run, not even turning the frontier into tests.
     #[inline]
     pub fn exhausted(&self) -> bool {
-        self.inner.phase.load(Ordering::Relaxed) >= EXHAUSTED
+        self.inner.phase.load(Ordering::Relaxed) >= EXHAUSTED || self.cancelled()
     }
 
     /// [`Budget::stopped`], looking at the clock itself (for budgets without
@@ -243,11 +289,16 @@ impl Budget {
 
     /// Runs `f` (from the watchdog thread) when exploration stops, e.g. to
     /// interrupt a solver call; at once if it already has.
+    /// On a [`Budget::cancellable`] clone, also when it is cancelled.
     pub fn on_stop(&self, f: impl Fn() + Send + Sync + 'static) {
         if self.stopped() {
             f();
         }
-        lock(&self.inner.on_stop).push(Box::new(f));
+        let f: Arc<dyn Fn() + Send + Sync> = Arc::new(f);
+        if let Some(c) = &self.cancel {
+            lock(&c.on_cancel).push(f.clone());
+        }
+        lock(&self.inner.on_stop).push(Box::new(move || f()));
     }
 
     /// Time left before exploration must stop (`None`: no limit).
@@ -466,7 +517,7 @@ fn watchdog(weak: Weak<Inner>) {
     loop {
         std::thread::sleep(TICK);
         let Some(inner) = weak.upgrade() else { return };
-        let budget = Budget { inner };
+        let budget = Budget { inner, cancel: None };
         if SIGNALLED.load(Ordering::Relaxed) {
             budget.stop(StopReason::Interrupted);
         }

@@ -138,6 +138,12 @@ struct RunArgs {
     /// much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
+    /// multise: where dse races: `thread` (the default; a thread of its
+    /// own, on a second core where the machine has one: the run takes
+    /// about the faster side's time, and up to twice the CPU time) or
+    /// `turns` (in turns on the run's thread, as ssm's and dsm's race).
+    #[arg(long, value_name = "thread|turns")]
+    race_in: Option<String>,
     /// dsm: block starts of history kept per state (δ).
     #[arg(long)]
     delta: Option<usize>,
@@ -616,6 +622,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.bdd_order.is_some(), "--bdd-order"),
         (args.bdd_atoms.is_some(), "--bdd-atoms"),
         (args.bdd_reorder, "--bdd-reorder"),
+        (args.race_in.is_some(), "--race-in"),
     ];
     if args.fallback.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
         bail!("--fallback applies to --engine multise, ssm and dsm only");
@@ -685,8 +692,14 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         None => FALLBACK.race_after,
         Some(_) => race_after(args)?.map(|ms| std::time::Duration::from_millis(ms as u64)),
     };
+    let threads = match args.race_in.as_deref() {
+        None | Some("thread") => true,
+        Some("turns") => false,
+        Some(other) => bail!("unknown --race-in `{other}` (thread, turns)"),
+    };
     o.fallback = fallback_on(args)?.then_some(Fallback {
         race_after: race,
+        threads,
         ..FALLBACK
     });
     Ok(spec)

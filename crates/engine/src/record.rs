@@ -23,6 +23,11 @@ pub trait Sink {
     fn test(&mut self, index: usize, test: &TestCase);
     /// A periodic report while the run goes on.
     fn progress(&mut self, _progress: &Progress) {}
+    /// [`Sink::test`], with the test's concrete run (a sink that hands
+    /// tests to another thread's recorder, [`Recorder::adopt`]).
+    fn test_run(&mut self, index: usize, test: &TestCase, _run: &ConcreteRun) {
+        self.test(index, test);
+    }
 }
 
 /// A sink that keeps every test in memory (benchmarks, property tests).
@@ -199,7 +204,7 @@ impl<'a> Recorder<'a> {
         test.stderr = text(&run.stderr);
         test.run_args = self.run_args.clone();
         self.traces.insert(run.trace);
-        self.covered.extend(run.covered);
+        self.covered.extend(run.covered.iter().cloned());
         if let Outcome::Bug {
             bug,
             function,
@@ -217,8 +222,32 @@ impl<'a> Recorder<'a> {
                 });
             }
         }
-        self.sink.test(self.tests, test);
+        self.sink.test_run(self.tests, test, &run);
         self.tests += 1;
+    }
+
+    /// A test another thread's recorder ran as `run` (a dse racing on a
+    /// thread of its own): handed on as if run here, unless it takes an
+    /// earlier test's path ([`Recorder::keep_distinct_paths`]).
+    pub fn adopt(&mut self, mut test: TestCase, run: ConcreteRun) {
+        if self.drops(&run) {
+            return;
+        }
+        self.seen.insert(inputs_hash(&test.inputs));
+        if test.frontier {
+            self.frontier_tests += 1;
+        }
+        self.emit(&mut test, run);
+    }
+
+    /// Counts tests another thread's recorder found not to reproduce.
+    pub fn add_not_reproduced(&mut self, n: u64) {
+        self.not_reproduced += n;
+    }
+
+    /// The `braid run` arguments tests record.
+    pub fn run_args(&self) -> &[String] {
+        &self.run_args
     }
 
     /// From now on, drops tests that take an earlier test's path.

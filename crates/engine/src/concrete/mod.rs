@@ -11,6 +11,7 @@ use code::{AddressOf, Kind};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
+#[derive(Clone)]
 pub struct ConcreteRun {
     pub outcome: Outcome,
     pub covered: BTreeSet<Branch>,

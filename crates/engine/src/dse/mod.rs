@@ -12,6 +12,7 @@ mod ahead;
 pub mod concolic;
 pub mod loops;
 pub mod merging;
+pub(crate) mod second;
 mod state;
 
 use crate::config::Config;
@@ -98,6 +99,16 @@ pub(crate) struct Rival<'m> {
     ex: Exploration,
 }
 
+/// The configuration of a dse raced against merging: its solver's log
+/// (`--dump-queries`) beside the other engine's.
+fn rival_config(mut config: Config) -> Config {
+    if let Some(dir) = &mut config.dump_queries {
+        *dir = dir.join("dse");
+        let _ = std::fs::create_dir_all(&*dir);
+    }
+    config
+}
+
 impl<'m> Rival<'m> {
     pub(crate) fn start(
         module: &'m Module,
@@ -107,13 +118,7 @@ impl<'m> Rival<'m> {
         budget: &Budget,
         rec: &mut Recorder,
     ) -> Result<Rival<'m>, EngineError> {
-        let mut config = config;
-        // Its solver's log (`--dump-queries`) beside the other engine's.
-        if let Some(dir) = &mut config.dump_queries {
-            *dir = dir.join("dse");
-            let _ = std::fs::create_dir_all(&*dir);
-        }
-        let mut dse = Box::new(Dse::new(module, entry, program, config));
+        let mut dse = Box::new(Dse::new(module, entry, program, rival_config(config)));
         dse.prepare(budget);
         // Most paths are found twice now.
         rec.keep_distinct_paths();

@@ -120,6 +120,9 @@ pub struct Fallback {
     /// began and BDD operations have taken `share` of that time or more,
     /// merging is given up.
     pub bdd_share: Option<(std::time::Duration, f64)>,
+    /// dse races on a thread of its own where the machine has a second
+    /// core (`dse/second.rs`), rather than in turns on the run's thread.
+    pub threads: bool,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -238,6 +241,7 @@ pub const FALLBACK: Fallback = Fallback {
     race_after: Some(std::time::Duration::from_millis(1000)),
     overrun: std::time::Duration::from_millis(500),
     bdd_share: Some((std::time::Duration::from_millis(500), 0.85)),
+    threads: true,
 };
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
@@ -411,12 +415,40 @@ impl Engine for Multise<'_> {
         self.guards.set_budget(budget);
         self.guards.set_order(self.opts.var_order);
         self.guards.set_bit_atoms(self.opts.bit_atoms);
+        // A dse racing on a thread of its own borrows the module there.
+        std::thread::scope(|scope| self.run_in(scope, budget, rec))
+    }
+}
+
+impl<'m> Multise<'m> {
+    /// [`Engine::run`] within `scope`, where dse's thread may run.
+    fn run_in<'scope>(
+        mut self: Box<Self>,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        budget: &Budget,
+        rec: &mut Recorder,
+    ) -> Result<RunResult, EngineError>
+    where
+        'm: 'scope,
+    {
         if let (Some(fallback), true) = (self.opts.fallback, self.opts.coalesce) {
-            self.start_race(fallback);
+            self.start_race(fallback, scope);
         }
         let frame = self.explore(rec)?;
         self.guards.set_give_up(None);
         let mut race = self.race.take();
+        if let Some(second) = race.as_mut().and_then(|r| r.second.as_mut()) {
+            // Merging's operations ran under a budget that dse's end
+            // cancels; what follows runs under the run's.
+            self.guards.set_budget(budget);
+            self.solver.set_budget(budget);
+            second.take_tests(rec);
+        }
+        if let Some(r) = race.as_mut() {
+            if frame.is_none() && r.second.as_ref().is_some_and(|s| s.finished()) {
+                r.dse_won = true;
+            }
+        }
         // Merging's time ends here (handing over its paths is not racing).
         let merging_time = race.as_ref().map(|r| self.merging_time(r));
         let race_why = race.as_ref().and_then(|r| {
@@ -434,7 +466,9 @@ impl Engine for Multise<'_> {
         });
         let gave_up = (self.guards.gave_up().is_some() || race_why.is_some()) && !budget.stopped();
         if gave_up {
-            let raced = race.as_ref().is_some_and(|r| r.rival.is_some());
+            let raced = race
+                .as_ref()
+                .is_some_and(|r| r.rival.is_some() || r.second.as_ref().is_some_and(|s| s.started()));
             let why = race_why.unwrap_or_else(|| self.give_up_reason(raced));
             // The tests found so far are the recorder's, and the paths
             // under way hand over their models as the frontier does
@@ -456,23 +490,36 @@ impl Engine for Multise<'_> {
             let solver_before = std::mem::take(&mut self.solver.stats);
             let stats = race.as_ref().zip(merging_time).map(|(r, t)| r.stats(t, None));
             let rival = race.as_mut().and_then(|r| r.rival.take());
+            let second = race.as_mut().and_then(|r| r.second.take()).filter(|s| s.started());
             drop(frame);
             drop(self);
             let alone = std::time::Instant::now();
-            let mut r = match rival {
-                Some(rival) => {
-                    budget.release_memory();
-                    let mut r = rival.finish(rec, EngineKind::Multise, why, &solver_before);
-                    // dse's turns and its time alone; its paths in all.
-                    r.stats.race = stats.map(|s| RaceStats {
-                        dse_ms: s.dse_ms + alone.elapsed().as_millis() as u64,
-                        dse_paths: r.paths,
-                        winner: (!budget.stopped()).then(|| "dse".to_string()),
-                        ..s
-                    });
+            let raced = |r: &mut RunResult| {
+                // dse's time (its turns, or its thread's) and its time
+                // alone; its paths in all.
+                r.stats.race = stats.clone().map(|s| RaceStats {
+                    dse_ms: s.dse_ms + alone.elapsed().as_millis() as u64,
+                    dse_paths: r.paths,
+                    winner: (!budget.stopped()).then(|| "dse".to_string()),
+                    ..s
+                });
+            };
+            let finished = second.and_then(|s| {
+                budget.release_memory();
+                s.finish(rec, EngineKind::Multise, why.clone(), &solver_before)
+            });
+            let mut r = match (rival, finished) {
+                (_, Some(mut r)) => {
+                    raced(&mut r);
                     r
                 }
-                None => explore_from_start(
+                (Some(rival), None) => {
+                    budget.release_memory();
+                    let mut r = rival.finish(rec, EngineKind::Multise, why, &solver_before);
+                    raced(&mut r);
+                    r
+                }
+                (None, None) => explore_from_start(
                     module,
                     entry,
                     &program,
@@ -489,13 +536,21 @@ impl Engine for Multise<'_> {
         }
         // Neither finished: the run ended at least the paths dse did.
         let mut dse_paths = 0;
-        if let Some(mut r) = race.filter(|r| r.rival.is_some()) {
+        if let Some(mut r) = race.filter(|r| r.rival.is_some() || r.second.as_ref().is_some_and(|s| s.started())) {
             let winner = (!budget.stopped()).then_some("merging");
             self.result.stats.race = merging_time.map(|t| r.stats(t, winner));
-            let rival = r.rival.take().expect("filtered");
-            if budget.stopped() {
-                dse_paths = rival.paths();
-                rival.stop(rec);
+            if let Some(rival) = r.rival.take() {
+                if budget.stopped() {
+                    dse_paths = rival.paths();
+                    rival.stop(rec);
+                }
+            }
+            // Dropped, it stops dse (merging finished first).
+            if let Some(second) = r.second.take() {
+                if budget.stopped() {
+                    dse_paths = second.paths();
+                    second.stop(rec);
+                }
             }
         }
         if budget.stopped() {

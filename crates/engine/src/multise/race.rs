@@ -28,6 +28,7 @@
 
 use super::{Fallback, Multise};
 use crate::dse::merging::{footprint, heap_outgrown};
+use crate::dse::second::Second;
 use crate::dse::Rival;
 use crate::record::Recorder;
 use crate::results::RaceStats;
@@ -72,6 +73,9 @@ pub(super) struct Race<'m> {
     turn_overrun: Duration,
     /// dse, once the head start is spent.
     pub(super) rival: Option<Rival<'m>>,
+    /// Or dse on a thread of its own ([`Fallback::threads`]), made idle
+    /// with the race and started when the head start is spent.
+    pub(super) second: Option<Second>,
     /// The time dse's turns took.
     dse_time: Duration,
     /// The heap growth over dse's turns, this thread's live heap bytes when
@@ -91,11 +95,15 @@ impl Race<'_> {
     /// The race's statistics, merging having run `merging` (`winner`:
     /// `merging`, `dse` or `None`).
     pub(super) fn stats(&self, merging: Duration, winner: Option<&str>) -> RaceStats {
+        let (dse_time, dse_paths) = match (&self.rival, &self.second) {
+            (_, Some(s)) => (s.time(), s.paths()),
+            (r, None) => (self.dse_time, r.as_ref().map_or(0, |r| r.paths())),
+        };
         RaceStats {
             after_ms: self.after.as_millis() as u64,
             merging_ms: merging.as_millis() as u64,
-            dse_ms: self.dse_time.as_millis() as u64,
-            dse_paths: self.rival.as_ref().map_or(0, |r| r.paths()),
+            dse_ms: dse_time.as_millis() as u64,
+            dse_paths,
             winner: winner.map(str::to_string),
         }
     }
@@ -104,7 +112,10 @@ impl Race<'_> {
 impl<'m> Multise<'m> {
     /// Sets up the give-up of `fallback` (and its race) for a run starting
     /// now.
-    pub(super) fn start_race(&mut self, fallback: Fallback) {
+    pub(super) fn start_race<'scope>(&mut self, fallback: Fallback, scope: &'scope std::thread::Scope<'scope, '_>)
+    where
+        'm: 'scope,
+    {
         // BDD operations' share is of the exploration's time: a C program
         // compiled and loaded took 250 ms of a run before the first one
         // (swenson/sort's heap sort of 7 ints under a scratch harness); its
@@ -124,11 +135,16 @@ impl<'m> Multise<'m> {
             return;
         };
         self.cut_solver_at(head_end);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let second = (fallback.threads && cores >= 2)
+            .then(|| Second::spawn(scope, self.module, self.entry, &self.budget).ok())
+            .flatten();
         self.race = Some(Race {
             after,
             overrun: fallback.overrun,
             turn_overrun: fallback.overrun,
             rival: None,
+            second,
             dse_time: Duration::ZERO,
             dse_heap: 0,
             heap_start: footprint(),
@@ -156,6 +172,10 @@ impl<'m> Multise<'m> {
         // whole run.
         // (A loop-head merge past its turn forgave its deadline: merging is
         // past its share then, and dse's turn below sets the next one.)
+        if race.second.is_some() {
+            self.thread_turn(race, rec);
+            return;
+        }
         if merging < race.after || merging <= race.dse_time.mul_f64(MERGING_SHARE) {
             self.race = Some(race);
             return;
@@ -211,6 +231,71 @@ impl<'m> Multise<'m> {
         // A solver call is cut there too (it answers unknown, and merging
         // is given up as for a BDD operation past it): a call left to run
         // took up to the solver's timeout past the turn.
+        self.cut_solver_at(Some(deadline));
+        self.race = Some(race);
+    }
+
+    /// [`Multise::race_turn`] with dse on a thread of its own: started
+    /// once the head start is spent; its tests handed on; merging given
+    /// up when dse has finished, when merging's memory outgrows dse's (the
+    /// rule of the turns, once dse has run the head start), or when a
+    /// step runs past the overrun it is allowed (no turns: from the step's
+    /// start).
+    fn thread_turn(&mut self, mut race: Race<'m>, rec: &mut Recorder) {
+        let merging = self.merging_time(&race);
+        let second = race.second.as_mut().expect("a race on a thread");
+        if !second.started() {
+            if merging < race.after {
+                self.race = Some(race);
+                return;
+            }
+            second.start(
+                self.config.clone(),
+                &self.program,
+                rec.run_args().to_vec(),
+                &self.budget,
+            );
+            rec.keep_distinct_paths();
+            let budget = second.merging_budget().clone();
+            self.guards.set_budget(&budget);
+            self.solver.set_budget(&budget);
+        }
+        second.take_tests(rec);
+        if second.failed() {
+            // dse cannot start where multise did: no race.
+            race.second = None;
+            self.guards.set_budget(&self.budget.clone());
+            self.solver.set_budget(&self.budget.clone());
+            self.guards.set_deadline(None);
+            self.cut_solver_at(None);
+            self.race = Some(race);
+            return;
+        }
+        if second.finished() {
+            race.dse_won = true;
+            self.race = Some(race);
+            braid_budget::unwind();
+        }
+        let dse_time = second.time();
+        if dse_time >= race.after {
+            let merging_heap = footprint() - race.heap_start;
+            // Both grow at once: compared from then on, at every step.
+            let outgrown = heap_outgrown(
+                (merging_heap, merging),
+                (second.heap(), dse_time.max(merging)),
+                race.base,
+            );
+            if outgrown.is_some() {
+                race.given_up = outgrown;
+                self.race = Some(race);
+                braid_budget::unwind();
+            }
+        }
+        let now = Instant::now();
+        race.turn_end = Some(now);
+        race.turn_overrun = allowed_overrun(race.overrun, merging);
+        let deadline = now + race.turn_overrun;
+        self.guards.set_deadline(Some(deadline));
         self.cut_solver_at(Some(deadline));
         self.race = Some(race);
     }
