@@ -18,16 +18,54 @@ thread_local! {
     /// One Z3 context per thread, alive for the whole process, so solvers
     /// and translated terms can be kept across queries (a fresh Z3 solver
     /// per query costs ~100x a push/pop on a kept one).
-    static CONTEXT: &'static Context = {
+    static CONTEXT: Kept = Kept::take(&FREE_CONTEXTS, || {
         let mut cfg = Config::new();
         cfg.set_model_generation(true);
-        made_context(|| Context::new(&cfg))
-    };
+        Context::new(&cfg)
+    });
     /// A second context for unsat-core checks: their short time limits
     /// interrupt it, and an interrupt that lands just after its check ended
     /// cancels the next check of the same context; here that can only cost
     /// a core, never a branch.
-    static CORE_CONTEXT: &'static Context = made_context(|| Context::new(&Config::new()));
+    static CORE_CONTEXT: Kept = Kept::take(&FREE_CORE_CONTEXTS, || Context::new(&Config::new()));
+}
+
+/// Contexts of threads that ended, for the next thread to take (a dse
+/// racing merging runs on a thread of its own per run; a context touches
+/// 17 MB or more, and is never freed).
+static FREE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
+static FREE_CORE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
+
+/// A thread's context, back to its pool when the thread ends.
+struct Kept {
+    ctx: &'static Context,
+    pool: &'static Mutex<Vec<Kept>>,
+}
+
+// SAFETY: a context is used by one thread at a time: the thread whose
+// `Kept` holds it, or none while it waits in its pool (every Z3 object a
+// thread made in it is dropped before the thread ends: solvers and terms
+// belong to engines that live on the thread).
+unsafe impl Send for Kept {}
+
+impl Kept {
+    fn take(pool: &'static Mutex<Vec<Kept>>, make: impl FnOnce() -> Context) -> Kept {
+        let free = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        free.unwrap_or_else(|| Kept {
+            ctx: made_context(make),
+            pool,
+        })
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let kept = Kept {
+            ctx: self.ctx,
+            pool: self.pool,
+        };
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(kept);
+    }
 }
 
 /// Z3's allocations made by creating its contexts (see [`z3_working`]).
@@ -87,7 +125,7 @@ pub struct Z3Solver {
 impl Z3Solver {
     /// A backend whose every check gives up after `timeout_ms` (if set).
     pub fn new(timeout_ms: Option<u32>) -> Z3Solver {
-        let ctx = CONTEXT.with(|c| *c);
+        let ctx = CONTEXT.with(|c| c.ctx);
         Z3Solver {
             ctx,
             solver: z3::Solver::new(ctx),
@@ -1311,7 +1349,7 @@ impl Z3Solver {
             let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
             let stop = self.translator.stop.clone();
             let core_translator = self.core_translator.get_or_insert_with(|| {
-                let mut t = Translator::new(CORE_CONTEXT.with(|c| *c));
+                let mut t = Translator::new(CORE_CONTEXT.with(|c| c.ctx));
                 t.stop = stop;
                 t
             });

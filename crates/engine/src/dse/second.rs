@@ -19,8 +19,8 @@ use crate::record::{Recorder, Sink};
 use crate::results::TestCase;
 use braid_budget::{Budget, Cancel};
 use braid_ir::{FuncId, Module};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::Scope;
 use std::time::{Duration, Instant};
@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 /// The thread's stack: dse keeps a path's calls on its heap, but terms are
 /// walked recursively (only the pages used are committed).
 const STACK: usize = 128 << 20;
+
+/// Tests on their way to the run's thread, at most: dse waits past them
+/// (the run's thread takes them at merging's steps).
+const QUEUED: usize = 256;
 
 /// What starts dse on the thread.
 struct Start {
@@ -57,8 +61,7 @@ struct Ended {
 struct Shared {
     /// dse explored every path.
     finished: AtomicBool,
-    /// dse's thread's heap growth since it started, and its paths.
-    heap: AtomicI64,
+    /// The paths dse finished.
     paths: AtomicU64,
 }
 
@@ -85,7 +88,7 @@ impl Second {
         budget: &Budget,
     ) -> std::io::Result<Second> {
         let (start_tx, start_rx) = channel::<Start>();
-        let (tx, messages) = channel();
+        let (tx, messages) = sync_channel(QUEUED);
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
         let (merging_budget, cancel_merging) = budget.cancellable();
@@ -142,11 +145,6 @@ impl Second {
 
     pub(crate) fn paths(&self) -> u64 {
         self.shared.paths.load(Ordering::Relaxed)
-    }
-
-    /// dse's thread's heap growth.
-    pub(crate) fn heap(&self) -> i64 {
-        self.shared.heap.load(Ordering::Relaxed)
     }
 
     /// dse explored every path (its tests may still be on their way).
@@ -233,7 +231,7 @@ impl Drop for Second {
 }
 
 /// Hands each test to the run's thread with its concrete run.
-struct Forward<'a>(&'a Sender<Message>);
+struct Forward<'a>(&'a SyncSender<Message>);
 
 impl Sink for Forward<'_> {
     fn test(&mut self, _: usize, _: &TestCase) {}
@@ -246,8 +244,14 @@ impl Sink for Forward<'_> {
 /// The thread's work: dse from the start until it finishes (then merging's
 /// budget is cancelled), the budget stops (its live states become tests)
 /// or merging cancels it.
-fn run(module: &Module, entry: FuncId, start: Start, tx: &Sender<Message>, shared: &Shared, cancel_merging: &Cancel) {
-    let heap = braid_budget::heap::live_bytes();
+fn run(
+    module: &Module,
+    entry: FuncId,
+    start: Start,
+    tx: &SyncSender<Message>,
+    shared: &Shared,
+    cancel_merging: &Cancel,
+) {
     let Start {
         config,
         program,
@@ -268,9 +272,6 @@ fn run(module: &Module, entry: FuncId, start: Start, tx: &Sender<Message>, share
             finished = true;
             break;
         }
-        shared
-            .heap
-            .store(braid_budget::heap::live_bytes() - heap, Ordering::Relaxed);
         shared.paths.store(dse.result.paths, Ordering::Relaxed);
     }
     if finished {
