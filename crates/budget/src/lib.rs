@@ -706,6 +706,31 @@ mod tests {
         assert_eq!(b.reason(), Some(StopReason::Interrupted));
     }
 
+    /// A cancelled clone stops (its callbacks run, it unwinds) while the
+    /// run's budget and its other clones go on; the run's stop stops it too.
+    #[test]
+    fn a_cancelled_clone_stops_alone() {
+        use std::sync::atomic::AtomicUsize;
+        let run = Budget::unlimited();
+        let (clone, cancel) = run.cancellable();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = calls.clone();
+        clone.on_stop(move || {
+            seen.fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(!clone.stopped());
+        cancel.cancel();
+        cancel.cancel();
+        assert!(cancel.cancelled() && clone.stopped() && clone.exhausted());
+        assert!(catch_stop(|| clone.check_unwind()).is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert!(!run.stopped() && !run.clone().stopped());
+        assert_eq!(run.reason(), None);
+        let (other, _) = run.cancellable();
+        run.stop(StopReason::Interrupted);
+        assert!(other.stopped());
+    }
+
     #[test]
     fn a_memory_limit_stops_with_its_reason() {
         let b = Budget::start(Limits {

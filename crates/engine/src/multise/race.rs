@@ -1,7 +1,10 @@
 //! multise raced against dse ([`Fallback::race_after`]).
 //!
 //! multise runs alone for the head start; then a dse exploration from the
-//! start takes turns with it on the same thread. The turns change at
+//! start runs beside it: on a thread of its own where the machine has a
+//! second core ([`Fallback::threads`], `dse/second.rs`;
+//! [`Multise::thread_turn`]), each side ending the run when it finishes,
+//! or else in turns with it on the same thread. The turns change at
 //! multise's step boundaries: merging's turn lasts while its time, the
 //! head start included, is at most dse's ([`MERGING_SHARE`]); dse's runs
 //! slices until that holds again, so dse's first turn makes up the head
