@@ -25,8 +25,8 @@ pub trait Sink {
     fn progress(&mut self, _progress: &Progress) {}
     /// [`Sink::test`], with the test's concrete run (a sink that hands
     /// tests to another thread's recorder, [`Recorder::adopt`]).
-    fn test_run(&mut self, index: usize, test: &TestCase, _run: &ConcreteRun) {
-        self.test(index, test);
+    fn test_run(&mut self, index: usize, test: TestCase, _run: ConcreteRun) {
+        self.test(index, &test);
     }
 }
 
@@ -110,7 +110,7 @@ impl<'a> Recorder<'a> {
 
     /// A test the engine found: run concretely (unless the budget is
     /// exhausted before it ends: then it is dropped) and handed on.
-    pub fn test(&mut self, mut test: TestCase) {
+    pub fn test(&mut self, test: TestCase) {
         let Some(run) = self.run(&test.inputs) else { return };
         if !test.outcome.reproduced_by(&run.outcome) {
             self.not_reproduced += 1;
@@ -119,7 +119,7 @@ impl<'a> Recorder<'a> {
             return;
         }
         self.seen.insert(inputs_hash(&test.inputs));
-        self.emit(&mut test, run);
+        self.emit(test, run);
     }
 
     /// A test for the frontier: `inputs` run concretely to the end of the
@@ -182,7 +182,7 @@ impl<'a> Recorder<'a> {
         );
         test.frontier = true;
         self.frontier_tests += 1;
-        self.emit(&mut test, run);
+        self.emit(test, run);
         true
     }
 
@@ -198,7 +198,7 @@ impl<'a> Recorder<'a> {
         run_concrete_with(&self.code, self.module, self.entry, inputs, Some(&self.budget), None)
     }
 
-    fn emit(&mut self, test: &mut TestCase, run: ConcreteRun) {
+    fn emit(&mut self, mut test: TestCase, run: ConcreteRun) {
         let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
         test.stdout = text(&run.stdout);
         test.stderr = text(&run.stderr);
@@ -222,14 +222,14 @@ impl<'a> Recorder<'a> {
                 });
             }
         }
-        self.sink.test_run(self.tests, test, &run);
+        self.sink.test_run(self.tests, test, run);
         self.tests += 1;
     }
 
     /// A test another thread's recorder ran as `run` (a dse racing on a
     /// thread of its own): handed on as if run here, unless it takes an
     /// earlier test's path ([`Recorder::keep_distinct_paths`]).
-    pub fn adopt(&mut self, mut test: TestCase, run: ConcreteRun) {
+    pub fn adopt(&mut self, test: TestCase, run: ConcreteRun) {
         if self.drops(&run) {
             return;
         }
@@ -237,7 +237,7 @@ impl<'a> Recorder<'a> {
         if test.frontier {
             self.frontier_tests += 1;
         }
-        self.emit(&mut test, run);
+        self.emit(test, run);
     }
 
     /// Counts tests another thread's recorder found not to reproduce.
