@@ -232,11 +232,12 @@ impl Drop for Second {
     }
 }
 
-/// Hands each test to the run's thread with its concrete run.
-/// A test at a time, the handing over cost dse a third of its time on
-/// bench/merging's sleep-5-3 (33 582 tests: 7.5 s on its thread against 5.3
-/// alone); they go in batches of [`BATCH`], or sooner after [`BATCH_AGE`]
-/// (looked at as tests come, and at the recorder's progress reports).
+/// Hands tests to the run's thread with their concrete runs. One at a
+/// time (and cloned), the handing over made dse on its thread take 7.5 s on
+/// bench/merging's sleep-5-3 (33 582 tests) against 5.3-5.8 alone, and the
+/// run of sleep-6-3 (235 234 tests) 91.9 s against 51.9 now: they go by
+/// value in batches of [`BATCH`], or sooner after [`BATCH_AGE`] (looked
+/// at as tests come, and at the recorder's progress reports).
 struct Forward<'a> {
     tx: &'a SyncSender<Message>,
     batch: Vec<(TestCase, ConcreteRun)>,
