@@ -11,7 +11,6 @@ use code::{AddressOf, Kind};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Clone)]
 pub struct ConcreteRun {
     pub outcome: Outcome,
     pub covered: BTreeSet<Branch>,
