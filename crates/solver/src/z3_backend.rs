@@ -51,10 +51,19 @@ unsafe impl Send for Kept {}
 impl Kept {
     fn take(pool: &'static Mutex<Vec<Kept>>, make: impl FnOnce() -> Context) -> Kept {
         let free = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        free.unwrap_or_else(|| Kept {
-            ctx: made_context(make),
-            pool,
-        })
+        match free {
+            Some(kept) => {
+                // An interrupt that landed after its last check (its
+                // thread's exploration cancelled) would cancel the next:
+                // an empty check takes it.
+                let _ = z3::Solver::new(kept.ctx).check();
+                kept
+            }
+            None => Kept {
+                ctx: made_context(make),
+                pool,
+            },
+        }
     }
 }
 
