@@ -131,11 +131,12 @@ struct RunArgs {
     split_after: Option<u32>,
     /// ssm, dsm, multise: MS (a number; the default 50, multise's 1000)
     /// or off. After merging has run MS alone, dse explores from the start
-    /// alongside it, merging taking half of dse's time (multise: as much
-    /// as dse's, the head start included), and whichever finishes first
-    /// ends the run: on programs where merging does not pay, the run takes
-    /// about 1.5 times dse's time (multise: at most twice) rather than
-    /// much more.
+    /// alongside it, merging taking half of dse's time (multise: on a
+    /// thread of its own, see --race-in; in turns, as much as dse's, the
+    /// head start included), and whichever finishes first ends the run: on
+    /// programs where merging does not pay, the run takes about 1.5 times
+    /// dse's time (multise: dse's and the head start on a second core, at
+    /// most twice in turns) rather than much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
     /// multise: where dse races: `thread` (the default; a thread of its
