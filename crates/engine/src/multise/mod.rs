@@ -466,9 +466,7 @@ impl<'m> Multise<'m> {
         });
         let gave_up = (self.guards.gave_up().is_some() || race_why.is_some()) && !budget.stopped();
         if gave_up {
-            let raced = race
-                .as_ref()
-                .is_some_and(|r| r.rival.is_some() || r.second.as_ref().is_some_and(|s| s.started()));
+            let raced = race.as_ref().is_some_and(|r| r.joined());
             let why = race_why.unwrap_or_else(|| self.give_up_reason(raced));
             // The tests found so far are the recorder's, and the paths
             // under way hand over their models as the frontier does
@@ -536,7 +534,7 @@ impl<'m> Multise<'m> {
         }
         // Neither finished: the run ended at least the paths dse did.
         let mut dse_paths = 0;
-        if let Some(mut r) = race.filter(|r| r.rival.is_some() || r.second.as_ref().is_some_and(|s| s.started())) {
+        if let Some(mut r) = race.filter(|r| r.joined()) {
             let winner = (!budget.stopped()).then_some("merging");
             self.result.stats.race = merging_time.map(|t| r.stats(t, winner));
             if let Some(rival) = r.rival.take() {

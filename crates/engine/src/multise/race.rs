@@ -95,6 +95,11 @@ pub(super) struct Race<'m> {
 }
 
 impl Race<'_> {
+    /// Whether dse has started, in turns or on its thread.
+    pub(super) fn joined(&self) -> bool {
+        self.rival.is_some() || self.second.as_ref().is_some_and(|s| s.started())
+    }
+
     /// The race's statistics, merging having run `merging` (`winner`:
     /// `merging`, `dse` or `None`).
     pub(super) fn stats(&self, merging: Duration, winner: Option<&str>) -> RaceStats {
@@ -226,7 +231,13 @@ impl<'m> Multise<'m> {
         }
         // Merging's turn: what its share allows, and the overrun.
         let turn = race.dse_time.mul_f64(MERGING_SHARE).saturating_sub(merging);
-        let turn_end = Instant::now() + turn;
+        self.begin_turn(race, Instant::now() + turn, merging);
+    }
+
+    /// Merging's turn until `turn_end`, a step past it by the overrun
+    /// allowed at `merging` of merging's time giving merging up; `race`
+    /// goes back in place.
+    fn begin_turn(&mut self, mut race: Race<'m>, turn_end: Instant, merging: Duration) {
         race.turn_end = Some(turn_end);
         race.turn_overrun = allowed_overrun(race.overrun, merging);
         let deadline = turn_end + race.turn_overrun;
@@ -285,13 +296,8 @@ impl<'m> Multise<'m> {
             self.race = Some(race);
             braid_budget::unwind();
         }
-        let now = Instant::now();
-        race.turn_end = Some(now);
-        race.turn_overrun = allowed_overrun(race.overrun, merging);
-        let deadline = now + race.turn_overrun;
-        self.guards.set_deadline(Some(deadline));
-        self.cut_solver_at(Some(deadline));
-        self.race = Some(race);
+        // No turns: each step's own start.
+        self.begin_turn(race, Instant::now(), merging);
     }
 
     /// No solver call of merging's runs past `deadline` (`None`: past the
