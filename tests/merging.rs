@@ -240,25 +240,32 @@ fn ssm_and_dsm_raced_against_dse_agree_with_dse() {
             explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        for kind in [EngineKind::Ssm, EngineKind::Dsm] {
+        // dse on a thread of its own, and in turns on the run's.
+        for (kind, threads) in [EngineKind::Ssm, EngineKind::Dsm]
+            .into_iter()
+            .flat_map(|k| [(k, true), (k, false)])
+        {
             let mut spec = EngineSpec::new(kind);
-            spec.merging.as_mut().expect("merging").race_after_ms = Some(0);
+            let merging = spec.merging.as_mut().expect("merging");
+            merging.race_after_ms = Some(0);
+            merging.race_threads = threads;
             let (r, tests) = run(&spec);
-            assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+            let at = format!("{program} {kind:?}, threads {threads}");
+            assert!(r.complete(), "{at}: {:?}", r.incomplete_reasons);
             assert_eq!(r.engine, kind.name());
-            assert_eq!(r.branches_covered, dse.branches_covered, "{program} {kind:?}");
-            assert_eq!(r.bugs.len(), dse.bugs.len(), "{program} {kind:?}");
+            assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
+            assert_eq!(r.bugs.len(), dse.bugs.len(), "{at}");
             let race = r.stats.race.as_ref().expect("raced");
             match race.winner.as_deref() {
                 Some("dse") => {
-                    assert_eq!(r.paths, dse.paths, "{program} {kind:?}");
-                    assert!(r.stats.merging_given_up.is_some());
+                    assert_eq!(r.paths, dse.paths, "{at}");
+                    assert!(r.stats.merging_given_up.is_some(), "{at}");
                 }
-                Some("merging") => assert!(r.stats.merging_given_up.is_none()),
-                other => panic!("{program} {kind:?}: winner {other:?}"),
+                Some("merging") => assert!(r.stats.merging_given_up.is_none(), "{at}"),
+                other => panic!("{at}: winner {other:?}"),
             }
             for t in &tests {
-                replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+                replay(&module, t).unwrap_or_else(|why| panic!("{at}: a test does not replay: {why}"));
             }
         }
     }

@@ -136,6 +136,7 @@ fn explore_with(
                 // The properties are about merging.
                 fallback: None,
                 race_after_ms: None,
+                race_threads: true,
             });
             spec
         }

@@ -131,18 +131,19 @@ struct RunArgs {
     split_after: Option<u32>,
     /// ssm, dsm, multise: MS (a number; the default 50, multise's 1000)
     /// or off. After merging has run MS alone, dse explores from the start
-    /// alongside it, merging taking half of dse's time (multise: on a
-    /// thread of its own, see --race-in; in turns, as much as dse's, the
-    /// head start included), and whichever finishes first ends the run: on
-    /// programs where merging does not pay, the run takes about 1.5 times
-    /// dse's time (multise: dse's and the head start on a second core, at
-    /// most twice in turns) rather than much more.
+    /// alongside it (see --race-in: on a thread of its own, or in turns,
+    /// merging taking half of dse's time under ssm and dsm, as much as
+    /// dse's under multise, the head start included), and whichever
+    /// finishes first ends the run: on programs where merging does not
+    /// pay, the run takes about dse's time and the head start on a second
+    /// core (1.5 to 2 times dse's in turns) rather than much more.
     #[arg(long, value_name = "MS|off")]
     race_after: Option<String>,
-    /// multise: where dse races: `thread` (the default; a thread of its
-    /// own, on a second core where the machine has one: the run takes
-    /// about the faster side's time, and up to twice the CPU time) or
-    /// `turns` (in turns on the run's thread, as ssm's and dsm's race).
+    /// ssm, dsm, multise: where dse races: `thread` (multise's default; a
+    /// thread of its own, on a second core where the machine has one: the
+    /// run takes about the faster side's time, up to twice the CPU time,
+    /// and both sides' memory at once) or `turns` (ssm's and dsm's
+    /// default; in turns on the run's thread).
     #[arg(long, value_name = "thread|turns")]
     race_in: Option<String>,
     /// dsm: block starts of history kept per state (δ).
@@ -623,13 +624,15 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         (args.bdd_order.is_some(), "--bdd-order"),
         (args.bdd_atoms.is_some(), "--bdd-atoms"),
         (args.bdd_reorder, "--bdd-reorder"),
-        (args.race_in.is_some(), "--race-in"),
     ];
     if args.fallback.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
         bail!("--fallback applies to --engine multise, ssm and dsm only");
     }
     if args.race_after.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
         bail!("--race-after applies to --engine multise, ssm and dsm only");
+    }
+    if args.race_in.is_some() && !matches!(kind, EngineKind::Multise | EngineKind::Ssm | EngineKind::Dsm) {
+        bail!("--race-in applies to --engine multise, ssm and dsm only");
     }
     if kind != EngineKind::Multise {
         if let Some((_, flag)) = multise_only.iter().find(|(on, _)| *on) {
@@ -693,11 +696,7 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         None => FALLBACK.race_after,
         Some(_) => race_after(args)?.map(|ms| std::time::Duration::from_millis(ms as u64)),
     };
-    let threads = match args.race_in.as_deref() {
-        None | Some("thread") => true,
-        Some("turns") => false,
-        Some(other) => bail!("unknown --race-in `{other}` (thread, turns)"),
-    };
+    let threads = race_in_thread(args, FALLBACK.threads)?;
     o.fallback = fallback_on(args)?.then_some(Fallback {
         race_after: race,
         threads,
@@ -997,6 +996,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         split_after_ms: args.split_after.unwrap_or(braid_engine::dse::merging::SPLIT_AFTER_MS),
         fallback: fallback_on(args)?.then_some(braid_engine::dse::merging::FALLBACK),
         race_after_ms: race_after(args)?,
+        race_threads: race_in_thread(args, false)?,
     }))
 }
 
@@ -1009,6 +1009,16 @@ fn race_after(args: &RunArgs) -> Result<Option<u32>> {
             Ok(ms) => Ok(Some(ms)),
             Err(_) => bail!("--race-after takes milliseconds or `off`, not `{ms}`"),
         },
+    }
+}
+
+/// `--race-in`: on a thread or in turns (`default`: on a thread).
+fn race_in_thread(args: &RunArgs, default: bool) -> Result<bool> {
+    match args.race_in.as_deref() {
+        None => Ok(default),
+        Some("thread") => Ok(true),
+        Some("turns") => Ok(false),
+        Some(other) => bail!("unknown --race-in `{other}` (thread, turns)"),
     }
 }
 

@@ -6,7 +6,6 @@
 use crate::dse::merging::{Merging, Similarity, Strategy};
 use crate::dse::{concolic, Dse};
 use crate::multise::{self, Multise};
-use crate::qce::QceParams;
 use crate::record::Recorder;
 use crate::results::RunResult;
 use crate::{Config, EngineError};
@@ -80,14 +79,7 @@ pub struct EngineSpec {
 impl EngineSpec {
     /// An engine with its default settings.
     pub fn new(kind: EngineKind) -> EngineSpec {
-        let merging = |strategy| Merging {
-            strategy,
-            similarity: Similarity::Qce,
-            qce: QceParams::default(),
-            split_after_ms: crate::dse::merging::SPLIT_AFTER_MS,
-            fallback: Some(crate::dse::merging::FALLBACK),
-            race_after_ms: Some(crate::dse::merging::RACE_AFTER_MS),
-        };
+        let merging = Merging::of;
         EngineSpec {
             kind,
             merging: match kind {

@@ -91,6 +91,31 @@ pub struct Merging {
     /// dse's time, and whichever finishes first ends the run; `None`:
     /// merging alone.
     pub race_after_ms: Option<u32>,
+    /// dse races on a thread of its own where the machine has a second
+    /// core (`second.rs`, `Dse::race_on_thread`), rather than in turns on
+    /// the run's thread. Off by default: on Table 1 (bench/RESULTS.md,
+    /// forty-eighth session) the thread took ssm's geometric mean against
+    /// dse from 2.72 to 4.22 and dsm's from 1.55 to 1.98, but the peak
+    /// past twice dse's on four rows of 17-46 MB (a second Z3 context, and
+    /// both explorations' memory at once; the red-black tree under dsm
+    /// 2.58x), where the turns stay within it but on Calc Parser under
+    /// ssm (2.08x).
+    pub race_threads: bool,
+}
+
+impl Merging {
+    /// ssm's or dsm's default settings (`strategy`).
+    pub fn of(strategy: Strategy) -> Merging {
+        Merging {
+            strategy,
+            similarity: Similarity::Qce,
+            qce: QceParams::default(),
+            split_after_ms: SPLIT_AFTER_MS,
+            fallback: Some(FALLBACK),
+            race_after_ms: Some(RACE_AFTER_MS),
+            race_threads: false,
+        }
+    }
 }
 
 /// The default of [`Merging::fallback`], multise's memory bound too: merged

@@ -67,13 +67,16 @@ impl StateInfo for States {
 /// The end of a run that gave merging up (`engine`: multise, ssm or dsm;
 /// `why`: when and why): its state is gone and the allocator's free memory
 /// handed back; `dse` explores from the start under the same budget and
-/// recorder, and its result is reported as `engine`'s.
+/// recorder (with `merging`, ssm's or dsm's: multise's guards that grew
+/// too large to pay can still be merged as values), and its result is
+/// reported as `engine`'s.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore_from_start(
     module: &Module,
     entry: FuncId,
     program: &str,
     config: Config,
+    merging: Option<Merging>,
     budget: &Budget,
     rec: &mut Recorder,
     engine: EngineKind,
@@ -81,14 +84,24 @@ pub(crate) fn explore_from_start(
     solver_before: braid_solver::SolverStats,
 ) -> Result<RunResult, EngineError> {
     budget.release_memory();
-    let mut dse = Box::new(Dse::new(module, entry, program, config));
+    let mut dse = Dse::new(module, entry, program, config);
+    if let Some(m) = merging {
+        dse = dse.with_merging(m);
+    }
+    let mut dse = Box::new(dse);
     // The run's solver statistics count the merging engine's questions too.
     dse.solver.stats = solver_before;
     let mut r = dse.run(budget, rec)?;
     r.engine = engine.name().into();
-    r.stats.merging_given_up = Some(why);
+    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
+        Some(then) => format!("{why}; then {then}"),
+        None => why,
+    });
     Ok(r)
 }
+
+/// How often a race on a thread notes merging's heap ([`Dse::race_on_thread`]).
+const HEAP_SAMPLE: Duration = Duration::from_millis(5);
 
 /// A dse exploration from the start that runs a slice at a time beside
 /// another engine's (the races of ssm and dsm, [`Dse::race`], and of
@@ -176,15 +189,24 @@ impl Engine for Dse<'_> {
         if self.concolic.is_some() {
             self.explore_concolic(rec)?;
         } else if let Some(after) = self.merger.as_ref().and_then(|m| m.config.race_after_ms) {
-            if let Some((mut rival, why)) = self.race(Duration::from_millis(after as u64), rec)? {
+            let after = Duration::from_millis(after as u64);
+            let threads = self.merger.as_ref().is_some_and(|m| m.config.race_threads) && second::possible();
+            let raced = if threads {
+                // dse's thread borrows the module.
+                std::thread::scope(|scope| self.race_on_thread(after, scope, rec))?
+            } else {
+                self.race(after, rec)?.map(|(mut rival, why)| {
+                    rival.solver.stats.absorb(&self.solver.stats);
+                    (rival.into_result(), why)
+                })
+            };
+            if let Some((mut r, why)) = raced {
                 // dse finished first, or merging was given up: dse's result
                 // is the run's, its solver statistics counting merging's.
                 let engine = self.engine_kind();
                 let (merged, splits) = (self.result.stats.states_merged, self.result.stats.splits);
                 let race = self.result.stats.race.take();
-                rival.solver.stats.absorb(&self.solver.stats);
                 drop(self);
-                let mut r = rival.into_result();
                 r.engine = engine.name().into();
                 r.stats.merging_given_up = Some(why);
                 r.stats.states_merged = merged;
@@ -202,7 +224,18 @@ impl Engine for Dse<'_> {
             let (engine, program) = (self.engine_kind(), std::mem::take(&mut self.program));
             let solver_before = std::mem::take(&mut self.solver.stats);
             drop(self);
-            let mut r = explore_from_start(module, entry, &program, config, budget, rec, engine, why, solver_before)?;
+            let mut r = explore_from_start(
+                module,
+                entry,
+                &program,
+                config,
+                None,
+                budget,
+                rec,
+                engine,
+                why,
+                solver_before,
+            )?;
             r.stats.states_merged = merged;
             return Ok(r);
         }
@@ -708,6 +741,144 @@ impl<'m> Dse<'m> {
         // Neither finished: the run ended at least the paths dse did.
         self.result.paths = self.result.paths.max(dse.result.paths);
         Ok(self.merging_given_up.take().map(|why| (dse, why)))
+    }
+
+    /// [`Dse::race`] with dse on a thread of its own (`second.rs`, as
+    /// multise's race where the machine has a second core): merging runs
+    /// its slices on the run's thread, dse starts on its own once
+    /// merging's head start is spent, and whichever finishes first ends
+    /// the run (dse's end cancels the budget of merging's solver calls; a
+    /// slice of merging's is a state's step, so the run ends at the next).
+    /// The turns' memory rule holds at equal times: merging's growth of
+    /// the heap over its slices when it had run as long as dse has now,
+    /// against dse's on its thread ([`merging::heap_outgrown`]); merging's
+    /// questions get the room that leaves. Returns as [`Dse::race`] does,
+    /// with dse's result.
+    fn race_on_thread<'s>(
+        &mut self,
+        after: Duration,
+        scope: &'s std::thread::Scope<'s, '_>,
+        rec: &mut Recorder,
+    ) -> Result<Option<(RunResult, String)>, EngineError>
+    where
+        'm: 's,
+    {
+        let run_budget = self.budget.clone();
+        let Ok(mut second) = second::Second::spawn(scope, self.module, self.entry, &run_budget) else {
+            return Ok(self.race(after, rec)?.map(|(mut rival, why)| {
+                rival.solver.stats.absorb(&self.solver.stats);
+                (rival.into_result(), why)
+            }));
+        };
+        let mut mine = Some(self.begin()?);
+        // Memory in use before either explores, and merging's growth of
+        // its heap as its time went (a sample each few milliseconds).
+        let base = braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64);
+        let mut heap = 0i64;
+        let mut history: Vec<(Duration, i64)> = Vec::new();
+        let note = |me: &mut Self, second: &second::Second, winner: Option<&str>| {
+            if second.started() {
+                me.result.stats.race = Some(RaceStats {
+                    after_ms: after.as_millis() as u64,
+                    merging_ms: me.explored.as_millis() as u64,
+                    dse_ms: second.time().as_millis() as u64,
+                    dse_paths: second.paths(),
+                    winner: winner.map(str::to_string),
+                });
+            }
+        };
+        while !run_budget.stopped() {
+            if !second.started() && (self.explored >= after || mine.is_none()) {
+                second.start(self.config.clone(), &self.program, rec.run_args().to_vec(), &run_budget);
+                rec.keep_distinct_paths();
+                self.solver.set_budget(second.merging_budget());
+            }
+            second.take_tests(rec);
+            if second.failed() {
+                // dse cannot start where merging did: merging alone.
+                self.solver.set_budget(&run_budget);
+                drop(second);
+                let Some(mut ex) = mine else {
+                    return Ok(None);
+                };
+                while !run_budget.stopped() && self.next_slice(&mut ex, rec) {}
+                self.end(ex, rec);
+                return Ok(None);
+            }
+            if second.finished() {
+                break;
+            }
+            let Some(ex) = mine.as_mut() else {
+                // Merging was given up: dse goes on alone.
+                break;
+            };
+            self.peer = (second.paths(), 0);
+            // The growth over merging's own slices: dse's tests, made on
+            // its thread, are freed on this one.
+            let before = braid_budget::heap::live_bytes();
+            let more = self.next_slice(ex, rec);
+            heap += braid_budget::heap::live_bytes() - before;
+            if history.last().is_none_or(|&(t, _)| self.explored >= t + HEAP_SAMPLE) {
+                history.push((self.explored, heap));
+            }
+            if second.started() {
+                let (dse_time, dse_heap) = (second.time(), second.heap());
+                self.race_room = Some(base + dse_heap - heap);
+                let then = history.partition_point(|&(t, _)| t <= dse_time);
+                if let Some(why) = then
+                    .checked_sub(1)
+                    .and_then(|i| merging::heap_outgrown((history[i].1, history[i].0), (dse_heap, dse_time), base))
+                {
+                    self.merging_given_up = Some(why);
+                    self.drop_merging(&mut mine);
+                    continue;
+                }
+            }
+            if more || second.finished() {
+                continue;
+            }
+            if self.merging_given_up.is_some() {
+                // Its states go, and dse goes on alone (it covers what
+                // they would).
+                self.drop_merging(&mut mine);
+                continue;
+            }
+            // Merging finished first: dse's thread is cancelled as it goes.
+            note(self, &second, Some("merging"));
+            self.solver.set_budget(&run_budget);
+            let ex = mine.take().expect("merging's slice");
+            self.end(ex, rec);
+            second.take_tests(rec);
+            return Ok(None);
+        }
+        self.solver.set_budget(&run_budget);
+        if run_budget.stopped() {
+            // Neither finished: both hand their live states over as tests.
+            note(self, &second, None);
+            if let Some(ex) = mine {
+                self.end(ex, rec);
+            }
+            let paths = second.paths();
+            if let Some(why) = self.merging_given_up.take() {
+                let r = second.finish(rec, self.engine_kind(), why.clone(), &self.solver.stats);
+                return Ok(r.map(|r| (r, why)));
+            }
+            second.stop(rec);
+            self.result.paths = self.result.paths.max(paths);
+            return Ok(None);
+        }
+        note(self, &second, Some("dse"));
+        // dse finished first, or merging was given up (and dse finishes
+        // now); merging's states need no tests.
+        if mine.is_some() {
+            self.drop_merging(&mut mine);
+        }
+        let why = self
+            .merging_given_up
+            .take()
+            .unwrap_or_else(|| "dse, raced alongside, finished first".into());
+        let r = second.finish(rec, self.engine_kind(), why.clone(), &self.solver.stats);
+        Ok(r.map(|r| (r, why)))
     }
 
     /// Merging given up in the race: its exploration and what it leaves

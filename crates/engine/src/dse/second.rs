@@ -1,6 +1,8 @@
 //! A dse exploration on a thread of its own, raced against merging on the
-//! run's thread (multise's race, `multise/race.rs`, where the machine has
-//! a second core).
+//! run's thread where the machine has a second core: multise's race
+//! (`multise/race.rs`), ssm's and dsm's under `--race-in thread`
+//! (`Dse::race_on_thread`), and the ssm that takes over from multise when
+//! its guards grow too large to pay (`Multise::then_merge`).
 //!
 //! The thread is made idle with the run (it borrows the module, so it lives
 //! in a scope around the merging engine's run) and starts dse when merging's
@@ -19,19 +21,28 @@ use crate::record::{Recorder, Sink};
 use crate::results::TestCase;
 use braid_budget::{Budget, Cancel};
 use braid_ir::{FuncId, Module};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::Scope;
 use std::time::{Duration, Instant};
+
+/// Whether a race may run dse on a thread of its own: the machine has a
+/// second core.
+pub(crate) fn possible() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
 
 /// The thread's stack: dse keeps a path's calls on its heap, but terms are
 /// walked recursively (only the pages used are committed).
 const STACK: usize = 128 << 20;
 
 /// Batches of tests on their way to the run's thread, at most: dse waits
-/// past them (the run's thread takes them at merging's steps).
-const QUEUED: usize = 16;
+/// past them (the run's thread takes them at merging's steps, which can
+/// be long: a merged question's split time). With 16, dse on its thread
+/// behind ssm on Table 1's Quick Sort (multise's fallback) took 2.9 s
+/// against 1.7 s alone, waiting on the queue; with 256, 1.8-1.9 s.
+const QUEUED: usize = 256;
 
 /// What starts dse on the thread.
 struct Start {
@@ -64,6 +75,8 @@ struct Shared {
     finished: AtomicBool,
     /// The paths dse finished.
     paths: AtomicU64,
+    /// The growth of dse's thread's live heap since dse started.
+    heap: AtomicI64,
 }
 
 /// The run's end of the thread.
@@ -146,6 +159,12 @@ impl Second {
 
     pub(crate) fn paths(&self) -> u64 {
         self.shared.paths.load(Ordering::Relaxed)
+    }
+
+    /// The growth of dse's live heap, on its thread, since it started
+    /// (the tests it handed over included).
+    pub(crate) fn heap(&self) -> i64 {
+        self.shared.heap.load(Ordering::Relaxed)
     }
 
     /// dse explored every path (its tests may still be on their way).
@@ -294,6 +313,7 @@ fn run(
         batch: Vec::new(),
         since: Instant::now(),
     };
+    let heap_start = braid_budget::heap::live_bytes();
     let mut rec = Recorder::new(module, entry, &program, run_args, budget.clone(), &mut sink);
     let mut dse = Box::new(Dse::new(module, entry, &program, config));
     dse.prepare(&budget);
@@ -308,6 +328,9 @@ fn run(
             break;
         }
         shared.paths.store(dse.result.paths, Ordering::Relaxed);
+        shared
+            .heap
+            .store(braid_budget::heap::live_bytes() - heap_start, Ordering::Relaxed);
     }
     if finished {
         shared.finished.store(true, Ordering::SeqCst);

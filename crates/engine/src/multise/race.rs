@@ -143,8 +143,7 @@ impl<'m> Multise<'m> {
             return;
         };
         self.cut_solver_at(head_end);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let second = (fallback.threads && cores >= 2)
+        let second = (fallback.threads && crate::dse::second::possible())
             .then(|| Second::spawn(scope, self.module, self.entry, &self.budget).ok())
             .flatten();
         self.race = Some(Race {
