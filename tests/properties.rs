@@ -136,7 +136,8 @@ fn explore_with(
                 // The properties are about merging.
                 fallback: None,
                 race_after_ms: None,
-                race_threads: true,
+                race_threads: false,
+                merge_for_ms: None,
             });
             spec
         }

@@ -997,6 +997,7 @@ fn merging_of(args: &RunArgs) -> Result<Option<Merging>> {
         fallback: fallback_on(args)?.then_some(braid_engine::dse::merging::FALLBACK),
         race_after_ms: race_after(args)?,
         race_threads: race_in_thread(args, false)?,
+        merge_for_ms: None,
     }))
 }
 

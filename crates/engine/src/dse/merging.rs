@@ -101,6 +101,9 @@ pub struct Merging {
     /// 2.58x), where the turns stay within it but on Calc Parser under
     /// ssm (2.08x).
     pub race_threads: bool,
+    /// `Some(ms)`: merging is given up once its own slices have taken `ms`
+    /// (dse, raced, goes on alone); `None`: no such bound.
+    pub merge_for_ms: Option<u32>,
 }
 
 impl Merging {
@@ -114,6 +117,7 @@ impl Merging {
             fallback: Some(FALLBACK),
             race_after_ms: Some(RACE_AFTER_MS),
             race_threads: false,
+            merge_for_ms: None,
         }
     }
 }

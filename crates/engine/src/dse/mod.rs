@@ -791,12 +791,16 @@ impl<'m> Dse<'m> {
             if !second.started() && (self.explored >= after || mine.is_none()) {
                 second.start(self.config.clone(), &self.program, rec.run_args().to_vec(), &run_budget);
                 rec.keep_distinct_paths();
-                self.solver.set_budget(second.merging_budget());
+                // Merging runs under a budget dse's end cancels: a split
+                // of a state merged many times over (each side's question
+                // within the split's time) ran 31 s past dse's end on a
+                // sorting harness of 6 ints, multise's fallback.
+                self.prepare(&second.merging_budget().clone());
             }
             second.take_tests(rec);
             if second.failed() {
                 // dse cannot start where merging did: merging alone.
-                self.solver.set_budget(&run_budget);
+                self.prepare(&run_budget);
                 drop(second);
                 let Some(mut ex) = mine else {
                     return Ok(None);
@@ -845,13 +849,13 @@ impl<'m> Dse<'m> {
             }
             // Merging finished first: dse's thread is cancelled as it goes.
             note(self, &second, Some("merging"));
-            self.solver.set_budget(&run_budget);
+            self.prepare(&run_budget);
             let ex = mine.take().expect("merging's slice");
             self.end(ex, rec);
             second.take_tests(rec);
             return Ok(None);
         }
-        self.solver.set_budget(&run_budget);
+        self.prepare(&run_budget);
         if run_budget.stopped() {
             // Neither finished: both hand their live states over as tests.
             note(self, &second, None);
@@ -903,7 +907,14 @@ impl<'m> Dse<'m> {
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).
     fn merging_to_give_up(&self) -> Option<String> {
-        let share = self.merger.as_ref()?.config.fallback?;
+        let config = &self.merger.as_ref()?.config;
+        if let Some(ms) = config
+            .merge_for_ms
+            .filter(|&ms| self.explored.as_millis() >= ms as u128)
+        {
+            return Some(format!("merging took its {ms} ms; dse goes on alone"));
+        }
+        let share = config.fallback?;
         let over = !self.budget.stopped() && self.budget.memory_share().is_some_and(|m| m >= share);
         over.then(|| {
             let (rss, limit) = (self.budget.rss() >> 20, self.budget.limits().memory_mb.unwrap_or(0));

@@ -22,7 +22,7 @@ use crate::results::TestCase;
 use braid_budget::{Budget, Cancel};
 use braid_ir::{FuncId, Module};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::Scope;
 use std::time::{Duration, Instant};
@@ -37,12 +37,14 @@ pub(crate) fn possible() -> bool {
 /// walked recursively (only the pages used are committed).
 const STACK: usize = 128 << 20;
 
-/// Batches of tests on their way to the run's thread, at most: dse waits
-/// past them (the run's thread takes them at merging's steps, which can
-/// be long: a merged question's split time). With 16, dse on its thread
-/// behind ssm on Table 1's Quick Sort (multise's fallback) took 2.9 s
-/// against 1.7 s alone, waiting on the queue; with 256, 1.8-1.9 s.
-const QUEUED: usize = 256;
+// Tests go to the run's thread without bound: it takes them at merging's
+// steps, which can be long (a merged question's split time, ssm's
+// questions over `ite` values). With a bound of 16 batches (sent every
+// 20 ms at least), dse on its thread beside ssm on Table 1's Quick Sort
+// (multise's fallback) took 2.9 s against 1.7 s alone, waiting on the
+// queue; with 256, a sorting harness of 6 ints (scratch) took 42 s against
+// 5 s alone. They are kept anyway: the queue holds what the recorder
+// would.
 
 /// What starts dse on the thread.
 struct Start {
@@ -102,7 +104,7 @@ impl Second {
         budget: &Budget,
     ) -> std::io::Result<Second> {
         let (start_tx, start_rx) = channel::<Start>();
-        let (tx, messages) = sync_channel(QUEUED);
+        let (tx, messages) = channel();
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
         let (merging_budget, cancel_merging) = budget.cancellable();
@@ -258,7 +260,7 @@ impl Drop for Second {
 /// value in batches of [`BATCH`], or sooner after [`BATCH_AGE`] (looked
 /// at as tests come, and at the recorder's progress reports).
 struct Forward<'a> {
-    tx: &'a SyncSender<Message>,
+    tx: &'a Sender<Message>,
     batch: Vec<(TestCase, ConcreteRun)>,
     since: Instant,
 }
@@ -294,14 +296,7 @@ impl Sink for Forward<'_> {
 /// The thread's work: dse from the start until it finishes (then merging's
 /// budget is cancelled), the budget stops (its live states become tests)
 /// or merging cancels it.
-fn run(
-    module: &Module,
-    entry: FuncId,
-    start: Start,
-    tx: &SyncSender<Message>,
-    shared: &Shared,
-    cancel_merging: &Cancel,
-) {
+fn run(module: &Module, entry: FuncId, start: Start, tx: &Sender<Message>, shared: &Shared, cancel_merging: &Cancel) {
     let Start {
         config,
         program,

@@ -202,6 +202,14 @@ const REORDER_MIN_NODES: usize = 1 << 17;
 /// share of the BDD time overall.
 const REORDER_SHARE: f64 = 0.25;
 
+/// How long ssm may merge after multise's guards were given up
+/// (`Multise::then_merge`): dse on its thread runs slower while ssm runs
+/// beside it (a sorting harness of 6 ints, scratch: dse 7.3 s there
+/// against 5.1 s alone, where ssm merged to the end), and ssm's wins
+/// there come early (Table 1's Heap Sort in 110-200 ms, the harness of 5
+/// ints in 206 ms).
+pub const SSM_FOR: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// `Options::fallback` by default.
 ///
 /// - Once BDD operations have taken 85 % of the run's first half second or
@@ -940,6 +948,7 @@ impl<'m> Multise<'m> {
         (share && !raced && !race_why && fallback.threads && crate::dse::second::possible()).then(|| Merging {
             race_after_ms: Some(0),
             race_threads: true,
+            merge_for_ms: Some(SSM_FOR.as_millis() as u32),
             ..Merging::of(Strategy::Static)
         })
     }
