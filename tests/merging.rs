@@ -132,6 +132,8 @@ fn merging_flags_are_checked() {
         vec!["run", &figure1, "--engine", "ssm", "--fallback", "always"],
         vec!["run", &figure1, "--engine", "ssm", "--race-after", "soon"],
         vec!["run", &figure1, "--engine", "dse", "--race-after", "100"],
+        vec!["run", &figure1, "--engine", "dse", "--race-in", "thread"],
+        vec!["run", &figure1, "--engine", "ssm", "--race-in", "later"],
         vec!["bench", &figure1, "--engines", "dse,warp"],
         vec!["bench", "/nonexistent/suite"],
     ] {
@@ -216,6 +218,47 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
             merging.race_after_ms = None;
             let (r, _) = run(&spec);
             assert!(r.stats.merging_given_up.is_none(), "{program} {kind:?}");
+        }
+    }
+}
+
+/// Merging bounded in its own time (`Merging::merge_for_ms`, multise's
+/// ssm after its guards were given up): given up at once, the run is dse's
+/// from the start, on its thread or in turns, and says why.
+#[test]
+fn merging_bounded_in_time_ends_as_dse() {
+    use braid_budget::Limits;
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    let budget = Budget::start(Limits {
+        time: None,
+        memory_mb: Some(1 << 20),
+    });
+    for program in PROGRAMS {
+        let text = std::fs::read_to_string(example(program)).expect("example");
+        let module = braid_ir::parse(program, &text).expect("parses");
+        let entry = module.func_index("main").unwrap_or(braid_ir::FuncId(0));
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        for threads in [true, false] {
+            let mut spec = EngineSpec::new(EngineKind::Ssm);
+            let merging = spec.merging.as_mut().expect("merging");
+            merging.race_after_ms = Some(0);
+            merging.race_threads = threads;
+            merging.merge_for_ms = Some(0);
+            let (r, tests) = run(&spec);
+            let at = format!("{program}, threads {threads}");
+            assert!(r.complete(), "{at}: {:?}", r.incomplete_reasons);
+            assert_eq!(r.paths, dse.paths, "{at}");
+            assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
+            assert_eq!(r.bugs.len(), dse.bugs.len(), "{at}");
+            let why = r.stats.merging_given_up.as_deref().unwrap_or("");
+            assert!(why.contains("merging took its 0 ms"), "{at}: {why}");
+            for t in &tests {
+                replay(&module, t).unwrap_or_else(|why| panic!("{at}: a test does not replay: {why}"));
+            }
         }
     }
 }
