@@ -222,50 +222,12 @@ fn ssm_and_dsm_that_give_merging_up_end_as_dse() {
     }
 }
 
-/// Merging bounded in its own time (`Merging::merge_for_ms`, multise's
-/// ssm after its guards were given up): given up at once, the run is dse's
-/// from the start, on its thread or in turns, and says why.
-#[test]
-fn merging_bounded_in_time_ends_as_dse() {
-    use braid_budget::Limits;
-    use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
-    let budget = Budget::start(Limits {
-        time: None,
-        memory_mb: Some(1 << 20),
-    });
-    for program in PROGRAMS {
-        let text = std::fs::read_to_string(example(program)).expect("example");
-        let module = braid_ir::parse(program, &text).expect("parses");
-        let entry = module.func_index("main").unwrap_or(braid_ir::FuncId(0));
-        let run = |spec: &EngineSpec| {
-            explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
-        };
-        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        for threads in [true, false] {
-            let mut spec = EngineSpec::new(EngineKind::Ssm);
-            let merging = spec.merging.as_mut().expect("merging");
-            merging.race_after_ms = Some(0);
-            merging.race_threads = threads;
-            merging.merge_for_ms = Some(0);
-            let (r, tests) = run(&spec);
-            let at = format!("{program}, threads {threads}");
-            assert!(r.complete(), "{at}: {:?}", r.incomplete_reasons);
-            assert_eq!(r.paths, dse.paths, "{at}");
-            assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
-            assert_eq!(r.bugs.len(), dse.bugs.len(), "{at}");
-            let why = r.stats.merging_given_up.as_deref().unwrap_or("");
-            assert!(why.contains("merging took its 0 ms"), "{at}: {why}");
-            for t in &tests {
-                replay(&module, t).unwrap_or_else(|why| panic!("{at}: a test does not replay: {why}"));
-            }
-        }
-    }
-}
-
 /// ssm and dsm raced against dse from their first statement: whichever
 /// finishes first, the run is complete with dse's bugs and coverage, its
-/// tests replay, and the statistics say who won.
+/// tests replay, and the statistics say who won. Merging bounded in its
+/// own time (`Merging::merge_for_ms`, multise's ssm after its guards were
+/// given up) and given up at once ends as dse from the start, and says
+/// why.
 #[test]
 fn ssm_and_dsm_raced_against_dse_agree_with_dse() {
     use braid_budget::Limits;
@@ -283,21 +245,29 @@ fn ssm_and_dsm_raced_against_dse_agree_with_dse() {
             explore_collect(&module, entry, program, Config::default(), spec, &budget).expect("runs")
         };
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-        // dse on a thread of its own, and in turns on the run's.
-        for (kind, threads) in [EngineKind::Ssm, EngineKind::Dsm]
+        // dse on a thread of its own, and in turns on the run's; merging
+        // for no time (ssm).
+        for (kind, threads, bounded) in [EngineKind::Ssm, EngineKind::Dsm]
             .into_iter()
-            .flat_map(|k| [(k, true), (k, false)])
+            .flat_map(|k| [(k, true, false), (k, false, false)])
+            .chain([(EngineKind::Ssm, true, true), (EngineKind::Ssm, false, true)])
         {
             let mut spec = EngineSpec::new(kind);
             let merging = spec.merging.as_mut().expect("merging");
             merging.race_after_ms = Some(0);
             merging.race_threads = threads;
+            merging.merge_for_ms = bounded.then_some(0);
             let (r, tests) = run(&spec);
-            let at = format!("{program} {kind:?}, threads {threads}");
+            let at = format!("{program} {kind:?}, threads {threads}, bounded {bounded}");
             assert!(r.complete(), "{at}: {:?}", r.incomplete_reasons);
             assert_eq!(r.engine, kind.name());
             assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
             assert_eq!(r.bugs.len(), dse.bugs.len(), "{at}");
+            if bounded {
+                let why = r.stats.merging_given_up.as_deref().unwrap_or("");
+                assert!(why.contains("merging took its 0 ms"), "{at}: {why}");
+                assert_eq!(r.paths, dse.paths, "{at}");
+            }
             let race = r.stats.race.as_ref().expect("raced");
             match race.winner.as_deref() {
                 Some("dse") => {
