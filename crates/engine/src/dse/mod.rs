@@ -747,8 +747,9 @@ impl<'m> Dse<'m> {
     /// multise's race where the machine has a second core): merging runs
     /// its slices on the run's thread, dse starts on its own once
     /// merging's head start is spent, and whichever finishes first ends
-    /// the run (dse's end cancels the budget of merging's solver calls; a
-    /// slice of merging's is a state's step, so the run ends at the next).
+    /// the run (dse's end cancels the budget merging runs under, its
+    /// solver calls and splits included, and the run ends at merging's
+    /// next step).
     /// The turns' memory rule holds at equal times: merging's growth of
     /// the heap over its slices when it had run as long as dse has now,
     /// against dse's on its thread ([`merging::heap_outgrown`]); merging's
@@ -850,6 +851,7 @@ impl<'m> Dse<'m> {
             // Merging finished first: dse's thread is cancelled as it goes.
             note(self, &second, Some("merging"));
             self.prepare(&run_budget);
+            self.race_room = None;
             let ex = mine.take().expect("merging's slice");
             self.end(ex, rec);
             second.take_tests(rec);

@@ -37,15 +37,6 @@ pub(crate) fn possible() -> bool {
 /// walked recursively (only the pages used are committed).
 const STACK: usize = 128 << 20;
 
-// Tests go to the run's thread without bound: it takes them at merging's
-// steps, which can be long (a merged question's split time, ssm's
-// questions over `ite` values). With a bound of 16 batches (sent every
-// 20 ms at least), dse on its thread beside ssm on Table 1's Quick Sort
-// (multise's fallback) took 2.9 s against 1.7 s alone, waiting on the
-// queue; with 256, a sorting harness of 6 ints (scratch) took 42 s against
-// 5 s alone. They are kept anyway: the queue holds what the recorder
-// would.
-
 /// What starts dse on the thread.
 struct Start {
     config: Config,
@@ -104,6 +95,14 @@ impl Second {
         budget: &Budget,
     ) -> std::io::Result<Second> {
         let (start_tx, start_rx) = channel::<Start>();
+        // Tests go to the run's thread without bound: it takes them at
+        // merging's steps, which can be long (a merged question's split
+        // time, ssm's splits). With 16 batches at most, dse on its thread
+        // beside ssm on Table 1's Quick Sort (multise's fallback) took
+        // 2.9 s against 1.7 s alone, waiting on the queue; with 256 (a
+        // batch leaves every 20 ms however small), a sorting harness of 6
+        // ints (scratch) took 42 s, 20 s without the bound. The queue
+        // holds what the recorder keeps anyway.
         let (tx, messages) = channel();
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
