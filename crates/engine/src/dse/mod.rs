@@ -195,10 +195,7 @@ impl Engine for Dse<'_> {
                 // dse's thread borrows the module.
                 std::thread::scope(|scope| self.race_on_thread(after, scope, rec))?
             } else {
-                self.race(after, rec)?.map(|(mut rival, why)| {
-                    rival.solver.stats.absorb(&self.solver.stats);
-                    (rival.into_result(), why)
-                })
+                self.race_in_turns(after, rec)?
             };
             if let Some((mut r, why)) = raced {
                 // dse finished first, or merging was given up: dse's result
@@ -743,6 +740,19 @@ impl<'m> Dse<'m> {
         Ok(self.merging_given_up.take().map(|why| (dse, why)))
     }
 
+    /// [`Dse::race`], with dse's result (its solver statistics counting
+    /// merging's) where it is the run's.
+    fn race_in_turns(
+        &mut self,
+        after: Duration,
+        rec: &mut Recorder,
+    ) -> Result<Option<(RunResult, String)>, EngineError> {
+        Ok(self.race(after, rec)?.map(|(mut rival, why)| {
+            rival.solver.stats.absorb(&self.solver.stats);
+            (rival.into_result(), why)
+        }))
+    }
+
     /// [`Dse::race`] with dse on a thread of its own (`second.rs`, as
     /// multise's race where the machine has a second core): merging runs
     /// its slices on the run's thread, dse starts on its own once
@@ -766,10 +776,7 @@ impl<'m> Dse<'m> {
     {
         let run_budget = self.budget.clone();
         let Ok(mut second) = second::Second::spawn(scope, self.module, self.entry, &run_budget) else {
-            return Ok(self.race(after, rec)?.map(|(mut rival, why)| {
-                rival.solver.stats.absorb(&self.solver.stats);
-                (rival.into_result(), why)
-            }));
+            return self.race_in_turns(after, rec);
         };
         let mut mine = Some(self.begin()?);
         // Memory in use before either explores, and merging's growth of
