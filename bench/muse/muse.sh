@@ -51,11 +51,13 @@ def load(p, tag):
     j = json.load(open(f"{tmp}/{p}-{tag}.json"))
     c = j["stats"]["concolic"]
     cov = c["coverage"]
+    start = c["explore_start_ms"]
     return dict(final=j["coverage"]["branches_covered"], total=j["coverage"]["branches_total"],
                 first=cov[0][1] if cov else 0, paths=j["paths"], calls=c["solver_calls"],
-                complete=j["complete"], cov=cov, partials=c["partial_solutions"],
+                complete=j["complete"], cov=[(ms - start, n, k) for ms, n, k in cov], partials=c["partial_solutions"],
                 ptests=c["partial_tests"], simplex=c["solved_by_simplex"], search=c["solved_by_search"],
-                hist=c["partials_per_call"], ms=j["stats"]["wall_ms"])
+                hist=c["partials_per_call"], ms=j["stats"]["wall_ms"] - start,
+                by_partials=c["solved_by_partials"])
 def reach(r, target):
     """(ms, solver calls) at which run r first covered `target` branches."""
     for ms, covered, calls in r["cov"]:
@@ -83,14 +85,15 @@ for p in programs:
                     calls_ratio.append(max(b[1], 1) / max(x[1], 1))
             print(f"| {p} | {tag.replace('-p', '+P')} | {r['final']}/{r['total']}{done} | {r['final'] - r['first']} | {r['paths']} | {r['calls']} | {r['partials']} ({r['ptests']}) | {cell} | {bcell} |")
 print("\nFigure 8: solver calls by their number of partial solutions (+P runs), and the calls the simplex or")
-print("the float search answered without Z3.\n")
+print("the float search answered without Z3, and those whose branch a run of one of their partial solutions")
+print("took before Z3 was asked.\n")
 buckets = [b for b, _ in load(programs[0], "dfs-p")["hist"]]
-print("| program | config | " + " | ".join(buckets) + " | by simplex | by search |")
-print("|---|---|" + "---|" * (len(buckets) + 2))
+print("| program | config | " + " | ".join(buckets) + " | by simplex | by search | by partial solutions |")
+print("|---|---|" + "---|" * (len(buckets) + 3))
 for p in programs:
     for s in ["dfs", "bfs"]:
         r = load(p, s + "-p")
-        print(f"| {p} | {s}+P | " + " | ".join(str(n) for _, n in r["hist"]) + f" | {r['simplex']} | {r['search']} |")
+        print(f"| {p} | {s}+P | " + " | ".join(str(n) for _, n in r["hist"]) + f" | {r['simplex']} | {r['search']} | {r['by_partials']} |")
 gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 print(f"\nGeometric mean over programs and strategies where both reach the baseline's final coverage:"
       f" time ratio baseline/+P {gm(speed):.2f}x, solver-call ratio baseline/+P {gm(calls_ratio):.2f}x ({len(speed)} pairs)")

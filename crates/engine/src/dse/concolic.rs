@@ -12,12 +12,18 @@
 //! passed through: the simplex of [`braid_solver::partial`] solves the
 //! query's linear part from the all-zero assignment, and each assignment
 //! before a pivot is an input to run (§3.2); if its final assignment
-//! satisfies the whole query, it is the solution and Z3 is not asked. For a
-//! query over floats the simplex cannot answer, [`braid_solver::optimize`]
-//! searches, and its local minima are partial solutions too (§3.4).
+//! satisfies the whole query, it is the solution and Z3 is not asked. If it
+//! does not, the simplex starts again from the parent's input, which
+//! satisfies the prefix: its assignments are the parent's input a few
+//! values apart, and its final one is often a solution Z3 was needed for
+//! from zero. For a query over floats the simplex cannot answer,
+//! [`braid_solver::optimize`] searches, and its local minima are partial
+//! solutions too (§3.4).
 //! A partial solution whose concrete run follows a path already seen is
 //! dropped before any symbolic work (§3.6). A call's partial solutions run
-//! before its solution, whose open branches are then the newest.
+//! before its solution, whose open branches are then the newest; without a
+//! solution they run before Z3 is asked, and if one of their runs took the
+//! flipped branch, Z3 is not asked at all.
 //!
 //! Exploration is complete when no open branch is left: a branch whose
 //! prefix some run already followed is not solved again, every satisfiable
@@ -28,7 +34,7 @@ use super::{Dse, State};
 use crate::record::Recorder;
 use crate::results::TestInput;
 use braid_solver::optimize::{self, minimize};
-use braid_solver::partial::solve_linear;
+use braid_solver::partial::{solve_linear_from, Start};
 use braid_solver::{simplex, QueryKind, SatResult};
 use braid_term::{EvalError, EvalMemo, Model, Node, Sort, TermId, Value};
 use rustc_hash::FxHashSet;
@@ -101,8 +107,16 @@ pub struct ConcolicStats {
     pub solver_calls: u64,
     pub sat: u64,
     pub solved_by_simplex: u64,
+    /// Of those: by the simplex started at the parent's input.
+    pub solved_from_parent: u64,
     /// Of those with floats: answered by the optimising search (§3.4).
     pub solved_by_search: u64,
+    /// Open branches taken by a run of one of their own partial solutions,
+    /// so that Z3 was not asked.
+    pub solved_by_partials: u64,
+    /// Time in the solvers that return partial solutions (the simplex and
+    /// the float search), ms.
+    pub partial_solver_ms: f64,
     /// Open branches skipped because a run already followed their prefix.
     pub flips_already_covered: u64,
     /// Partial solutions: found, dropped by the concrete filter (their path
@@ -119,6 +133,9 @@ pub struct ConcolicStats {
     /// Coverage over time: (milliseconds, branches covered, solver calls
     /// so far) whenever it grew.
     pub coverage: Vec<(u64, usize, u64)>,
+    /// When exploration began (ms; compiling and loading the program came
+    /// before): the paper's times are the exploration's.
+    pub explore_start_ms: u64,
 }
 
 const PER_CALL_BUCKETS: [(&str, usize); 6] = [
@@ -140,10 +157,13 @@ const SEARCH_EVALUATIONS: usize = 20_000;
 /// Partial solutions taken from one solver call, at most.
 const MAX_PARTIALS: usize = 256;
 
-/// An input waiting to run.
-struct Pending {
-    model: Model,
-    partial: bool,
+/// Work queued before the next open branch is flipped.
+enum Pending {
+    /// An input to run (a partial solution, or a solution).
+    Run { model: Model, partial: bool },
+    /// A flip whose partial solutions run first: Z3 is asked only if none
+    /// of their runs took its branch.
+    Solve(Flip),
 }
 
 /// An open branch: `cond` at the end of `path[..len]`, left by a run on
@@ -383,16 +403,31 @@ impl Dse<'_> {
     /// the strategy, solve, repeat until none is left or the budget stops.
     pub(super) fn explore_concolic(&mut self, rec: &mut Recorder) -> Result<(), super::EngineError> {
         self.initial_state()?;
+        let started = self.budget.elapsed().as_millis() as u64;
         let c = self.concolic.as_mut().expect("concolic");
-        c.todo.push_back(Pending {
+        c.stats.explore_start_ms = started;
+        c.todo.push_back(Pending::Run {
             model: Model::default(),
             partial: false,
         });
         while !self.budget.stopped() {
             let c = self.concolic.as_mut().expect("concolic");
-            if let Some(p) = c.todo.pop_front() {
-                self.run_input(p, rec)?;
-                continue;
+            match c.todo.pop_front() {
+                Some(Pending::Run { model, partial }) => {
+                    self.run_input(model, partial, rec)?;
+                    continue;
+                }
+                Some(Pending::Solve(flip)) => {
+                    // A partial solution's run that took the branch filed
+                    // its prefix: the branch is explored without Z3.
+                    if !c.explored.insert(flip.hash) {
+                        c.stats.solved_by_partials += 1;
+                    } else {
+                        self.solve_with_z3(flip);
+                    }
+                    continue;
+                }
+                None => {}
             }
             let Some(flip) = c.flips.pop() else { break };
             if !c.explored.insert(flip.hash) {
@@ -424,15 +459,14 @@ impl Dse<'_> {
 
     /// Runs one input along its path (unless it is a partial solution whose
     /// path was seen), then files its open branches.
-    fn run_input(&mut self, p: Pending, rec: &mut Recorder) -> Result<(), super::EngineError> {
-        if p.partial {
+    fn run_input(&mut self, model: Model, partial: bool, rec: &mut Recorder) -> Result<(), super::EngineError> {
+        if partial {
             let c = self.concolic.as_mut().expect("concolic");
-            if !c.partials_seen.insert(model_hash(&p.model)) {
+            if !c.partials_seen.insert(model_hash(&model)) {
                 c.stats.partials_dropped += 1;
                 return Ok(());
             }
-            let inputs: Vec<TestInput> = p
-                .model
+            let inputs: Vec<TestInput> = model
                 .iter()
                 .map(|(s, v)| TestInput::new(&self.store.symbol(*s).name, *v))
                 .collect();
@@ -447,7 +481,7 @@ impl Dse<'_> {
         }
         let covered_before = rec.covered().len();
         let tests_before = rec.tests();
-        let input = Rc::new(p.model);
+        let input = Rc::new(model);
         let mut st = self.initial_state()?;
         st.model = input.clone();
         {
@@ -476,7 +510,7 @@ impl Dse<'_> {
         self.flush(rec);
         let gained = (rec.covered().len() - covered_before) as u64;
         let c = self.concolic.as_mut().expect("concolic");
-        if p.partial {
+        if partial {
             c.stats.partial_runs += 1;
             c.stats.partial_tests += (rec.tests() - tests_before) as u64;
             c.stats.partial_new_branches += gained;
@@ -513,83 +547,128 @@ impl Dse<'_> {
     /// Asks for an input that takes `flip`: the simplex first when partial
     /// solutions are on (its partial solutions become inputs too), else or
     /// then Z3. The solver's assignment overrides the parent's input.
+    ///
+    /// The partial solutions run before Z3 is asked (seed 002's point: one
+    /// call, many paths): if one of their runs takes the flipped branch, the
+    /// branch is explored and Z3 is not asked at all.
     fn solve_flip(&mut self, flip: Flip) {
-        let prefix = &flip.path[..flip.len];
-        let over = |m: &Model| {
-            let mut input = (*flip.parent).clone();
-            input.extend(m.iter().map(|(s, v)| (*s, *v)));
-            input
-        };
         let c = self.concolic.as_mut().expect("concolic");
         c.stats.solver_calls += 1;
+        if !c.options.partial_solutions {
+            c.stats.partials_per_call[0].1 += 1;
+            self.solve_with_z3(flip);
+            return;
+        }
+        let over = |m: &Model| over_parent(&flip.parent, m);
         let mut solution = None;
-        let mut partials = Vec::new();
-        if c.options.partial_solutions {
-            let mut query = prefix.to_vec();
-            query.push(flip.cond);
-            let linear = solve_linear(&self.store, &query, &flip.parent, simplex::Limits::default());
+        let mut query = flip.path[..flip.len].to_vec();
+        query.push(flip.cond);
+        // From zero (the paper's start: its assignments on the way are far
+        // apart, each a different input), then, if that found no input that
+        // takes the branch, from the parent's input (which satisfies the
+        // prefix: only the flipped condition is violated at the start, and
+        // the assignments on the way are the parent's input a few values
+        // apart).
+        let mut partials: Vec<Model> = Vec::new();
+        let began = std::time::Instant::now();
+        for start in [Start::Zero, Start::Base] {
+            if solution.is_some() {
+                break;
+            }
+            let linear = solve_linear_from(&self.store, &query, &flip.parent, start, simplex::Limits::default());
             if let Some(m) = &linear.solution {
                 let m = over(m);
                 if self.store.satisfies(&query, &m) {
                     solution = Some(m);
-                    self.concolic.as_mut().expect("concolic").stats.solved_by_simplex += 1;
-                }
-            }
-            partials = linear.partials.iter().take(MAX_PARTIALS).map(over).collect();
-            // Floating point: the search's local minima (§3.4).
-            let floats = query.iter().any(|c| {
-                self.store
-                    .symbols(*c)
-                    .iter()
-                    .any(|s| matches!(self.store.symbol(*s).sort, Sort::F32 | Sort::F64))
-            });
-            if solution.is_none() && floats {
-                let limits = optimize::Limits {
-                    evaluations: SEARCH_EVALUATIONS,
-                };
-                let found = minimize(&self.store, &query, &flip.parent, limits);
-                if let Some(m) = found.solution.filter(|m| self.store.satisfies(&query, m)) {
-                    solution = Some(m);
-                    self.concolic.as_mut().expect("concolic").stats.solved_by_search += 1;
-                }
-                partials.extend(found.partials.into_iter().take(MAX_PARTIALS));
-            }
-        }
-        if solution.is_none() {
-            self.solver.kind = QueryKind::Branch;
-            match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
-                SatResult::Sat(m) => solution = Some(over(&m)),
-                SatResult::Unsat => {}
-                SatResult::Unknown(reason) => {
-                    if !self.budget.poll() {
-                        self.incomplete(format!("solver: {reason}"));
+                    let c = self.concolic.as_mut().expect("concolic");
+                    c.stats.solved_by_simplex += 1;
+                    if start == Start::Base {
+                        c.stats.solved_from_parent += 1;
                     }
                 }
             }
+            partials.extend(linear.partials.iter().take(MAX_PARTIALS).map(over));
+        }
+        // Floating point: the search's local minima (§3.4).
+        let floats = query.iter().any(|c| {
+            self.store
+                .symbols(*c)
+                .iter()
+                .any(|s| matches!(self.store.symbol(*s).sort, Sort::F32 | Sort::F64))
+        });
+        if solution.is_none() && floats {
+            let limits = optimize::Limits {
+                evaluations: SEARCH_EVALUATIONS,
+            };
+            let found = minimize(&self.store, &query, &flip.parent, limits);
+            if let Some(m) = found.solution.filter(|m| self.store.satisfies(&query, m)) {
+                solution = Some(m);
+                self.concolic.as_mut().expect("concolic").stats.solved_by_search += 1;
+            }
+            partials.extend(found.partials.into_iter().take(MAX_PARTIALS));
         }
         let c = self.concolic.as_mut().expect("concolic");
+        c.stats.partial_solver_ms += began.elapsed().as_secs_f64() * 1e3;
         let bucket = PER_CALL_BUCKETS
             .iter()
             .position(|(_, max)| partials.len() <= *max)
             .expect("the last bucket has no bound");
         c.stats.partials_per_call[bucket].1 += 1;
         c.stats.partial_solutions += partials.len() as u64;
-        // Partial solutions run first and the solution last, so that the
-        // strategy finds the solution's open branches newest: with them on,
-        // dfs still goes where it would without, the partial solutions'
-        // paths covered on the way.
+        // Partial solutions run first and the solution (or the question to
+        // Z3) last, so that the strategy finds the solution's open branches
+        // newest: with them on, dfs still goes where it would without, the
+        // partial solutions' paths covered on the way.
+        let none = partials.is_empty();
         for m in partials {
-            c.todo.push_back(Pending {
+            c.todo.push_back(Pending::Run {
                 model: m,
                 partial: true,
             });
         }
-        if let Some(m) = solution {
-            c.stats.sat += 1;
-            c.todo.push_back(Pending {
-                model: m,
-                partial: false,
-            });
+        match solution {
+            Some(m) => {
+                c.stats.sat += 1;
+                c.todo.push_back(Pending::Run {
+                    model: m,
+                    partial: false,
+                });
+            }
+            None if none => self.solve_with_z3(flip),
+            None => {
+                // Not explored until a run takes it or Z3 has answered.
+                c.explored.remove(&flip.hash);
+                c.todo.push_back(Pending::Solve(flip));
+            }
         }
     }
+
+    /// Asks Z3 for an input that takes `flip`, queued to run if there is one.
+    fn solve_with_z3(&mut self, flip: Flip) {
+        self.solver.kind = QueryKind::Branch;
+        let prefix = &flip.path[..flip.len];
+        match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
+            SatResult::Sat(m) => {
+                let c = self.concolic.as_mut().expect("concolic");
+                c.stats.sat += 1;
+                c.todo.push_back(Pending::Run {
+                    model: over_parent(&flip.parent, &m),
+                    partial: false,
+                });
+            }
+            SatResult::Unsat => {}
+            SatResult::Unknown(reason) => {
+                if !self.budget.poll() {
+                    self.incomplete(format!("solver: {reason}"));
+                }
+            }
+        }
+    }
+}
+
+/// The parent's input with `m`'s values over it.
+fn over_parent(parent: &Model, m: &Model) -> Model {
+    let mut input = parent.clone();
+    input.extend(m.iter().map(|(s, v)| (*s, *v)));
+    input
 }
