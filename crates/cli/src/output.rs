@@ -455,7 +455,7 @@ impl Report {
                 .filter(|k| k.queries > 0)
                 .map(|k| {
                     format!(
-                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds in {} ms{}, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by clause learning over difference bounds in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} ms)",
+                        "{} {} ({} sat by the simplex of {} tried in {} ms{}, {} sat by float search of {} tried in {} ms, {} unsat and {} sat by difference bounds in {} ms{}, {} unsat and {} sat by trying every value in {} ms{}, {} unsat and {} sat by clause learning over difference bounds in {} ms, {} unsat and {} sat by searching orderings in {} ms, {} calls of which {} unsat ({} without a core) and {} answered by the helper, {} unsat by a known core, {} unsat by pinned values, {} unsat by unit literals, {} unsat by intervals, {} ms)",
                         k.kind,
                         k.queries,
                         k.simplex_sat,
@@ -498,6 +498,7 @@ impl Report {
                         k.subset_hits,
                         k.pinned_unsat,
                         k.units_unsat,
+                        k.intervals_unsat,
                         k.solver_ms
                     )
                 })

@@ -359,6 +359,10 @@ pub struct KindDetail {
     /// another of its constraints (`ite(x <= 0, false, …)`) false.
     #[serde(default)]
     pub units_unsat: u64,
+    /// Answered unsat because a term's range of values, narrowed by the
+    /// question's comparisons, was left empty.
+    #[serde(default)]
+    pub intervals_unsat: u64,
     /// Questions not given to trying every value while it cost more per
     /// answer than the backend per call.
     pub enumerate_skipped: u64,
@@ -427,6 +431,7 @@ impl Stats {
                     cdcl_ms: s.cdcl_time.as_millis() as u64,
                     pinned_unsat: s.pinned_unsat,
                     units_unsat: s.units_unsat,
+                    intervals_unsat: s.intervals_unsat,
                     enumerate_skipped: s.enumerate_skipped,
                 })
                 .collect(),

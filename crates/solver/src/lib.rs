@@ -12,6 +12,7 @@ mod cdcl;
 mod difference;
 mod enumerate;
 mod external;
+mod intervals;
 mod lazy;
 pub mod optimize;
 mod orders;

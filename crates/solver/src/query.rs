@@ -121,6 +121,9 @@ pub struct KindStats {
     /// Answered unsat because the question's unit literals make another
     /// of its constraints false (crate::units).
     pub units_unsat: u64,
+    /// Answered unsat because a term's range of values, narrowed by the
+    /// question's comparisons, was left empty (crate::intervals).
+    pub intervals_unsat: u64,
     /// Questions not given to trying every value while it did not pay
     /// ([`CostGate`]).
     pub enumerate_skipped: u64,
@@ -246,6 +249,7 @@ impl SolverStats {
             a.cdcl_time += b.cdcl_time;
             a.pinned_unsat += b.pinned_unsat;
             a.units_unsat += b.units_unsat;
+            a.intervals_unsat += b.intervals_unsat;
             a.enumerate_skipped += b.enumerate_skipped;
         }
         for (a, b) in self.histogram.iter_mut().zip(&other.histogram) {
@@ -807,6 +811,12 @@ impl QuerySolver {
             // (crate::units).
             if let Some(core) = crate::units::refutation(store, &set) {
                 self.stats.kind(self.kind).units_unsat += 1;
+                return self.refuted_by_own(set, core);
+            }
+            // Arithmetic that bounds keep from wrapping (a decimal number
+            // read digit by digit, each step at most 65535).
+            if let Some(core) = crate::intervals::refutation(store, &set) {
+                self.stats.kind(self.kind).intervals_unsat += 1;
                 return self.refuted_by_own(set, core);
             }
             // A merged state's questions need the deepest searches. While
