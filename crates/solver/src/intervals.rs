@@ -580,7 +580,7 @@ pub fn refutation(store: &TermStore, set: &[TermId]) -> Option<Vec<TermId>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn bv(s: &mut TermStore, w: u8, bits: u64) -> TermId {
@@ -589,7 +589,7 @@ mod tests {
 
     /// pgm's digits: `v = 10·v + (c − '0')` over `n` digits, each `c` in
     /// '0'..'9' and every `v` at most 65535 (signed 32-bit compares).
-    fn digits(s: &mut TermStore, n: usize) -> (Vec<TermId>, TermId) {
+    pub(crate) fn digits(s: &mut TermStore, n: usize) -> (Vec<TermId>, TermId) {
         let mut set = Vec::new();
         let (zero, ten, big) = (bv(s, 32, 0), bv(s, 32, 10), bv(s, 32, 65535));
         let (c0, c9) = (bv(s, 32, 0x30), bv(s, 32, 0x39));
