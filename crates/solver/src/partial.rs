@@ -106,9 +106,6 @@ struct Linearizer<'s> {
     /// at (an answer found deeper was cut sooner, so it serves that depth
     /// and deeper ones only).
     ranges: std::cell::RefCell<FxHashMap<TermId, (u32, BitRange)>>,
-    /// Each quotient's and remainder's variables with the linear form they
-    /// divide and the power of two (`x = 2^k·q + r`), in creation order.
-    divisions: Vec<(usize, usize, Lin, u32)>,
 }
 
 fn sort_bounds(sort: Sort) -> (Option<i128>, Option<i128>) {
@@ -162,7 +159,6 @@ impl Linearizer<'_> {
         if known {
             return Some(result);
         }
-        self.divisions.push((q, r, x.clone(), k));
         if !signed {
             self.constraints.extend(x.compare(Rel::Ge, 0));
         }
@@ -462,31 +458,6 @@ pub const REFINE_TIME: std::time::Duration = std::time::Duration::from_millis(20
 /// solution; the pins only narrow the search, so an unsatisfiable refined
 /// system proves nothing and the caller asks the complete solver.
 pub fn solve_linear(store: &TermStore, constraints: &[TermId], base: &Model, limits: Limits) -> Linear {
-    solve_linear_from(store, constraints, base, Start::Zero, limits)
-}
-
-/// Where the simplex starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// The all-zero assignment (seed 002's Algorithm 2).
-    Zero,
-    /// `base`'s values: every variable at what `base` gives it (a symbol its
-    /// value, an opaque term its evaluation, a quotient and remainder those
-    /// of what they divide). A concolic flip's parent input satisfies its
-    /// prefix, so the simplex starts with the flipped condition alone
-    /// violated, and its assignments on the way are the parent's input
-    /// changed a few variables at a time.
-    Base,
-}
-
-/// [`solve_linear`] from `start`.
-pub fn solve_linear_from(
-    store: &TermStore,
-    constraints: &[TermId],
-    base: &Model,
-    start: Start,
-    limits: Limits,
-) -> Linear {
     let mut lz = Linearizer {
         store,
         vars: Vec::new(),
@@ -496,7 +467,6 @@ pub fn solve_linear_from(
         unsigned: false,
         upper: FxHashMap::default(),
         ranges: Default::default(),
-        divisions: Vec::new(),
     };
     for &c in constraints {
         upper_bounds(store, c, true, &mut lz.upper, 0);
@@ -593,17 +563,13 @@ pub fn solve_linear_from(
             out.partials.push(m);
         }
     };
-    let first = match start {
-        Start::Zero => Vec::new(),
-        Start::Base => base_values(store, &lz, base),
-    };
     let mut system = lz.constraints.clone();
-    let began = std::time::Instant::now();
+    let start = std::time::Instant::now();
     for round in 0..=REFINEMENTS {
-        if round > 0 && began.elapsed() > REFINE_TIME {
+        if round > 0 && start.elapsed() > REFINE_TIME {
             break;
         }
-        let solved = simplex::solve_from(lz.vars.len(), &system, &lz.bounds, &first, limits);
+        let solved = simplex::solve(lz.vars.len(), &system, &lz.bounds, limits);
         out.pivots += solved.pivots;
         for p in &solved.partials {
             add_partial(&mut out, model(p));
@@ -687,32 +653,6 @@ pub fn solve_linear_from(
         }
     }
     out
-}
-
-/// Every variable's value under `base` (bit-vectors as unsigned; a symbol
-/// `base` leaves out, and a term it cannot evaluate, at zero).
-fn base_values(store: &TermStore, lz: &Linearizer, base: &Model) -> Vec<i128> {
-    let unsigned = |v: Value| match v {
-        Value::Bv { bits, .. } => bits as i128,
-        v => reading(v),
-    };
-    let mut memo = EvalMemo::default();
-    let mut values: Vec<i128> = lz
-        .vars
-        .iter()
-        .map(|k| match k {
-            Key::Sym(s) => base.get(s).map_or(0, |v| unsigned(*v)),
-            Key::Opaque(t) => store.eval_with(*t, base, &mut memo).map_or(0, unsigned),
-            Key::Aux(..) => 0,
-        })
-        .collect();
-    for (q, r, x, k) in &lz.divisions {
-        let terms = x.coeffs.iter().map(|(y, a)| a.saturating_mul(values[*y]));
-        let v = terms.fold(x.constant, i128::saturating_add);
-        values[*q] = v.div_euclid(1 << k);
-        values[*r] = v.rem_euclid(1 << k);
-    }
-    values
 }
 
 /// The unsigned upper bounds `c` (or its negation) puts on bit-vector
@@ -910,56 +850,6 @@ mod tests {
         // (0, 0) breaks the first constraint; (2, 0) the second.
         assert!(!s.satisfies(&[c1], &lin.partials[0]));
         assert!(s.satisfies(&[c1], &lin.partials[1]) && !s.satisfies(&[c2], &lin.partials[1]));
-    }
-
-    /// From the parent's input (x = 1, y = 3, path #1), where only the
-    /// flipped `2x − y ≥ 0` fails, the simplex passes through that input
-    /// first; and a quotient starts at what it divides.
-    #[test]
-    fn the_simplex_can_start_at_the_base() {
-        let mut s = TermStore::new();
-        let x = s.symbol_term("x", Sort::Bv(32));
-        let y = s.symbol_term("y", Sort::Bv(32));
-        let (zero, one, two) = (bv(&mut s, 32, 0), bv(&mut s, 32, 1), bv(&mut s, 32, 2));
-        let sum = s.app(Op::Add, &[x, y]).unwrap();
-        let c1 = s.app(Op::Ge, &[sum, two]).unwrap();
-        let y2 = s.app(Op::Mul, &[two, y]).unwrap();
-        let d = s.app(Op::Sub, &[y2, x]).unwrap();
-        let c2 = s.app(Op::Ge, &[d, one]).unwrap();
-        let x2 = s.app(Op::Mul, &[two, x]).unwrap();
-        let e = s.app(Op::Sub, &[x2, y]).unwrap();
-        let c3 = s.app(Op::Ge, &[e, zero]).unwrap();
-        let base: Model = [
-            (sym(&s, x), Value::Bv { width: 32, bits: 1 }),
-            (sym(&s, y), Value::Bv { width: 32, bits: 3 }),
-        ]
-        .into_iter()
-        .collect();
-        let lin = solve_linear_from(&s, &[c1, c2, c3], &base, Start::Base, Limits::default());
-        let sol = lin.solution.expect("sat");
-        assert!(s.satisfies(&[c1, c2, c3], &sol));
-        // (1, 3), then (1.5, 3) rounded: x moves first, where from zero
-        // the simplex passed through (0, 0) and (2, 0).
-        let (xs, ys) = (x, y);
-        let at = |x: u64, y: u64| -> Model {
-            [
-                (sym(&s, xs), Value::Bv { width: 32, bits: x }),
-                (sym(&s, ys), Value::Bv { width: 32, bits: y }),
-            ]
-            .into_iter()
-            .collect()
-        };
-        assert_eq!(lin.partials, [at(1, 3), at(2, 3)]);
-        // x >> 4 = 3 from x = 0x35: the quotient starts at 3, the remainder
-        // at 5, and nothing needs a pivot.
-        let (four, three) = (bv(&mut s, 32, 4), bv(&mut s, 32, 3));
-        let q = s.app(Op::LShr, &[x, four]).unwrap();
-        let c = s.app(Op::Eq, &[q, three]).unwrap();
-        let base: Model = [(sym(&s, x), Value::Bv { width: 32, bits: 0x35 })]
-            .into_iter()
-            .collect();
-        let lin = solve_linear_from(&s, &[c], &base, Start::Base, Limits::default());
-        assert_eq!((lin.solution, lin.pivots), (Some(base), 0));
     }
 
     fn sym(s: &TermStore, t: TermId) -> SymId {

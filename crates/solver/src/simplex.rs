@@ -407,18 +407,6 @@ pub fn solve(
     bounds: &[(Option<i128>, Option<i128>)],
     limits: Limits,
 ) -> Solved {
-    solve_from(vars, constraints, bounds, &[], limits)
-}
-
-/// [`solve`] from `start`'s values (clamped to the bounds; variables past
-/// its end start at zero).
-pub fn solve_from(
-    vars: usize,
-    constraints: &[Constraint],
-    bounds: &[(Option<i128>, Option<i128>)],
-    start: &[i128],
-    limits: Limits,
-) -> Solved {
     let mut partials = Vec::new();
     let mut pivots = limits.pivots;
     let mut nodes = limits.nodes;
@@ -433,9 +421,6 @@ pub fn solve_from(
         };
     }
     let mut root = Tableau::new(vars, constraints, bounds);
-    for (x, v) in start.iter().enumerate().take(vars) {
-        root.value[x] = Q::int(*v);
-    }
     let conflicting = (0..root.vars).any(|x| matches!((root.lower[x], root.upper[x]), (Some(l), Some(u)) if l > u));
     let outcome = match root.init_values() {
         _ if conflicting => Outcome::Unsat,

@@ -12,11 +12,8 @@
 //! passed through: the simplex of [`braid_solver::partial`] solves the
 //! query's linear part from the all-zero assignment, and each assignment
 //! before a pivot is an input to run (§3.2); if its final assignment
-//! satisfies the whole query, it is the solution and Z3 is not asked. If it
-//! does not, the simplex starts again from the parent's input, which
-//! satisfies the prefix: its assignments are the parent's input a few
-//! values apart, and its final one is often a solution Z3 was needed for
-//! from zero. For a query over floats the simplex cannot answer,
+//! satisfies the whole query, it is the solution and Z3 is not asked. For a
+//! query over floats the simplex cannot answer,
 //! [`braid_solver::optimize`] searches, and its local minima are partial
 //! solutions too (§3.4).
 //! A partial solution whose concrete run follows a path already seen is
@@ -34,7 +31,7 @@ use super::{Dse, State};
 use crate::record::Recorder;
 use crate::results::TestInput;
 use braid_solver::optimize::{self, minimize};
-use braid_solver::partial::{solve_linear_from, Start};
+use braid_solver::partial::solve_linear;
 use braid_solver::{simplex, QueryKind, SatResult};
 use braid_term::{EvalError, EvalMemo, Model, Node, Sort, TermId, Value};
 use rustc_hash::FxHashSet;
@@ -107,8 +104,6 @@ pub struct ConcolicStats {
     pub solver_calls: u64,
     pub sat: u64,
     pub solved_by_simplex: u64,
-    /// Of those: by the simplex started at the parent's input.
-    pub solved_from_parent: u64,
     /// Of those with floats: answered by the optimising search (§3.4).
     pub solved_by_search: u64,
     /// Open branches taken by a run of one of their own partial solutions,
@@ -563,32 +558,16 @@ impl Dse<'_> {
         let mut solution = None;
         let mut query = flip.path[..flip.len].to_vec();
         query.push(flip.cond);
-        // From zero (the paper's start: its assignments on the way are far
-        // apart, each a different input), then, if that found no input that
-        // takes the branch, from the parent's input (which satisfies the
-        // prefix: only the flipped condition is violated at the start, and
-        // the assignments on the way are the parent's input a few values
-        // apart).
-        let mut partials: Vec<Model> = Vec::new();
         let began = std::time::Instant::now();
-        for start in [Start::Zero, Start::Base] {
-            if solution.is_some() {
-                break;
+        let linear = solve_linear(&self.store, &query, &flip.parent, simplex::Limits::default());
+        if let Some(m) = &linear.solution {
+            let m = over(m);
+            if self.store.satisfies(&query, &m) {
+                solution = Some(m);
+                self.concolic.as_mut().expect("concolic").stats.solved_by_simplex += 1;
             }
-            let linear = solve_linear_from(&self.store, &query, &flip.parent, start, simplex::Limits::default());
-            if let Some(m) = &linear.solution {
-                let m = over(m);
-                if self.store.satisfies(&query, &m) {
-                    solution = Some(m);
-                    let c = self.concolic.as_mut().expect("concolic");
-                    c.stats.solved_by_simplex += 1;
-                    if start == Start::Base {
-                        c.stats.solved_from_parent += 1;
-                    }
-                }
-            }
-            partials.extend(linear.partials.iter().take(MAX_PARTIALS).map(over));
         }
+        let mut partials: Vec<Model> = linear.partials.iter().take(MAX_PARTIALS).map(over).collect();
         // Floating point: the search's local minima (§3.4).
         let floats = query.iter().any(|c| {
             self.store
