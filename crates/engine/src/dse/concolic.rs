@@ -112,6 +112,9 @@ pub struct ConcolicStats {
     /// Time in the solvers that return partial solutions (the simplex and
     /// the float search), ms.
     pub partial_solver_ms: f64,
+    /// Open branches solved without partial solutions because, over the
+    /// last calls, they cost more per new path than the rest ([`Gate`]).
+    pub partials_paused: u64,
     /// Open branches skipped because a run already followed their prefix.
     pub flips_already_covered: u64,
     /// Partial solutions: found, dropped by the concrete filter (their path
@@ -151,6 +154,63 @@ const SEARCH_EVALUATIONS: usize = 20_000;
 
 /// Partial solutions taken from one solver call, at most.
 const MAX_PARTIALS: usize = 256;
+
+/// Whether partial solutions pay: per new path, what they cost (the
+/// solvers that return them, the concrete runs that filter them, the
+/// symbolic runs of those that take new paths) against what the rest costs
+/// (Z3's answers and the solutions' runs). Every [`GATE_WINDOW`] calls
+/// with partial solutions the two are compared; past [`GATE_RATIO`] times
+/// the rest's, the next calls (`GATE_WINDOW`, then twice as many each time
+/// it repeats, up to 2^10 times) go to Z3 alone. On real parsers the
+/// simplex alone took 2.4-4.7 s of 10 s (a scratch harness over
+/// tiny-regex's `re_match`; under dfs 1 398 paths against 3 524 without
+/// partial solutions). On bench/muse's float programs they pay and stay
+/// on; on its parsers most calls go without (bmp under dfs: 960 of 1 177).
+#[derive(Default)]
+struct Gate {
+    partial_time: std::time::Duration,
+    partial_paths: u64,
+    plain_time: std::time::Duration,
+    plain_paths: u64,
+    calls: u64,
+    closed_for: u64,
+    backoff: u32,
+}
+
+const GATE_WINDOW: u64 = 64;
+const GATE_RATIO: f64 = 2.0;
+
+impl Gate {
+    /// Whether this call gets partial solutions.
+    fn open(&mut self) -> bool {
+        if self.closed_for > 0 {
+            self.closed_for -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// A call with partial solutions was made; at a window's end, the
+    /// comparison.
+    fn called(&mut self) {
+        self.calls += 1;
+        if self.calls < GATE_WINDOW {
+            return;
+        }
+        let per_path = |t: std::time::Duration, n: u64| t.as_secs_f64() / n.max(1) as f64;
+        if per_path(self.partial_time, self.partial_paths) > GATE_RATIO * per_path(self.plain_time, self.plain_paths) {
+            self.closed_for = GATE_WINDOW << self.backoff;
+            self.backoff = (self.backoff + 1).min(10);
+        } else {
+            self.backoff = 0;
+        }
+        *self = Gate {
+            closed_for: self.closed_for,
+            backoff: self.backoff,
+            ..Gate::default()
+        };
+    }
+}
 
 /// Work queued before the next open branch is flipped.
 enum Pending {
@@ -245,6 +305,7 @@ pub(crate) struct Concolic {
     completed: FxHashSet<u64>,
     run: Run,
     order: u64,
+    gate: Gate,
     pub stats: ConcolicStats,
 }
 
@@ -304,6 +365,7 @@ impl Concolic {
             completed: FxHashSet::default(),
             run: Run::default(),
             order: 0,
+            gate: Gate::default(),
             stats,
         }
     }
@@ -409,7 +471,15 @@ impl Dse<'_> {
             let c = self.concolic.as_mut().expect("concolic");
             match c.todo.pop_front() {
                 Some(Pending::Run { model, partial }) => {
+                    let began = std::time::Instant::now();
+                    let tests = rec.tests();
                     self.run_input(model, partial, rec)?;
+                    let (took, new) = (began.elapsed(), (rec.tests() - tests) as u64);
+                    let g = &mut self.concolic.as_mut().expect("concolic").gate;
+                    match partial {
+                        true => (g.partial_time += took, g.partial_paths += new),
+                        false => (g.plain_time += took, g.plain_paths += new),
+                    };
                     continue;
                 }
                 Some(Pending::Solve(flip)) => {
@@ -549,11 +619,15 @@ impl Dse<'_> {
     fn solve_flip(&mut self, flip: Flip) {
         let c = self.concolic.as_mut().expect("concolic");
         c.stats.solver_calls += 1;
-        if !c.options.partial_solutions {
+        if !c.options.partial_solutions || !c.gate.open() {
+            if c.options.partial_solutions {
+                c.stats.partials_paused += 1;
+            }
             c.stats.partials_per_call[0].1 += 1;
             self.solve_with_z3(flip);
             return;
         }
+        c.gate.called();
         let over = |m: &Model| over_parent(&flip.parent, m);
         let mut solution = None;
         let mut query = flip.path[..flip.len].to_vec();
@@ -588,6 +662,7 @@ impl Dse<'_> {
         }
         let c = self.concolic.as_mut().expect("concolic");
         c.stats.partial_solver_ms += began.elapsed().as_secs_f64() * 1e3;
+        c.gate.partial_time += began.elapsed();
         let bucket = PER_CALL_BUCKETS
             .iter()
             .position(|(_, max)| partials.len() <= *max)
@@ -624,6 +699,12 @@ impl Dse<'_> {
 
     /// Asks Z3 for an input that takes `flip`, queued to run if there is one.
     fn solve_with_z3(&mut self, flip: Flip) {
+        let began = std::time::Instant::now();
+        self.ask_z3(flip);
+        self.concolic.as_mut().expect("concolic").gate.plain_time += began.elapsed();
+    }
+
+    fn ask_z3(&mut self, flip: Flip) {
         self.solver.kind = QueryKind::Branch;
         let prefix = &flip.path[..flip.len];
         match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
