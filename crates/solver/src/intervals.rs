@@ -269,8 +269,9 @@ impl Intervals<'_> {
                             hi: sa.hi >> s,
                         }
                     }
-                    (Op::LShr, _) | (Op::UDiv, _) => ua,
-                    (Op::URem, _) => top(w),
+                    // A shift by any amount only lowers; a quotient by a
+                    // divisor that may be 0 is anything.
+                    (Op::LShr, _) => Range { lo: 0, hi: ua.hi },
                     _ => top(w),
                 }
             }
@@ -698,8 +699,11 @@ pub(crate) mod tests {
                     2 => s.app(Op::Mul, &[a, b]),
                     3 => s.app(Op::Neg, &[a]),
                     4 => s.app(Op::Shl, &[a, k]),
-                    5 => s.app(Op::LShr, &[a, k]),
-                    6 => s.app([Op::UDiv, Op::URem, Op::AShr][rng.gen_range(0..3)], &[a, k]),
+                    5 => s.app(Op::LShr, &[a, if rng.gen_bool(0.5) { k } else { b }]),
+                    6 => s.app(
+                        [Op::UDiv, Op::URem, Op::AShr][rng.gen_range(0..3)],
+                        &[a, if rng.gen_bool(0.7) { k } else { b }],
+                    ),
                     7 => s.app([Op::And, Op::Or, Op::Xor][rng.gen_range(0..3)], &[a, b]),
                     8 if side == 0 => s.app([Op::ZExt(8), Op::SExt(8)][rng.gen_range(0..2)], &[a]),
                     8 => s.app(Op::Trunc(4), &[a]),
@@ -708,8 +712,9 @@ pub(crate) mod tests {
                         s.app(Op::Ite, &[c, a, b])
                     }
                     _ => s.app(Op::Add, &[a, k]),
-                }
-                .unwrap();
+                };
+                // (A quotient of constants by zero is not a term.)
+                let Ok(t) = t else { continue };
                 let tw = if s.sort(t) == Sort::Bv(4) { 0 } else { 1 };
                 pool[tw].push(t);
             }

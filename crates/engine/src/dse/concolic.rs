@@ -13,14 +13,14 @@
 //! query's linear part from the all-zero assignment, and each assignment
 //! before a pivot is an input to run (§3.2); if its final assignment
 //! satisfies the whole query, it is the solution and Z3 is not asked. For a
-//! query over floats the simplex cannot answer,
-//! [`braid_solver::optimize`] searches, and its local minima are partial
-//! solutions too (§3.4).
+//! query over floats the simplex cannot answer, [`braid_solver::optimize`]
+//! searches, and its local minima are partial solutions too (§3.4).
 //! A partial solution whose concrete run follows a path already seen is
 //! dropped before any symbolic work (§3.6). A call's partial solutions run
 //! before its solution, whose open branches are then the newest; without a
 //! solution they run before Z3 is asked, and if one of their runs took the
-//! flipped branch, Z3 is not asked at all.
+//! flipped branch, Z3 is not asked at all. Partial solutions are asked for
+//! while they pay ([`Gate`]).
 //!
 //! Exploration is complete when no open branch is left: a branch whose
 //! prefix some run already followed is not solved again, every satisfiable
@@ -610,8 +610,9 @@ impl Dse<'_> {
     }
 
     /// Asks for an input that takes `flip`: the simplex first when partial
-    /// solutions are on (its partial solutions become inputs too), else or
-    /// then Z3. The solver's assignment overrides the parent's input.
+    /// solutions are on and pay ([`Gate`]; its partial solutions become
+    /// inputs too), else or then Z3. The solver's assignment overrides the
+    /// parent's input.
     ///
     /// The partial solutions run before Z3 is asked (seed 002's point: one
     /// call, many paths): if one of their runs takes the flipped branch, the
