@@ -162,20 +162,16 @@ impl Intervals<'_> {
     /// A range of `t` of width `w` from its operands'.
     fn compute(&mut self, t: TermId, w: u32) -> Option<Range> {
         let store = self.store;
-        let args = match store.node(t) {
+        let (op, args) = match store.node(t) {
             Node::Const(Value::Bv { bits, .. }) => {
                 return Some(Range {
                     lo: *bits as i128,
                     hi: *bits as i128,
                 })
             }
-            Node::App(_, args) => args.clone(),
+            Node::App(op, args) => (*op, args.clone()),
             _ => return Some(top(w)),
         };
-        let Node::App(op, _) = store.node(t) else {
-            unreachable!("an application")
-        };
-        let op = *op;
         // An operand's range, or its value if it is a constant.
         let arg = |s: &mut Self, i: usize| -> Option<Range> { s.range(args[i]) };
         let k = |i: usize| constant(store, args[i]);

@@ -662,8 +662,9 @@ impl Dse<'_> {
             partials.extend(found.partials.into_iter().take(MAX_PARTIALS));
         }
         let c = self.concolic.as_mut().expect("concolic");
-        c.stats.partial_solver_ms += began.elapsed().as_secs_f64() * 1e3;
-        c.gate.partial_time += began.elapsed();
+        let took = began.elapsed();
+        c.stats.partial_solver_ms += took.as_secs_f64() * 1e3;
+        c.gate.partial_time += took;
         let bucket = PER_CALL_BUCKETS
             .iter()
             .position(|(_, max)| partials.len() <= *max)
