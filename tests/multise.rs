@@ -343,3 +343,48 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
         assert!(r.stats.merging_given_up.is_none(), "{program}");
     }
 }
+
+/// A step of multise's merging past its turn while dse races on a thread
+/// (here every step: no overrun allowed) hands the run's thread to ssm,
+/// which explores from the start beside dse as it goes on: the run covers
+/// dse's branches, finds its bugs, every test replays, and the statistics
+/// say how it went.
+#[test]
+fn ssm_explores_beside_dse_when_a_step_overruns() {
+    use braid_engine::multise::Fallback;
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use std::time::Duration;
+    if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
+        return;
+    }
+    let mut beside = 0;
+    for program in ["bench/merging/sleep-3-3.bir", "examples/bir/bugs.bir"] {
+        let (module, entry) = parsed_example(program);
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        let mut spec = EngineSpec::new(EngineKind::Multise);
+        spec.multise.fallback = Some(Fallback {
+            race_after: Some(Duration::ZERO),
+            overrun: Duration::ZERO,
+            bdd_share: None,
+            threads: true,
+        });
+        let (r, tests) = run(&spec);
+        assert_eq!(r.engine, "multise");
+        assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+        assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
+        assert_eq!(bug_set(&r), bug_set(&dse), "{program}");
+        let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
+        if why.contains("ssm explored from the start beside it") {
+            assert!(why.starts_with("a step of merging ran"), "{program}: {why}");
+            beside += 1;
+        }
+        for t in &tests {
+            replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+        }
+    }
+    assert!(beside >= 1, "no run went on with ssm beside dse");
+}

@@ -100,6 +100,42 @@ pub(crate) fn explore_from_start(
     Ok(r)
 }
 
+/// multise's merging given up with dse on its thread (`second`, started):
+/// `merging` (ssm's) explores from the start on the run's thread beside
+/// it, as [`Dse::race_on_thread`] does, and whichever finishes first ends
+/// the run, reported as `engine`'s (`why`: why multise's merging was
+/// given up). dse goes on where it is, and the run's thread, idle while
+/// dse explores alone, merges as values what multise could not as
+/// guards.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge_beside(
+    module: &Module,
+    entry: FuncId,
+    program: &str,
+    config: Config,
+    merging: Merging,
+    second: second::Second,
+    budget: &Budget,
+    rec: &mut Recorder,
+    engine: EngineKind,
+    why: String,
+    solver_before: braid_solver::SolverStats,
+) -> Result<RunResult, EngineError> {
+    budget.release_memory();
+    let mut dse = Box::new(Dse::new(module, entry, program, config).with_merging(merging));
+    dse.solver.stats = solver_before;
+    dse.prepare(budget);
+    let raced = dse.race_beside(second, Duration::ZERO, rec)?;
+    let mut r = dse.after_race(raced, budget, rec)?;
+    r.engine = engine.name().into();
+    let why = format!("{why}; ssm explored from the start beside it");
+    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
+        Some(then) => format!("{why}; then {then}"),
+        None => why,
+    });
+    Ok(r)
+}
+
 /// How often a race on a thread notes merging's heap ([`Dse::race_on_thread`]).
 const HEAP_SAMPLE: Duration = Duration::from_millis(5);
 
@@ -197,23 +233,42 @@ impl Engine for Dse<'_> {
             } else {
                 self.race_in_turns(after, rec)?
             };
-            if let Some((mut r, why)) = raced {
-                // dse finished first, or merging was given up: dse's result
-                // is the run's, its solver statistics counting merging's.
-                let engine = self.engine_kind();
-                let (merged, splits) = (self.result.stats.states_merged, self.result.stats.splits);
-                let race = self.result.stats.race.take();
-                drop(self);
-                r.engine = engine.name().into();
-                r.stats.merging_given_up = Some(why);
-                r.stats.states_merged = merged;
-                r.stats.splits = splits;
-                r.stats.race = race;
-                return Ok(r);
-            }
+            return self.after_race(raced, budget, rec);
         } else {
             self.explore(rec)?;
         }
+        self.after_exploring(budget, rec)
+    }
+}
+
+impl<'m> Dse<'m> {
+    /// The run's result after a race (`raced`: as [`Dse::race`] returns).
+    fn after_race(
+        mut self: Box<Self>,
+        raced: Option<(RunResult, String)>,
+        budget: &Budget,
+        rec: &mut Recorder,
+    ) -> Result<RunResult, EngineError> {
+        let Some((mut r, why)) = raced else {
+            return self.after_exploring(budget, rec);
+        };
+        // dse finished first, or merging was given up: dse's result is the
+        // run's, its solver statistics counting merging's.
+        let engine = self.engine_kind();
+        let (merged, splits) = (self.result.stats.states_merged, self.result.stats.splits);
+        let race = self.result.stats.race.take();
+        drop(self);
+        r.engine = engine.name().into();
+        r.stats.merging_given_up = Some(why);
+        r.stats.states_merged = merged;
+        r.stats.splits = splits;
+        r.stats.race = race;
+        Ok(r)
+    }
+
+    /// The run's result once it has explored (merging given up: dse from
+    /// the start).
+    fn after_exploring(mut self: Box<Self>, budget: &Budget, rec: &mut Recorder) -> Result<RunResult, EngineError> {
         if let Some(why) = self.merging_given_up.take() {
             // The paths under way handed over their models as tests.
             let merged = self.result.stats.states_merged;
@@ -774,14 +829,30 @@ impl<'m> Dse<'m> {
     where
         'm: 's,
     {
-        let run_budget = self.budget.clone();
-        let Ok(mut second) = second::Second::spawn(scope, self.module, self.entry, &run_budget) else {
+        let Ok(second) = second::Second::spawn(scope, self.module, self.entry, &self.budget.clone()) else {
             return self.race_in_turns(after, rec);
         };
+        self.race_beside(second, after, rec)
+    }
+
+    /// [`Dse::race_on_thread`] against `second`, spawned and perhaps
+    /// started already (it has explored since: multise's race, whose
+    /// merging was given up, [`merge_beside`]).
+    fn race_beside(
+        &mut self,
+        mut second: second::Second,
+        after: Duration,
+        rec: &mut Recorder,
+    ) -> Result<Option<(RunResult, String)>, EngineError> {
+        let run_budget = self.budget.clone();
         let mut mine = Some(self.begin()?);
-        // Memory in use before either explores, and merging's growth of
-        // its heap as its time went (a sample each few milliseconds).
-        let base = braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64);
+        if second.started() {
+            self.prepare(&second.merging_budget().clone());
+        }
+        // Memory in use before either explores (less what dse, started
+        // already, has grown its heap by), and merging's growth of its heap
+        // as its time went (a sample each few milliseconds).
+        let base = braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64) - second.heap();
         let mut heap = 0i64;
         let mut history: Vec<(Duration, i64)> = Vec::new();
         let note = |me: &mut Self, second: &second::Second, winner: Option<&str>| {
