@@ -999,7 +999,12 @@ impl<'m> Dse<'m> {
         over.then(|| {
             let (rss, limit) = (self.budget.rss() >> 20, self.budget.limits().memory_mb.unwrap_or(0));
             let ms = self.budget.elapsed().as_millis();
-            format!("{rss} of {limit} MB in use at {ms} ms; dse explored from the start")
+            // A dse racing merging goes on from where it is.
+            let then = match self.race_room {
+                Some(_) => "dse goes on alone",
+                None => "dse explored from the start",
+            };
+            format!("{rss} of {limit} MB in use at {ms} ms; {then}")
         })
     }
 
