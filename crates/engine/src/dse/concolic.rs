@@ -166,11 +166,12 @@ const MAX_PARTIALS: usize = 256;
 /// `GATE_WINDOW` while they pay. A solution the simplex or the float
 /// search found counts on the partial solutions' side, as their time does
 /// (counted on Z3's, it closed the float search of bench/muse's quadratic
-/// after 8 calls: bfs+P to the baseline's coverage in 4.4 s against 48 ms). On real parsers the
-/// simplex alone took 2.4-4.7 s of 10 s (a scratch harness over
-/// tiny-regex's `re_match`; under dfs 1 398 paths against 3 524 without
-/// partial solutions). On bench/muse's float programs they pay and stay
-/// on; on its parsers most calls go without (bmp under dfs: 960 of 1 177).
+/// after 8 calls: bfs+P to the baseline's coverage in 4.4 s against 48
+/// ms). On real parsers the simplex alone took 2.4-4.7 s of 10 s (a
+/// scratch harness over tiny-regex's `re_match`; under dfs 1 398 paths
+/// against 3 524 without partial solutions). On bench/muse's float
+/// programs they pay and stay on; on its parsers most calls go without
+/// (bmp under dfs: 960 of 1 177 with 64-call windows).
 #[derive(Default)]
 struct Gate {
     partial_time: std::time::Duration,
@@ -759,8 +760,9 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    /// Calls with partial solutions until the gate compares (`true`), each
-    /// call's partial solutions and the rest costing as given.
+    /// Calls with partial solutions until the gate compares, each call's
+    /// partial solutions and the rest costing (ms, new paths) as given;
+    /// returns how many.
     fn window(g: &mut Gate, partial: (u64, u64), plain: (u64, u64)) -> u64 {
         let mut calls = 0;
         loop {

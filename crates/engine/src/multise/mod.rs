@@ -513,15 +513,14 @@ impl<'m> Multise<'m> {
                     ..s
                 });
             };
-            if let (Some(s), Some(m)) = (second.as_ref(), beside) {
-                if !s.finished() {
-                    let s = second.expect("checked above");
+            let second = match (second, beside) {
+                (Some(s), Some(merging)) if !s.finished() => {
                     let mut r = crate::dse::merge_beside(
                         module,
                         entry,
                         &program,
                         config,
-                        m,
+                        merging,
                         s,
                         budget,
                         rec,
@@ -532,7 +531,8 @@ impl<'m> Multise<'m> {
                     (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
                     return Ok(r);
                 }
-            }
+                (second, _) => second,
+            };
             let finished = second.and_then(|s| {
                 budget.release_memory();
                 s.finish(rec, EngineKind::Multise, why.clone(), &solver_before)
@@ -981,11 +981,11 @@ impl<'m> Multise<'m> {
     /// dse's (the race's memory rule). `None`: the run's thread waits for
     /// dse. bench/merging's sleep-5-3 and sleep-6-3 (merged sums of parsed
     /// numbers, whose questions took multise's merging past its turn at
-    /// about 2 s): 6.1 and 36.3 s before (dse: 4.9 and 32.2), 2.7 and 4.5
-    /// s with ssm beside, where ssm's merges took 161 ms and 2.1 s of its
-    /// own. Where ssm does not pay, dse on its thread runs beside it a
-    /// little slower (a printf formatter's harness over 3 characters: 10.7
-    /// -> 11.1 s, dse alone 10.0) than beside a thread that waits for it.
+    /// about 2 s): 6.1 and 36.3 s before (dse: 4.9 and 32.2), 2.7 and
+    /// 4.3-4.5 s with ssm beside, where ssm's merges took 161 ms and 2.1 s
+    /// of its own. Where ssm does not pay, dse on its thread runs beside it
+    /// a little slower (a printf formatter's harness over 3 characters:
+    /// 10.7 -> 11.1 s, dse alone 10.0) than beside a thread that waits.
     fn merge_beside(&self, race: Option<&race::Race>) -> Option<Merging> {
         let race = race?;
         let on_thread = race.second.as_ref().is_some_and(|s| s.started());
