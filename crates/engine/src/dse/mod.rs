@@ -70,6 +70,12 @@ impl StateInfo for States {
 /// recorder (with `merging`, ssm's or dsm's: multise's guards that grew
 /// too large to pay can still be merged as values), and its result is
 /// reported as `engine`'s.
+///
+/// With `beside`, a dse that raced multise's merging on its thread and
+/// goes on where it is: `merging` explores from the start on the run's
+/// thread beside it ([`Dse::race_beside`]), and whichever finishes first
+/// ends the run. The run's thread, idle while dse explored alone, merges
+/// as values what multise could not as guards.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore_from_start(
     module: &Module,
@@ -77,6 +83,7 @@ pub(crate) fn explore_from_start(
     program: &str,
     config: Config,
     merging: Option<Merging>,
+    beside: Option<second::Second>,
     budget: &Budget,
     rec: &mut Recorder,
     engine: EngineKind,
@@ -91,44 +98,16 @@ pub(crate) fn explore_from_start(
     let mut dse = Box::new(dse);
     // The run's solver statistics count the merging engine's questions too.
     dse.solver.stats = solver_before;
-    let mut r = dse.run(budget, rec)?;
+    let (mut r, why) = match beside {
+        None => (dse.run(budget, rec)?, why),
+        Some(second) => {
+            dse.prepare(budget);
+            let raced = dse.race_beside(second, Duration::ZERO, rec)?;
+            let why = format!("{why}; ssm explored from the start beside it");
+            (dse.after_race(raced, budget, rec)?, why)
+        }
+    };
     r.engine = engine.name().into();
-    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
-        Some(then) => format!("{why}; then {then}"),
-        None => why,
-    });
-    Ok(r)
-}
-
-/// multise's merging given up with dse on its thread (`second`, started):
-/// `merging` (ssm's) explores from the start on the run's thread beside
-/// it, as [`Dse::race_on_thread`] does, and whichever finishes first ends
-/// the run, reported as `engine`'s (`why`: why multise's merging was
-/// given up). dse goes on where it is, and the run's thread, idle while
-/// dse explores alone, merges as values what multise could not as
-/// guards.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn merge_beside(
-    module: &Module,
-    entry: FuncId,
-    program: &str,
-    config: Config,
-    merging: Merging,
-    second: second::Second,
-    budget: &Budget,
-    rec: &mut Recorder,
-    engine: EngineKind,
-    why: String,
-    solver_before: braid_solver::SolverStats,
-) -> Result<RunResult, EngineError> {
-    budget.release_memory();
-    let mut dse = Box::new(Dse::new(module, entry, program, config).with_merging(merging));
-    dse.solver.stats = solver_before;
-    dse.prepare(budget);
-    let raced = dse.race_beside(second, Duration::ZERO, rec)?;
-    let mut r = dse.after_race(raced, budget, rec)?;
-    r.engine = engine.name().into();
-    let why = format!("{why}; ssm explored from the start beside it");
     r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
         Some(then) => format!("{why}; then {then}"),
         None => why,
@@ -281,6 +260,7 @@ impl<'m> Dse<'m> {
                 entry,
                 &program,
                 config,
+                None,
                 None,
                 budget,
                 rec,
@@ -837,7 +817,7 @@ impl<'m> Dse<'m> {
 
     /// [`Dse::race_on_thread`] against `second`, spawned and perhaps
     /// started already (it has explored since: multise's race, whose
-    /// merging was given up, [`merge_beside`]).
+    /// merging was given up, [`explore_from_start`]).
     fn race_beside(
         &mut self,
         mut second: second::Second,

@@ -515,13 +515,13 @@ impl<'m> Multise<'m> {
             };
             let second = match (second, beside) {
                 (Some(s), Some(merging)) if !s.finished() => {
-                    let mut r = crate::dse::merge_beside(
+                    let mut r = explore_from_start(
                         module,
                         entry,
                         &program,
                         config,
-                        merging,
-                        s,
+                        Some(merging),
+                        Some(s),
                         budget,
                         rec,
                         EngineKind::Multise,
@@ -554,6 +554,7 @@ impl<'m> Multise<'m> {
                     &program,
                     config,
                     then,
+                    None,
                     budget,
                     rec,
                     EngineKind::Multise,
