@@ -813,7 +813,6 @@ impl QuerySolver {
                 self.stats.kind(self.kind).units_unsat += 1;
                 return self.refuted_by_own(set, core);
             }
-
             // A merged state's questions need the deepest searches. While
             // they pay: on yxml's tokenizer over 5 symbolic bytes under dse
             // they took 28 % of the run and answered none of 34 680
