@@ -17,6 +17,7 @@
 //! hook: nothing is printed, and the engine hands over what it has.
 
 pub mod heap;
+pub mod room;
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -544,21 +545,20 @@ pub fn memory_use() -> Option<(u64, u64)> {
 
 /// Physical memory in MiB (Linux).
 pub fn physical_memory_mb() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    room::meminfo_mb(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemTotal:")
 }
 
-/// The default memory limit: half the physical memory, and within the
+/// The default memory limit: half the physical memory, within nine tenths
+/// of what the machine has available and of what the process's control
+/// groups leave when the run begins ([`room`]), and within the
 /// address-space limit if one is set.
 pub fn default_memory_mb() -> Option<u64> {
-    let half = physical_memory_mb().map(|m| m / 2);
-    let space = address_space_limit().map(|b| b >> 20);
-    match (half, space) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    let room = [room::available_memory_mb(), room::cgroup_room_mb()];
+    [physical_memory_mb().map(|m| m / 2), address_space_limit().map(|b| b >> 20)]
+        .into_iter()
+        .chain(room.map(|r| r.map(|m| m / 10 * 9)))
+        .flatten()
+        .min()
 }
 
 /// `ulimit -v` less a fifth (thread stacks, the solver's own allocations

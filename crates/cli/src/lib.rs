@@ -169,7 +169,8 @@ struct RunArgs {
     #[arg(long)]
     max_time: Option<f64>,
     /// Stop when resident memory reaches this many MiB (default: half the
-    /// physical memory).
+    /// physical memory, within nine tenths of what is available and of what
+    /// the process's control groups leave).
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
     /// Progress on stderr: auto (a status line on a terminal, else a line
