@@ -30,6 +30,9 @@ pub enum StopReason {
     TimeLimit(Duration),
     /// The limit in MiB.
     MemoryLimit(u64),
+    /// The machine had this many MiB available, less than
+    /// [`room::low_memory_mb`] ([`Budget::sample_machine`]).
+    MachineMemory(u64),
     Interrupted,
 }
 
@@ -38,6 +41,7 @@ impl fmt::Display for StopReason {
         match self {
             StopReason::TimeLimit(t) => write!(f, "time limit of {}s reached", t.as_secs_f64()),
             StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
+            StopReason::MachineMemory(mb) => write!(f, "the machine's memory ran low ({mb} MB available)"),
             StopReason::Interrupted => write!(f, "interrupted"),
         }
     }
@@ -445,6 +449,22 @@ impl Budget {
             }
         }
     }
+
+    /// Stops exploration when the machine's available memory falls below
+    /// [`room::low_memory_mb`] (other processes, or files in a tmpfs, took
+    /// what the limit counted on: the kernel's OOM killer would end the
+    /// run without a result), and ends the frontier phase below half of it.
+    pub fn sample_machine(&self) {
+        let (Some(available), Some(low)) = (room::available_memory_mb(), room::low_memory_mb()) else {
+            return;
+        };
+        if available < low {
+            self.stop(StopReason::MachineMemory(available));
+            if available < low / 2 {
+                self.exhaust();
+            }
+        }
+    }
 }
 
 /// How long a step that cannot be interrupted takes per unit of its size
@@ -522,9 +542,13 @@ fn watchdog(weak: Weak<Inner>) {
         if SIGNALLED.load(Ordering::Relaxed) {
             budget.stop(StopReason::Interrupted);
         }
-        // Memory every other tick: reading /proc costs a few microseconds.
+        // Memory every other tick: reading /proc costs a few microseconds;
+        // the machine's every tenth (`/proc/meminfo` costs some more).
         if tick.is_multiple_of(2) {
             budget.sample_memory();
+        }
+        if tick.is_multiple_of(10) {
+            budget.sample_machine();
         }
         budget.advance(Instant::now());
         tick += 1;
@@ -554,11 +578,14 @@ pub fn physical_memory_mb() -> Option<u64> {
 /// address-space limit if one is set.
 pub fn default_memory_mb() -> Option<u64> {
     let room = [room::available_memory_mb(), room::cgroup_room_mb()];
-    [physical_memory_mb().map(|m| m / 2), address_space_limit().map(|b| b >> 20)]
-        .into_iter()
-        .chain(room.map(|r| r.map(|m| m / 10 * 9)))
-        .flatten()
-        .min()
+    [
+        physical_memory_mb().map(|m| m / 2),
+        address_space_limit().map(|b| b >> 20),
+    ]
+    .into_iter()
+    .chain(room.map(|r| r.map(|m| m / 10 * 9)))
+    .flatten()
+    .min()
 }
 
 /// `ulimit -v` less a fifth (thread stacks, the solver's own allocations

@@ -17,6 +17,16 @@ pub fn available_memory_mb() -> Option<u64> {
     meminfo_mb(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemAvailable:")
 }
 
+/// Available memory below which a run stops ([`crate::Budget::sample_machine`]):
+/// a thirty-second of the physical memory, and at least 128 MiB.
+pub fn low_memory_mb() -> Option<u64> {
+    crate::physical_memory_mb().map(low_memory_of)
+}
+
+fn low_memory_of(physical_mb: u64) -> u64 {
+    (physical_mb / 32).max(128)
+}
+
 /// The value of `key` (a line `key   N kB`) in MiB.
 pub(crate) fn meminfo_mb(info: &str, key: &str) -> Option<u64> {
     let line = info.lines().find(|l| l.starts_with(key))?;
@@ -78,7 +88,12 @@ fn group_room(dir: &Path, v2: bool) -> Option<u64> {
         true => ("memory.max", "memory.current", "inactive_file"),
         false => ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
     };
-    room(&read(limit)?, &read(usage)?, read("memory.stat").as_deref().unwrap_or(""), inactive)
+    room(
+        &read(limit)?,
+        &read(usage)?,
+        read("memory.stat").as_deref().unwrap_or(""),
+        inactive,
+    )
 }
 
 /// Limits at or past this many bytes are no limit (version 1 writes
@@ -110,6 +125,12 @@ mod tests {
     }
 
     #[test]
+    fn low_memory_is_a_thirty_second_of_the_machine_and_at_least_128_mib() {
+        assert_eq!(low_memory_of(24105), 753);
+        assert_eq!(low_memory_of(2048), 128);
+    }
+
+    #[test]
     fn memory_groups_of_either_version_and_those_above() {
         let root = Path::new("/nonexistent-cgroup-root");
         let v1 = "9:name=systemd:/\n4:memory:/process_api/d41\n1:cpu:/\n0::/\n";
@@ -124,7 +145,10 @@ mod tests {
         assert!(dirs.contains(&(root.to_path_buf(), true)));
         let v2 = "0::/system.slice/braid.service\n";
         let dirs: Vec<_> = memory_groups(v2, root).into_iter().map(|(d, _)| d).collect();
-        assert_eq!(dirs, ["system.slice/braid.service", "system.slice", ""].map(|p| root.join(p)));
+        assert_eq!(
+            dirs,
+            ["system.slice/braid.service", "system.slice", ""].map(|p| root.join(p))
+        );
         assert!(memory_groups("garbage\n", root).is_empty());
     }
 
