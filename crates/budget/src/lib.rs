@@ -458,12 +458,35 @@ impl Budget {
         let (Some(available), Some(low)) = (room::available_memory_mb(), room::low_memory_mb()) else {
             return;
         };
-        if available < low {
-            self.stop(StopReason::MachineMemory(available));
-            if available < low / 2 {
+        match machine_low(available, low) {
+            Low::No => {}
+            Low::Stop => self.stop(StopReason::MachineMemory(available)),
+            Low::Exhaust => {
+                self.stop(StopReason::MachineMemory(available));
                 self.exhaust();
             }
         }
+    }
+}
+
+/// What `available` MiB of the machine's memory call for, `low` being
+/// [`room::low_memory_mb`].
+#[derive(Debug, PartialEq)]
+enum Low {
+    No,
+    /// Exploration stops.
+    Stop,
+    /// The frontier phase ends too.
+    Exhaust,
+}
+
+fn machine_low(available: u64, low: u64) -> Low {
+    if available >= low {
+        Low::No
+    } else if available >= low / 2 {
+        Low::Stop
+    } else {
+        Low::Exhaust
     }
 }
 
@@ -659,6 +682,19 @@ pub fn signalled() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn low_machine_memory_stops_exploring_then_the_frontier() {
+        assert_eq!(machine_low(800, 753), Low::No);
+        assert_eq!(machine_low(753, 753), Low::No);
+        assert_eq!(machine_low(744, 753), Low::Stop);
+        assert_eq!(machine_low(376, 753), Low::Stop);
+        assert_eq!(machine_low(375, 753), Low::Exhaust);
+        assert_eq!(
+            StopReason::MachineMemory(744).to_string(),
+            "the machine's memory ran low (744 MB available)"
+        );
+    }
 
     /// With SIGPIPE's default restored (as the command line does), writing
     /// to a child that ended without reading fails the write and leaves
