@@ -33,6 +33,8 @@ pub enum StopReason {
     /// The machine had this many MiB available, less than
     /// [`room::low_memory_mb`] ([`Budget::sample_machine`]).
     MachineMemory(u64),
+    /// A test could not be written (the run ends with that error).
+    Output,
     Interrupted,
 }
 
@@ -42,6 +44,7 @@ impl fmt::Display for StopReason {
             StopReason::TimeLimit(t) => write!(f, "time limit of {}s reached", t.as_secs_f64()),
             StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
             StopReason::MachineMemory(mb) => write!(f, "the machine's memory ran low ({mb} MB available)"),
+            StopReason::Output => write!(f, "a test could not be written"),
             StopReason::Interrupted => write!(f, "interrupted"),
         }
     }

@@ -860,6 +860,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let engine = spec.build(&module, entry, &program, config)?;
     let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str(), goal));
     let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
+    sink.stop_on_error(&budget);
     let mut rec = Recorder::new(
         &module,
         entry,

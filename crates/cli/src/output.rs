@@ -132,6 +132,9 @@ pub struct RunSink {
     display: Display,
     /// The first error writing a test (reported when the run ends).
     pub error: Option<anyhow::Error>,
+    /// The run's budget, stopped when a test cannot be written
+    /// ([`RunSink::stop_on_error`]).
+    budget: Option<braid_engine::Budget>,
 }
 
 /// Tests on their way to `--out`: a thread of its own creates their files,
@@ -156,6 +159,8 @@ pub struct RunSink {
 /// wrote them itself.
 struct Writer {
     queue: std::sync::mpsc::SyncSender<Job>,
+    /// A test could not be written (the writer drops the rest).
+    failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Jobs written, to be filled again.
     spare: std::sync::mpsc::Receiver<Job>,
     /// Test-Comp's XML too (WebAssembly programs).
@@ -178,12 +183,15 @@ impl Writer {
         let (queue, jobs) = std::sync::mpsc::sync_channel(Self::QUEUE);
         let (done, spare) = std::sync::mpsc::channel();
         let testcomp = zip.is_some();
+        let failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let theirs = failed.clone();
         let thread = std::thread::Builder::new()
             .name("tests".into())
-            .spawn(move || write_tests(&dir, zip, jobs, done))
+            .spawn(move || write_tests(&dir, zip, jobs, done, &theirs))
             .context("cannot start the thread that writes tests")?;
         Ok(Writer {
             queue,
+            failed,
             spare,
             testcomp,
             thread,
@@ -220,11 +228,13 @@ fn write_tests(
     mut zip: Option<crate::testcomp::Zip>,
     jobs: std::sync::mpsc::Receiver<Job>,
     done: std::sync::mpsc::Sender<Job>,
+    failed: &std::sync::atomic::AtomicBool,
 ) -> Result<()> {
     let mut error = None;
     for job in jobs {
         if error.is_none() {
             error = write_job(dir, zip.as_mut(), &job).err();
+            failed.store(error.is_some(), std::sync::atomic::Ordering::Relaxed);
         }
         let _ = done.send(job);
     }
@@ -280,7 +290,16 @@ impl RunSink {
             writer,
             display,
             error: None,
+            budget: None,
         })
+    }
+
+    /// Stops `budget`'s exploration and its frontier phase once a test
+    /// cannot be written (a full disk): the run then ends with the error
+    /// at once, the tests written before it kept, rather than exploring
+    /// to its limit for tests that go nowhere.
+    pub fn stop_on_error(&mut self, budget: &braid_engine::Budget) {
+        self.budget = Some(budget.clone());
     }
 
     /// Ends the run's output: the status line cleared, the tests still
@@ -322,6 +341,11 @@ impl Sink for RunSink {
     fn test(&mut self, index: usize, test: &TestCase) {
         if let (Some(writer), None) = (&self.writer, &self.error) {
             self.error = writer.send(index, test).err();
+            let failed = writer.failed.load(std::sync::atomic::Ordering::Relaxed);
+            if let (true, Some(budget)) = (failed || self.error.is_some(), &self.budget) {
+                budget.stop(braid_engine::StopReason::Output);
+                budget.exhaust();
+            }
         }
     }
 
@@ -573,5 +597,48 @@ impl Report {
             &dir.join("summary.json"),
             serde_json::to_string_pretty(&self.json())?.as_bytes(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use braid_engine::{Budget, Outcome, StopReason};
+
+    /// Writes that begin to fail mid-run (here the tests' directory goes
+    /// away; a full disk does the same) stop the run's exploration and its
+    /// frontier phase, and the error is reported when the run ends.
+    #[test]
+    fn a_test_that_cannot_be_written_stops_the_run() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut sink = RunSink::new(Some(dir.path()), None, ProgressMode::Never).expect("a sink");
+        let budget = Budget::start(braid_budget::Limits::default());
+        sink.stop_on_error(&budget);
+        let outcome = Outcome::End {
+            function: "main".into(),
+            values: Default::default(),
+            memory: Default::default(),
+            returned: None,
+        };
+        let test = TestCase::new(
+            "p".into(),
+            "main".into(),
+            Vec::new(),
+            outcome,
+            Default::default(),
+            Vec::new(),
+        );
+        std::fs::remove_dir_all(dir.path().join("tests")).expect("the tests' directory removed");
+        let give_up = Instant::now() + Duration::from_secs(10);
+        let mut index = 0;
+        while !budget.stopped() && Instant::now() < give_up {
+            index += 1;
+            sink.test(index, &test);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(budget.reason(), Some(StopReason::Output));
+        assert!(budget.exhausted());
+        sink.finish();
+        assert!(sink.error.is_some());
     }
 }
