@@ -33,6 +33,9 @@ pub enum StopReason {
     /// The machine had this many MiB available, less than
     /// [`room::low_memory_mb`] ([`Budget::sample_machine`]).
     MachineMemory(u64),
+    /// The process's memory control group had this many MiB left, less
+    /// than [`room::low_group_room`].
+    GroupMemory(u64),
     /// A test could not be written (the run ends with that error).
     Output,
     Interrupted,
@@ -44,6 +47,7 @@ impl fmt::Display for StopReason {
             StopReason::TimeLimit(t) => write!(f, "time limit of {}s reached", t.as_secs_f64()),
             StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
             StopReason::MachineMemory(mb) => write!(f, "the machine's memory ran low ({mb} MB available)"),
+            StopReason::GroupMemory(mb) => write!(f, "the memory of its control group ran low ({mb} MB left)"),
             StopReason::Output => write!(f, "a test could not be written"),
             StopReason::Interrupted => write!(f, "interrupted"),
         }
@@ -454,26 +458,36 @@ impl Budget {
     }
 
     /// Stops exploration when the machine's available memory falls below
-    /// [`room::low_memory_mb`] (other processes, or files in a tmpfs, took
-    /// what the limit counted on: the kernel's OOM killer would end the
-    /// run without a result), and ends the frontier phase below half of it.
+    /// [`room::low_memory_mb`], or the room its tightest memory control
+    /// group leaves below [`room::low_group_room`] (other processes, or
+    /// files in a tmpfs, took what the limit counted on: the kernel's OOM
+    /// killer would end the run without a result), and ends the frontier
+    /// phase below half of either.
     pub fn sample_machine(&self) {
-        let (Some(available), Some(low)) = (room::available_memory_mb(), room::low_memory_mb()) else {
-            return;
-        };
-        match machine_low(available, low) {
+        if let (Some(available), Some(low)) = (room::available_memory_mb(), room::low_memory_mb()) {
+            self.when_low(machine_low(available, low), StopReason::MachineMemory(available));
+        }
+        if let Some((left, limit)) = room::tightest_group() {
+            let low = machine_low(left >> 20, room::low_group_room(limit) >> 20);
+            self.when_low(low, StopReason::GroupMemory(left >> 20));
+        }
+    }
+
+    fn when_low(&self, low: Low, reason: StopReason) {
+        match low {
             Low::No => {}
-            Low::Stop => self.stop(StopReason::MachineMemory(available)),
+            Low::Stop => self.stop(reason),
             Low::Exhaust => {
-                self.stop(StopReason::MachineMemory(available));
+                self.stop(reason);
                 self.exhaust();
             }
         }
     }
 }
 
-/// What `available` MiB of the machine's memory call for, `low` being
-/// [`room::low_memory_mb`].
+/// What `available` MiB of the machine's memory (or of a control group's
+/// room) call for, `low` being [`room::low_memory_mb`] (or
+/// [`room::low_group_room`]).
 #[derive(Debug, PartialEq)]
 enum Low {
     No,
