@@ -264,8 +264,12 @@ fn ssm_and_dsm_raced_against_dse_agree_with_dse() {
             assert_eq!(r.branches_covered, dse.branches_covered, "{at}");
             assert_eq!(r.bugs.len(), dse.bugs.len(), "{at}");
             if bounded {
+                // On its thread, dse may finish a small program before the
+                // run's thread sees merging's bound (seen once in CI on
+                // figure1.bir); either way the run ends as dse's.
                 let why = r.stats.merging_given_up.as_deref().unwrap_or("");
-                assert!(why.contains("merging took its 0 ms"), "{at}: {why}");
+                let dse_first = threads && why.contains("dse, raced alongside, finished first");
+                assert!(why.contains("merging took its 0 ms") || dse_first, "{at}: {why}");
                 assert_eq!(r.paths, dse.paths, "{at}");
             }
             let race = r.stats.race.as_ref().expect("raced");
