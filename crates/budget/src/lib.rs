@@ -464,8 +464,9 @@ impl Budget {
     /// killer would end the run without a result), and ends the frontier
     /// phase below half of either.
     pub fn sample_machine(&self) {
-        if let (Some(available), Some(low)) = (room::available_memory_mb(), room::low_memory_mb()) {
-            self.when_low(machine_low(available, low), StopReason::MachineMemory(available));
+        if let Some((available, total)) = room::machine_mb() {
+            let low = machine_low(available, room::low_memory_mb(total));
+            self.when_low(low, StopReason::MachineMemory(available));
         }
         if let Some((left, limit)) = room::tightest_group() {
             let low = machine_low(left >> 20, room::low_group_room(limit) >> 20);
@@ -617,13 +618,14 @@ pub fn physical_memory_mb() -> Option<u64> {
 /// groups leave when the run begins ([`room`]), and within the
 /// address-space limit if one is set.
 pub fn default_memory_mb() -> Option<u64> {
-    let room = [room::available_memory_mb(), room::cgroup_room_mb()];
+    let most = |room: Option<u64>| room.map(|mb| mb / 10 * 9);
     [
-        physical_memory_mb().map(|m| m / 2),
+        physical_memory_mb().map(|mb| mb / 2),
         address_space_limit().map(|b| b >> 20),
+        most(room::available_memory_mb()),
+        most(room::cgroup_room_mb()),
     ]
     .into_iter()
-    .chain(room.map(|r| r.map(|m| m / 10 * 9)))
     .flatten()
     .min()
 }

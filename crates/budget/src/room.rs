@@ -17,13 +17,15 @@ pub fn available_memory_mb() -> Option<u64> {
     meminfo_mb(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemAvailable:")
 }
 
-/// Available memory below which a run stops ([`crate::Budget::sample_machine`]):
-/// a thirty-second of the physical memory, and at least 128 MiB.
-pub fn low_memory_mb() -> Option<u64> {
-    crate::physical_memory_mb().map(low_memory_of)
+/// `MemAvailable` and `MemTotal` in MiB, from one read of `/proc/meminfo`.
+pub fn machine_mb() -> Option<(u64, u64)> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    Some((meminfo_mb(&info, "MemAvailable:")?, meminfo_mb(&info, "MemTotal:")?))
 }
 
-fn low_memory_of(physical_mb: u64) -> u64 {
+/// Available memory below which a run stops ([`crate::Budget::sample_machine`])
+/// on a machine of `physical_mb`: a thirty-second of it, and at least 128 MiB.
+pub fn low_memory_mb(physical_mb: u64) -> u64 {
     (physical_mb / 32).max(128)
 }
 
@@ -154,8 +156,8 @@ mod tests {
 
     #[test]
     fn low_memory_is_a_thirty_second_of_the_machine_and_at_least_128_mib() {
-        assert_eq!(low_memory_of(24105), 753);
-        assert_eq!(low_memory_of(2048), 128);
+        assert_eq!(low_memory_mb(24105), 753);
+        assert_eq!(low_memory_mb(2048), 128);
         assert_eq!(low_group_room(4 << 30), 256 << 20);
         assert_eq!(low_group_room(600 << 20), 64 << 20);
     }
