@@ -75,6 +75,34 @@ fn the_frontier_of_a_stopped_merging_run_becomes_tests() {
     }
 }
 
+/// A path not explored to its end may never end: its frontier input's
+/// concrete run is capped, and the inputs after it still become tests.
+/// multise, its merged state waiting at the join for the spinning path,
+/// ended a cut-off run with no test at all: the spinning input, the newest
+/// model, ran until the budget was exhausted.
+#[test]
+fn a_frontier_input_that_never_ends_costs_the_others_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let program = dir.path().join("spin.bir");
+    let text = "fn main() {\n    x = input int \"x\"\n    n = 0\n    y = 1\n    c = x == 7\n    if c goto Spin\n    \
+                y = 2\n    goto Join\nSpin: n = n + 1\n    d = n < 0\n    if d goto Join\n    goto Spin\nJoin: ret y\n}\n";
+    std::fs::write(&program, text).expect("program written");
+    let program = program.display().to_string();
+    for engine in ["multise", "dse"] {
+        let out = dir.path().join(engine);
+        let (code, json, tests) = run_json(&program, &out, &["--engine", engine, "--max-time", "1"]);
+        assert_eq!(code, 0, "{engine}: {json}");
+        assert!(!json["complete"].as_bool().expect("complete"), "{engine}: {json}");
+        assert!(!tests.is_empty(), "{engine}: {json}");
+        // Each took the path that ends (an input left out is 0).
+        assert!(
+            tests.iter().all(|t| t["outcome"]["returned"] == "2"),
+            "{engine}: {json}"
+        );
+        replay_all(&program, &out);
+    }
+}
+
 /// Starts `braid run PROGRAM --out DIR ARGS...` in the background.
 fn spawn(program: &str, dir: &std::path::Path, args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_braid"))

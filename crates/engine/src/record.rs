@@ -69,7 +69,20 @@ pub struct Recorder<'a> {
     /// Whether a test that takes an earlier test's path is dropped (two
     /// explorations of one program, raced, find most paths twice).
     distinct_paths: bool,
+    /// Statements a frontier input's concrete run may take
+    /// ([`Recorder::complete`]), and the most a run that ended took.
+    frontier_steps: u64,
+    longest_completed: u64,
 }
+
+/// The statements a frontier input's concrete run may take at first, and
+/// at least after one ran past its cap. A path not explored to its end
+/// may never end: cesanta/mjson's glob matcher loops forever on a string
+/// with `*` where it backtracks, and multise, cut off there, ran its 57
+/// pending models concretely, the first until the budget was exhausted:
+/// no test at all.
+const FRONTIER_STEPS: u64 = crate::dse::loops::COMPLETION_STEPS;
+const MIN_FRONTIER_STEPS: u64 = 1 << 20;
 
 impl<'a> Recorder<'a> {
     pub fn new(
@@ -96,6 +109,8 @@ impl<'a> Recorder<'a> {
             traces: FxHashSet::default(),
             last_progress: Instant::now(),
             distinct_paths: false,
+            frontier_steps: FRONTIER_STEPS,
+            longest_completed: 0,
             code: Code::new(module, Some(entry)),
         }
     }
@@ -124,7 +139,10 @@ impl<'a> Recorder<'a> {
 
     /// A test for the frontier: `inputs` run concretely to the end of the
     /// program, which gives the outcome. `false` if the inputs repeat an
-    /// earlier test's or the budget ran out first.
+    /// earlier test's, the budget ran out first, or the run took more
+    /// statements than [`FRONTIER_STEPS`]; after such a run, the next may
+    /// take eight times the most a frontier run that ended took (at least
+    /// [`MIN_FRONTIER_STEPS`]): inputs that hang come in numbers.
     pub fn complete(&mut self, inputs: Vec<TestInput>) -> bool {
         self.complete_within(inputs, None)
     }
@@ -146,18 +164,25 @@ impl<'a> Recorder<'a> {
         if !self.seen.insert(inputs_hash(&inputs)) {
             return false;
         }
+        let steps = max_steps.unwrap_or(self.frontier_steps);
         let Some(run) = run_concrete_with(
             &self.code,
             self.module,
             self.entry,
             &inputs,
             Some(&self.budget),
-            max_steps,
+            Some(steps),
         ) else {
             return false;
         };
-        if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::StepLimit) && max_steps.is_some() {
+        if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::StepLimit) {
+            if max_steps.is_none() {
+                self.frontier_steps = (8 * self.longest_completed).clamp(MIN_FRONTIER_STEPS, self.frontier_steps);
+            }
             return false;
+        }
+        if max_steps.is_none() {
+            self.longest_completed = self.longest_completed.max(run.steps);
         }
         // Inputs the explored prefix left free may break an `assume` further
         // on: no path of the program runs that way, so there is no test.
