@@ -215,6 +215,11 @@ struct TreeNode {
     parent: Option<usize>,
     children: Vec<usize>,
     state: Option<StateId>,
+    /// States that went on from this node while they sat in it (another
+    /// searcher or dsm's fast-forwarding ran them), oldest first: a walk
+    /// here hands them out first, as it would the chain of nodes they
+    /// held ([`RandomPath::update`]).
+    gone: VecDeque<StateId>,
 }
 
 impl RandomPath {
@@ -233,6 +238,7 @@ impl RandomPath {
             parent,
             children: Vec::new(),
             state: Some(state),
+            gone: VecDeque::new(),
         };
         let n = match self.free.pop() {
             Some(n) => {
@@ -253,7 +259,7 @@ impl RandomPath {
 
     /// Removes empty nodes from `n` upwards.
     fn prune(&mut self, mut n: usize) {
-        while self.nodes[n].children.is_empty() && self.nodes[n].state.is_none() {
+        while self.nodes[n].children.is_empty() && self.nodes[n].state.is_none() && self.nodes[n].gone.is_empty() {
             self.free.push(n);
             self.nodes[n].children = Vec::new();
             match self.nodes[n].parent {
@@ -274,6 +280,9 @@ impl Searcher for RandomPath {
     fn select(&mut self, _: &dyn StateInfo) -> Option<StateId> {
         let mut n = self.root?;
         loop {
+            if let Some(s) = self.nodes[n].gone.pop_front() {
+                return Some(s);
+            }
             if let Some(s) = self.nodes[n].state.take() {
                 return Some(s);
             }
@@ -301,6 +310,7 @@ impl Searcher for RandomPath {
                 parent: None,
                 children: Vec::new(),
                 state: None,
+                gone: VecDeque::new(),
             });
             self.root = Some(r);
             for c in children {
@@ -316,7 +326,16 @@ impl Searcher for RandomPath {
             // at every merge point, grew chains of millions: a scratch
             // harness of cesanta/mjson, 6 symbolic bytes, spent 75 % of
             // its time walking them and found no path in its last 15 s).
-            self.nodes[p].state = Some(*only);
+            // The state it was, if no walk took it, is handed out first
+            // as the chain's link would have been: the caller finds it
+            // gone and asks again, and that restart from the root is part
+            // of how random-path draws beside other searchers (without
+            // it, dsm on bench/multise's Heap Sort peaked at 30-126 MB
+            // over 12 seeds against 30-32 MB).
+            let node = &mut self.nodes[p];
+            if let Some(was) = node.state.replace(*only) {
+                node.gone.push_back(was);
+            }
             self.leaf.insert(*only, p);
             return;
         }
