@@ -177,7 +177,9 @@ impl<'a> Recorder<'a> {
         };
         if matches!(&run.outcome, Outcome::Bug { bug, .. } if *bug == BugKind::StepLimit) {
             if max_steps.is_none() {
-                self.frontier_steps = (8 * self.longest_completed).clamp(MIN_FRONTIER_STEPS, self.frontier_steps);
+                self.frontier_steps = (8 * self.longest_completed)
+                    .max(MIN_FRONTIER_STEPS)
+                    .min(self.frontier_steps);
             }
             return false;
         }
