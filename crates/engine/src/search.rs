@@ -478,11 +478,9 @@ mod tests {
         assert_eq!(s.select(&NoInfo), Some(0));
         s.update(Some(0), &[1, 2]);
         let nodes = s.nodes.len();
-        let mut next = 3;
-        for _ in 0..50_000 {
+        for next in 3..50_003 {
             let id = s.select(&NoInfo).expect("a state is left");
             s.update(Some(id), &[next]);
-            next += 1;
         }
         assert_eq!(s.nodes.len(), nodes);
         // Both branches are still there, each a state.
