@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// `MemAvailable` of `/proc/meminfo` in MiB (Linux): what can be allocated
 /// without swapping, page cache that can be dropped included.
 pub fn available_memory_mb() -> Option<u64> {
-    meminfo_mb(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemAvailable:")
+    machine_mb().map(|(available, _)| available)
 }
 
 /// `MemAvailable` and `MemTotal` in MiB, from one read of `/proc/meminfo`.

@@ -14,12 +14,10 @@
 //! - the step limit, or the budget.
 //!
 //! The state comes in at the start of an instruction of [`Code::for_engines`]
-//! (where the frame the IR would have is one the rewritten code can run)
-//! and goes back at the start of one, after the copies the rewrites left
-//! out are made ([`FuncCode::repairs`]), so the engine goes on from exactly
-//! the state the IR would have reached.
+//! and goes back at the start of one: that code is fused, not rewritten,
+//! so the frame there is the one the IR would have, and the engine goes on
+//! from exactly the state the IR would have reached.
 
-use super::code::FuncCode;
 use super::{Cells, Code, Fast, Flow, Frame, Machine};
 use crate::results::Branch;
 use braid_budget::Budget;
@@ -232,12 +230,6 @@ pub(crate) fn run_ahead(
         .frames
         .into_iter()
         .map(|mut fr| {
-            let fc: &FuncCode = code.func(module, fr.func);
-            if let Some(&i) = fc.resume.get(fr.at as usize) {
-                for &(d, s) in fc.repairs(i as usize) {
-                    fr.vars[d as usize] = fr.vars[s as usize];
-                }
-            }
             fr.vars.truncate(module.func(fr.func).vars.len());
             AheadFrame {
                 func: fr.func,

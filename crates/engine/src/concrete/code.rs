@@ -62,11 +62,6 @@ pub(super) struct FuncCode {
     /// before it included) and the statement its jump names (or `NONE`).
     firsts: Vec<StmtIdx>,
     targets: Vec<StmtIdx>,
-    /// Per instruction, the copies to make before handing a frame stopped
-    /// there to the IR: `(d, s)` where the rewritten code reads `s` for
-    /// `d` and may have dropped the copy (`repairs[repair_at[i]..repair_at[i + 1]]`).
-    repair_at: Vec<u32>,
-    repair_list: Vec<(u32, u32)>,
     /// Per statement, whether it is a loop head (`braid_ir::loop_heads`),
     /// and per instruction the loop head control passes entering it by its
     /// jump and by falling into it (`NONE`): built on first use.
@@ -78,15 +73,6 @@ pub(super) struct FuncCode {
 pub(super) const NONE: StmtIdx = StmtIdx::MAX;
 
 impl FuncCode {
-    /// The copies `(d, s)` that make a frame stopped before instruction `i`
-    /// what the IR's frame would be there.
-    pub fn repairs(&self, i: usize) -> &[(u32, u32)] {
-        match (self.repair_at.get(i), self.repair_at.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.repair_list[a as usize..b as usize],
-            _ => &[],
-        }
-    }
-
     /// The loop head control passes when execution goes on at statement
     /// `at` (up to the instruction that runs there), or `NONE`.
     pub fn arrival_at(&self, f: &Function, at: StmtIdx) -> StmtIdx {
@@ -290,7 +276,8 @@ impl Code {
     /// The code for running an engine's state ahead ([`super::ahead`]):
     /// fused, not rewritten, so a frame handed back at the start of any
     /// instruction holds what the IR's would. With copy propagation and
-    /// dead copies dropped (repaired on the way back), dse over
+    /// dead copies dropped (the copies in force at the instruction made on
+    /// the way back, a mechanism removed since), dse over
     /// cktan/tomlc99's parser (2 symbolic bytes, searcher `interleaved`)
     /// ended complete with 151 paths and 336 branches where the IR alone
     /// finds 692 and 397: states handed back inside the string scanner
@@ -333,9 +320,6 @@ struct Draft {
     stmt: StmtIdx,
     first: StmtIdx,
     len: u32,
-    /// Copies `d = s` in force at the draft's start whose `d` the rewritten
-    /// code may not hold (see [`FuncCode::repairs`]).
-    repair: Vec<(u32, u32)>,
 }
 
 /// Where labels are, for asking whether a draft's statements hold one.
@@ -479,7 +463,6 @@ impl<'f> Decoder<'f> {
                 stmt: i as StmtIdx,
                 first: i as StmtIdx,
                 len,
-                repair: Vec::new(),
             });
             i += len as usize;
         }
@@ -809,7 +792,6 @@ fn propagate_copies(decoder: &mut Decoder, drafts: &mut [Draft]) {
         if block_ends || labels.starts_block(d) {
             copies.clear();
         }
-        d.repair = copies.clone();
         if d.kind != Kind::Other {
             d.kind.reads_mut(|s| {
                 if let Some(&(_, src)) = copies.iter().find(|(dst, _)| dst == s) {
@@ -888,10 +870,6 @@ fn drop_dead_copies(f: &Function, nslots: usize, drafts: &mut Vec<Draft>) {
                 if let Some(j) = before.filter(|&j| var(a) && !get(&live, a) && drafts[j].kind.def() == Some(a)) {
                     drafts[j].kind.set_def(dst);
                     dead[i] = true;
-                    // `a` no longer holds the copy's value: `dst` does.
-                    for d in &mut drafts[i + 1..end_of(k)] {
-                        d.repair.retain(|&c| c != (dst, a));
-                    }
                     continue;
                 }
             }
@@ -1122,7 +1100,7 @@ fn fuse_branches(f: &Function, slots: &[Value], drafts: &mut Vec<Draft>) {
 
 /// Replaces each run of drafts `i..=j` of `fused` (in order, disjoint) by
 /// one draft of `kind` standing for all their statements, with the first's
-/// start and repairs.
+/// start.
 fn merge_drafts(drafts: &mut Vec<Draft>, fused: Vec<(usize, usize, Kind)>) {
     if fused.is_empty() {
         return;
@@ -1257,16 +1235,12 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
     }
     let mut firsts = Vec::with_capacity(drafts.len());
     let mut targets = Vec::with_capacity(drafts.len());
-    let mut repair_at = Vec::with_capacity(drafts.len() + 1);
-    let mut repair_list = Vec::new();
     let insts: Vec<Inst> = drafts
         .into_iter()
         .map(|d| {
             let mut kind = d.kind;
             firsts.push(d.first);
             targets.push(kind.target().unwrap_or(NONE));
-            repair_at.push(repair_list.len() as u32);
-            repair_list.extend(d.repair);
             if let Some(to) = kind.target_mut() {
                 *to = resume[*to as usize];
             }
@@ -1277,7 +1251,6 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
             }
         })
         .collect();
-    repair_at.push(repair_list.len() as u32);
     // The interpreter reads and writes the slots an instruction names
     // unchecked (`super::slot`): every one is within the frame.
     for inst in &insts {
@@ -1294,8 +1267,6 @@ fn link(f: &Function, drafts: Vec<Draft>, slots: Vec<Value>) -> FuncCode {
         resume,
         firsts,
         targets,
-        repair_at,
-        repair_list,
         heads: OnceCell::new(),
         arrivals: OnceCell::new(),
     }
