@@ -6,7 +6,7 @@
 //! explored code are run concretely to their end, and the run's outcome is
 //! the test's.
 
-use crate::concrete::{run_concrete_with, Code, ConcreteRun};
+use crate::concrete::{run_concrete_until, run_concrete_with, Code, ConcreteRun};
 use crate::results::{Branch, BugReport, Outcome, TestCase, TestInput};
 use crate::semantics::BugKind;
 use crate::Progress;
@@ -140,7 +140,8 @@ impl<'a> Recorder<'a> {
     /// A test for the frontier: `inputs` run concretely to the end of the
     /// program, which gives the outcome. `false` if the inputs repeat an
     /// earlier test's, the budget ran out first, or the run took more
-    /// statements than [`FRONTIER_STEPS`]; after such a run, the next may
+    /// statements than [`FRONTIER_STEPS`] or more than half the time left
+    /// before the frontier phase ends; after such a run, the next may
     /// take eight times the most a frontier run that ended took (at least
     /// [`MIN_FRONTIER_STEPS`]): inputs that hang come in numbers.
     pub fn complete(&mut self, inputs: Vec<TestInput>) -> bool {
@@ -165,13 +166,26 @@ impl<'a> Recorder<'a> {
             return false;
         }
         let steps = max_steps.unwrap_or(self.frontier_steps);
-        let Some(run) = run_concrete_with(
+        // A frontier run takes at most half the time left before the
+        // frontier phase ends, however fast its statements go: a debug
+        // build under load ran 20 M statements of a spinning path past
+        // the quarter second a one-second run keeps for its frontier.
+        let now = Instant::now();
+        let until = match max_steps {
+            None => self
+                .budget
+                .deadline()
+                .map(|d| now + d.saturating_duration_since(now) / 2),
+            Some(_) => None,
+        };
+        let Some(run) = run_concrete_until(
             &self.code,
             self.module,
             self.entry,
             &inputs,
             Some(&self.budget),
             Some(steps),
+            until,
         ) else {
             return false;
         };

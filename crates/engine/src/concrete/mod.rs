@@ -10,6 +10,7 @@ use braid_term::{eval_bv_bits, eval_op, BvResult, Op, Value};
 use code::{AddressOf, Kind};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 pub struct ConcreteRun {
     pub outcome: Outcome,
@@ -1096,7 +1097,8 @@ pub fn run_concrete(
 
 /// [`run_concrete`] with `code` built (and kept) by the caller: one per
 /// module and entry, for many runs (code built for another entry is not
-/// used: the run gets code of its own).
+/// used: the run gets code of its own). Past `max_steps` statements the
+/// run ends with a step-limit bug.
 pub fn run_concrete_with(
     code: &Code,
     module: &Module,
@@ -1104,6 +1106,20 @@ pub fn run_concrete_with(
     inputs: &[TestInput],
     budget: Option<&Budget>,
     max_steps: Option<u64>,
+) -> Option<ConcreteRun> {
+    run_concrete_until(code, module, entry, inputs, budget, max_steps, None)
+}
+
+/// [`run_concrete_with`], the run also ending with a step-limit bug past
+/// `until`.
+pub(crate) fn run_concrete_until(
+    code: &Code,
+    module: &Module,
+    entry: FuncId,
+    inputs: &[TestInput],
+    budget: Option<&Budget>,
+    max_steps: Option<u64>,
+    until: Option<Instant>,
 ) -> Option<ConcreteRun> {
     let values = inputs
         .iter()
@@ -1129,7 +1145,7 @@ pub fn run_concrete_with(
         vars,
         ret_dst: None,
     });
-    let (outcome, steps) = m.run(max_steps, budget)?;
+    let (outcome, steps) = m.run(max_steps, budget, until)?;
     let covered = m
         .covered
         .iter()
@@ -1185,21 +1201,29 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Runs the pushed frame to its end: after `max_steps` statements it
-    /// ends with a step-limit bug; `None` when `budget` is exhausted first.
-    fn run(&mut self, max_steps: Option<u64>, budget: Option<&Budget>) -> Option<(Outcome, u64)> {
+    /// Runs the pushed frame to its end: after `max_steps` statements, or
+    /// past `until`, it ends with a step-limit bug; `None` when `budget` is
+    /// exhausted first.
+    fn run(
+        &mut self,
+        max_steps: Option<u64>,
+        budget: Option<&Budget>,
+        until: Option<Instant>,
+    ) -> Option<(Outcome, u64)> {
         /// Statements between two looks at the budget.
         const CHECK_EVERY: u64 = 4096;
         let mut steps: u64 = 0;
         let mut check_at = CHECK_EVERY;
         loop {
+            let mut late = false;
             if steps >= check_at {
                 check_at = steps + CHECK_EVERY;
                 if budget.is_some_and(Budget::exhausted) {
                     return None;
                 }
+                late = until.is_some_and(|t| Instant::now() >= t);
             }
-            if max_steps.is_some_and(|m| steps >= m) {
+            if late || max_steps.is_some_and(|m| steps >= m) {
                 let Flow::Done(outcome) = self.bug(BugKind::StepLimit) else {
                     unreachable!("bug() ends the run")
                 };
@@ -1253,7 +1277,7 @@ impl<'m> Instance<'m> {
             ret_dst: None,
         });
         m.ended_with = None;
-        match m.run(Some(max_steps), None).map(|r| r.0) {
+        match m.run(Some(max_steps), None, None).map(|r| r.0) {
             None => Err(BugKind::StepLimit),
             Some(Outcome::Bug { bug, .. }) => Err(bug),
             Some(Outcome::End { .. }) => Ok(m.ended_with),
