@@ -154,11 +154,11 @@ fn multise_agrees_with_dse_on_every_example_and_its_tests_replay() {
     }
 }
 
-/// Programs over bytes under multise with predicates over a byte as
-/// functions of its bits, and with the BDD variables sifted at every
+/// Programs over bytes under multise with each predicate a BDD variable
+/// (bits are the default), and with the BDD variables sifted at every
 /// collection: the same bugs and coverage as dse, and every test replays.
 #[test]
-fn bit_atoms_and_sifting_agree_with_dse() {
+fn predicate_atoms_and_sifting_agree_with_dse() {
     for program in [
         "examples/c/split.wasm",
         "examples/c/switch.wasm",
@@ -168,9 +168,9 @@ fn bit_atoms_and_sifting_agree_with_dse() {
         let dir = tempfile::tempdir().expect("temp dir");
         let (_, dse, _) = run_json(&p, &dir.path().join("dse"), &[]);
         for extra in [
-            &["--bdd-atoms", "bits"][..],
+            &["--bdd-atoms", "predicates"][..],
             &["--bdd-reorder"][..],
-            &["--bdd-atoms", "bits", "--bdd-reorder"][..],
+            &["--bdd-atoms", "predicates", "--bdd-reorder"][..],
         ] {
             let out = dir.path().join(extra.join(""));
             let mut args = vec!["--engine", "multise", "--fallback", "none"];

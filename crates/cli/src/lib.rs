@@ -283,10 +283,10 @@ struct RunArgs {
     /// input with that input, in input order) or creation.
     #[arg(long)]
     bdd_order: Option<String>,
-    /// multise: what a BDD variable stands for: predicates (each branch
-    /// predicate one variable) or bits (a predicate over one byte the
-    /// function of its 8 bits it is, so predicates over a byte know each
-    /// other exactly).
+    /// multise: what a BDD variable stands for: bits (the default: a
+    /// predicate over one byte the function of its 8 bits it is, so
+    /// predicates over a byte know each other exactly) or predicates (each
+    /// branch predicate one variable).
     #[arg(long)]
     bdd_atoms: Option<String>,
     /// multise: reorder the BDD variables by sifting when the nodes have
@@ -688,8 +688,8 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
         Some(other) => bail!("unknown --bdd-order `{other}` (inputs, creation)"),
     };
     o.bit_atoms = match args.bdd_atoms.as_deref() {
-        None | Some("predicates") => false,
-        Some("bits") => true,
+        Some("predicates") => false,
+        None | Some("bits") => true,
         Some(other) => bail!("unknown --bdd-atoms `{other}` (predicates, bits)"),
     };
     o.reorder = args.bdd_reorder;

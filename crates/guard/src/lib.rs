@@ -794,9 +794,12 @@ impl Guards {
             None => {
                 let mut model = Model::default();
                 let mut holds = Vec::with_capacity(1 << width);
+                // One memo, emptied between values, keeps its room.
+                let mut memo = braid_term::EvalMemo::default();
                 for v in 0..1u64 << width {
                     model.insert(sym, Value::Bv { bits: v, width });
-                    match store.eval(c, &model) {
+                    memo.clear();
+                    match store.eval_with(c, &model, &mut memo) {
                         Ok(Value::Bool(b)) => holds.push(b),
                         _ => return None,
                     }

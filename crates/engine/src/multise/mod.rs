@@ -94,7 +94,7 @@ pub struct Options {
     /// BDD nodes from which a collection reorders (tests set it low).
     pub reorder_min_nodes: usize,
     /// Predicates over one byte as functions of its bits (`--bdd-atoms
-    /// bits`).
+    /// bits`, the default; `predicates` makes each predicate a variable).
     pub bit_atoms: bool,
     /// Which `pc` entries at one statement merge (with `coalesce`).
     pub joins: Joins,
@@ -147,7 +147,7 @@ impl Default for Options {
             var_order: VarOrder::Inputs,
             reorder: false,
             reorder_min_nodes: REORDER_MIN_NODES,
-            bit_atoms: false,
+            bit_atoms: true,
             joins: Joins::All,
             fallback: Some(FALLBACK),
         }
