@@ -1441,6 +1441,16 @@ mod tests {
         }
     }
 
+    /// A random source seeded with `seed`, and a store with the inputs
+    /// `x` (8 bits) and `y` (4 bits).
+    fn twelve_bits(seed: u64) -> (rand::rngs::SmallRng, TermStore, TermId, TermId) {
+        use rand::SeedableRng;
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let y = s.symbol_term("y", Sort::Bv(4));
+        (rand::rngs::SmallRng::seed_from_u64(seed), s, x, y)
+    }
+
     thread_local! {
         /// Set: every constraint is evaluated in order, none on demand.
         pub(super) static IN_ORDER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -1499,11 +1509,7 @@ mod tests {
     #[test]
     fn evaluating_on_demand_answers_as_in_order() {
         use crate::{SatResult, Solver};
-        use rand::SeedableRng;
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(2027);
-        let mut s = TermStore::new();
-        let x = s.symbol_term("x", Sort::Bv(8));
-        let y = s.symbol_term("y", Sort::Bv(4));
+        let (mut rng, mut s, x, y) = twelve_bits(2027);
         let mut z3 = crate::Z3Solver::new(Some(2000));
         let (mut sat, mut unsat, mut nothing) = (0, 0, 0);
         for _ in 0..120 {
@@ -1594,11 +1600,7 @@ mod tests {
     #[test]
     fn trying_every_value_agrees_with_z3() {
         use crate::{SatResult, Solver};
-        use rand::SeedableRng;
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(2026);
-        let mut s = TermStore::new();
-        let x = s.symbol_term("x", Sort::Bv(8));
-        let y = s.symbol_term("y", Sort::Bv(4));
+        let (mut rng, mut s, x, y) = twelve_bits(2026);
         // Z3 may give up where every value is tried in microseconds (with
         // floats, on many questions after a second): those questions are
         // not compared.
