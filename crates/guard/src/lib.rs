@@ -457,8 +457,10 @@ pub struct Guards {
     bit_tables: FxHashMap<TermId, Vec<bool>>,
     /// Per narrow input, the variables of its bits, top first.
     bits_of: FxHashMap<SymId, Vec<u32>>,
-    /// The input, its width and the bit's place of each bit variable.
-    bit_var: FxHashMap<u32, (SymId, u8, u32)>,
+    /// Per variable, for a bit variable the input, its width and the
+    /// bit's place (indexed by variable: read at every level of a guard
+    /// evaluated under a model, for every test written).
+    bit_var: Vec<Option<(SymId, u8, u32)>>,
     terms: FxHashMap<Guard, TermId>,
     choice_terms: FxHashMap<Guard, TermId>,
     /// Per variable, its place in the order (see [`VarOrder`]).
@@ -511,7 +513,7 @@ impl Guards {
             bit_atoms: false,
             bit_tables: FxHashMap::default(),
             bits_of: FxHashMap::default(),
-            bit_var: FxHashMap::default(),
+            bit_var: Vec::new(),
             terms: FxHashMap::default(),
             choice_terms: FxHashMap::default(),
             rank: Vec::new(),
@@ -849,7 +851,11 @@ impl Guards {
             })
             .collect();
         for (i, v) in bits.iter().enumerate() {
-            self.bit_var.insert(*v, (sym, width, u32::from(width) - 1 - i as u32));
+            let v = *v as usize;
+            if self.bit_var.len() <= v {
+                self.bit_var.resize(v + 1, None);
+            }
+            self.bit_var[v] = Some((sym, width, u32::from(width) - 1 - i as u32));
         }
         self.bits_of.insert(sym, bits.clone());
         bits
@@ -1147,7 +1153,7 @@ impl Guards {
         let t = match g {
             Guard::FALSE => store.bool(false),
             Guard::TRUE => store.bool(true),
-            _ if !self.bit_var.is_empty() && self.bit_var.contains_key(&self.var(g)) => {
+            _ if self.bit_of(self.var(g)).is_some() => {
                 self.tick();
                 self.bits_term(store, g, form)
             }
@@ -1163,6 +1169,12 @@ impl Guards {
         t
     }
 
+    /// Variable `v`'s input, width and bit, if it is a bit variable.
+    #[inline]
+    fn bit_of(&self, v: u32) -> Option<(SymId, u8, u32)> {
+        self.bit_var.get(v as usize).copied().flatten()
+    }
+
     /// The term of a guard whose top variable is a bit of a narrow input
     /// ([`Guards::bits_atom`]): the input's values grouped by the node
     /// their bits lead to below the input's bits, each group a few ranges
@@ -1171,12 +1183,12 @@ impl Guards {
     /// A group of more than [`MAX_RANGES`] ranges is a mask test if it is
     /// one, else the guard is written bit by bit.
     fn bits_term(&mut self, store: &mut TermStore, g: Guard, form: TermForm) -> TermId {
-        let (sym, width, _) = self.bit_var[&self.var(g)];
+        let (sym, width, _) = self.bit_of(self.var(g)).expect("a bit variable at the top");
         // Each value's exit below the input's bits.
         let mut exits: Vec<(Guard, Vec<u64>)> = Vec::new();
         for x in 0..1u64 << width {
             let mut at = g;
-            while let Some(&(s, _, shift)) = self.bit_var.get(&self.var(at)) {
+            while let Some((s, _, shift)) = self.bit_of(self.var(at)) {
                 if s != sym {
                     break;
                 }
@@ -1344,12 +1356,7 @@ impl Guards {
                     let n = self.nodes[g.0 as usize];
                     // A byte's bit: read off the model (an input it leaves
                     // out is 0, as evaluation takes it).
-                    let bit = if self.bit_var.is_empty() {
-                        None
-                    } else {
-                        self.bit_var.get(&n.var)
-                    };
-                    if let Some(&(sym, _, shift)) = bit {
+                    if let Some((sym, _, shift)) = self.bit_of(n.var) {
                         let bits = match model.get(&sym) {
                             Some(Value::Bv { bits, .. }) => *bits,
                             _ => 0,
