@@ -447,6 +447,13 @@ impl Report {
                 }
             );
         }
+        if r.stats.tests_not_written > 0 {
+            let _ = writeln!(
+                s,
+                "  {} tests found beside merging came after the frontier's time and were not written",
+                r.stats.tests_not_written
+            );
+        }
         if r.stats.tests_not_reproduced > 0 {
             let _ = writeln!(
                 s,

@@ -218,6 +218,9 @@ pub struct Stats {
     pub summaries_narrowed: u64,
     /// Tests whose concrete run ended otherwise than the engine recorded.
     pub tests_not_reproduced: u64,
+    /// Tests another thread found (dse beside a merging engine) that were
+    /// handed over after the frontier phase ended, and not written.
+    pub tests_not_written: u64,
     /// Where the solver's time went.
     pub solver_detail: SolverDetail,
     /// `concolic`: runs, solver calls and partial solutions (MuSE).

@@ -223,6 +223,7 @@ pub fn explore(engine: Box<dyn Engine + '_>, budget: &Budget, rec: &mut Recorder
     r.branches_total = 2 * rec.module().branch_count();
     r.stats.wall_ms = budget.elapsed().as_millis() as u64;
     r.stats.tests_not_reproduced = rec.not_reproduced();
+    r.stats.tests_not_written = rec.not_written();
     Ok(r)
 }
 
