@@ -1152,9 +1152,8 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
                     })
                     .collect();
             }
-            let (mut first, rest): (Vec<(u64, bool)>, Vec<(u64, bool)>) = keys.into_iter().partition(|k| k.1);
-            first.extend(rest);
-            first.into_iter().map(|k| k.0).collect()
+            let first = keys.iter().filter(|k| k.1);
+            first.chain(keys.iter().filter(|k| !k.1)).map(|k| k.0).collect()
         }
         _ => return Found::Nothing,
     };
@@ -1463,7 +1462,7 @@ mod tests {
     fn random_choices(s: &mut TermStore, rng: &mut rand::rngs::SmallRng, (x, y): (TermId, TermId)) -> TermId {
         use rand::Rng;
         let wide = |s: &mut TermStore, t: TermId| s.app(Op::ZExt(32), &[t]).unwrap();
-        let mut chain = |s: &mut TermStore, rng: &mut rand::rngs::SmallRng| {
+        let chain = |s: &mut TermStore, rng: &mut rand::rngs::SmallRng| {
             let mut v = s.constant(Value::bv(32, rng.gen_range(0..300)));
             for _ in 0..rng.gen_range(1..24) {
                 let sym = [x, y][rng.gen_range(0..2)];
