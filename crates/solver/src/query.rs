@@ -589,6 +589,23 @@ impl QuerySolver {
     /// of the constraints that were sent; since those share no symbol with the
     /// rest of `pc`, the hint overridden by it is a model of `pc ∧ query`.
     pub fn check(&mut self, store: &TermStore, pc: &[TermId], query: TermId, hint: Option<&Model>) -> SatResult {
+        let mut memo = braid_term::EvalMemo::default();
+        self.check_memo(store, pc, query, hint.map(|h| (h, &mut memo)))
+    }
+
+    /// [`QuerySolver::check`], the hint evaluated in `memo`: evaluations
+    /// under that model kept from earlier calls. A path's conditions
+    /// share their subterms, so a caller asking many questions under one
+    /// model evaluates each subterm once (tinyexpr's `strtod` over one
+    /// symbolic byte: terms of thousands of nodes, evaluated afresh at
+    /// every branch).
+    pub fn check_memo(
+        &mut self,
+        store: &TermStore,
+        pc: &[TermId],
+        query: TermId,
+        hint: Option<(&Model, &mut braid_term::EvalMemo)>,
+    ) -> SatResult {
         self.stats.queries += 1;
         let kind = self.kind;
         self.stats.kind(kind).queries += 1;
@@ -600,12 +617,12 @@ impl QuerySolver {
             }
             Some(Value::Bool(true)) => {
                 self.stats.kind(kind).trivial += 1;
-                return SatResult::Sat(hint.cloned().unwrap_or_default());
+                return SatResult::Sat(hint.map(|(h, _)| h.clone()).unwrap_or_default());
             }
             _ => {}
         }
-        if let Some(h) = hint {
-            if self.caching && store.eval(query, h) == Ok(Value::Bool(true)) {
+        if let Some((h, memo)) = hint {
+            if self.caching && store.eval_with(query, h, memo) == Ok(Value::Bool(true)) {
                 self.stats.cex_hits += 1;
                 self.stats.kind(kind).cex_hits += 1;
                 return SatResult::Sat(h.clone());

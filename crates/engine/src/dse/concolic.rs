@@ -408,11 +408,14 @@ impl Dse<'_> {
 
     /// `t`'s value under `model`, a state's own input: in a concolic run
     /// (whose one state keeps its input) through the run's memo, else
-    /// evaluated afresh.
-    pub(super) fn eval_in_run(&mut self, t: TermId, model: &Model) -> Result<Value, EvalError> {
+    /// through the memo of evaluations under the state's model
+    /// ([`Dse::hint_memo`]).
+    pub(super) fn eval_in_run(&mut self, t: TermId, model: &Rc<Model>) -> Result<Value, EvalError> {
         match self.concolic.as_mut() {
             Some(c) if !self.probing => self.store.eval_with(t, model, &mut c.run.memo),
-            _ => self.store.eval(t, model),
+            _ => self
+                .store
+                .eval_with(t, model, super::memo_for(&mut self.hint_memo, model)),
         }
     }
 

@@ -344,6 +344,26 @@ pub struct Dse<'m> {
     /// This thread's live heap when states were last shed ([`Dse::shed`];
     /// `i64::MAX` once a shedding freed too little to go on).
     shed_heap: i64,
+    /// Evaluations of terms under the model of the state last asked about
+    /// ([`Dse::decide`]), kept while that model is (the same `Rc`, which
+    /// holding it here keeps from being changed in place).
+    hint_memo: Option<(Rc<braid_term::Model>, braid_term::EvalMemo)>,
+}
+
+/// The most evaluations [`Dse::hint_memo`] keeps before it starts over.
+const HINT_MEMO_MAX: usize = 1 << 17;
+
+/// The memo of evaluations under `model` in `slot`, emptied if it was
+/// another model's or has grown past [`HINT_MEMO_MAX`].
+fn memo_for<'a>(
+    slot: &'a mut Option<(Rc<braid_term::Model>, braid_term::EvalMemo)>,
+    model: &Rc<braid_term::Model>,
+) -> &'a mut braid_term::EvalMemo {
+    match slot {
+        Some((m, memo)) if Rc::ptr_eq(m, model) && memo.len() <= HINT_MEMO_MAX => {}
+        _ => *slot = Some((model.clone(), braid_term::EvalMemo::default())),
+    }
+    &mut slot.as_mut().expect("just set").1
 }
 
 /// Loop-head merging's implication check, by one solver query: `path`
@@ -405,6 +425,7 @@ impl<'m> Dse<'m> {
             covered: FxHashSet::default(),
             live: 0,
             shed_heap: 0,
+            hint_memo: None,
             alone: false,
             explored: Duration::ZERO,
             loop_heads: module.functions.iter().map(braid_ir::loop_heads).collect(),
@@ -956,6 +977,7 @@ impl<'m> Dse<'m> {
         *mine = None;
         self.pending.clear();
         self.store = TermStore::new();
+        self.hint_memo = None;
         self.loops = None;
         self.ahead = None;
         self.has_ite = Default::default();
@@ -1566,7 +1588,10 @@ impl<'m> Dse<'m> {
         if merged {
             self.merged_question(true);
         }
-        let answer = self.solver.check(&self.store, &st.path, cond, Some(&st.model));
+        let memo = memo_for(&mut self.hint_memo, &st.model);
+        let answer = self
+            .solver
+            .check_memo(&self.store, &st.path, cond, Some((&st.model, memo)));
         if self.solver.kind == QueryKind::Merge {
             self.solver.kind = QueryKind::Branch;
         }
