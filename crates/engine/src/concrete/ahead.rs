@@ -120,7 +120,9 @@ impl Pacing {
 pub(crate) type PassHead<'a> = dyn FnMut(&[(FuncId, StmtIdx)]) -> bool + 'a;
 
 /// A frame as the engine hands it over and gets it back: its variables'
-/// values (placeholders for terms).
+/// values (placeholders for terms), or all its slots (the variables, then
+/// the function's constants: [`Code`]'s layout), which the machine runs on
+/// without a copy.
 pub(crate) struct AheadFrame {
     pub func: FuncId,
     pub at: StmtIdx,
@@ -157,6 +159,7 @@ pub(crate) fn run_ahead(
     max_steps: u64,
     budget: &Budget,
     pass: &mut PassHead,
+    slots: bool,
 ) -> Handed {
     const CHECK_EVERY: u64 = 4096;
     let mut m = Machine::new(module, code, FxHashMap::default());
@@ -168,8 +171,14 @@ pub(crate) fn run_ahead(
     );
     m.memory = memory;
     for fr in frames {
-        let mut vars = code.func(module, fr.func).slots.clone();
-        vars[..fr.vars.len()].copy_from_slice(&fr.vars);
+        let all = &code.func(module, fr.func).slots;
+        let vars = if fr.vars.len() == all.len() {
+            fr.vars
+        } else {
+            let mut vars = all.clone();
+            vars[..fr.vars.len()].copy_from_slice(&fr.vars);
+            vars
+        };
         m.frames.push(Frame {
             func: fr.func,
             at: fr.at,
@@ -219,18 +228,30 @@ pub(crate) fn run_ahead(
         .iter()
         .enumerate()
         .flat_map(|(f, bits)| {
-            bits.iter().enumerate().flat_map(move |(w, word)| {
-                (0..64)
-                    .filter(move |b| word >> b & 1 == 1)
-                    .map(move |b| (FuncId(f as u32), ((w * 64 + b) / 2) as StmtIdx, b % 2 == 1))
-            })
+            // Set bits only: a program's functions have tens of thousands
+            // of statements, and a hand-over covers a few.
+            bits.iter()
+                .enumerate()
+                .filter(|(_, word)| **word != 0)
+                .flat_map(move |(w, &word)| {
+                    let mut rest = word;
+                    std::iter::from_fn(move || {
+                        (rest != 0).then(|| {
+                            let b = rest.trailing_zeros() as usize;
+                            rest &= rest - 1;
+                            (FuncId(f as u32), ((w * 64 + b) / 2) as StmtIdx, b % 2 == 1)
+                        })
+                    })
+                })
         })
         .collect();
     let frames = m
         .frames
         .into_iter()
         .map(|mut fr| {
-            fr.vars.truncate(module.func(fr.func).vars.len());
+            if !slots {
+                fr.vars.truncate(module.func(fr.func).vars.len());
+            }
             AheadFrame {
                 func: fr.func,
                 at: fr.at,

@@ -301,6 +301,12 @@ impl Code {
         self.funcs[f.0 as usize].get_or_init(|| FuncCode::new(module, f, self.forms[f.0 as usize]))
     }
 
+    /// `f`'s slots as a frame starts with them: its variables undefined,
+    /// then its constants.
+    pub(crate) fn slots(&self, module: &Module, f: FuncId) -> &[Value] {
+        &self.func(module, f).slots
+    }
+
     /// Whether an instruction of `f` starts at statement `at` (a state
     /// there can be run by the interpreter).
     pub fn starts_at(&self, module: &Module, f: FuncId, at: StmtIdx) -> bool {

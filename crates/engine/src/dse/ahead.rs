@@ -31,8 +31,23 @@ enum Page {
 // A page the interpreter marks written is one page of the state's.
 const _: () = assert!(PAGE == crate::concrete::WRITTEN_PAGE);
 
+/// A frame as the last hand-over left it: its variables' terms and its
+/// slots as machine values ([`AheadFrame`]), each the value of its term.
+/// The next hand-over of a state in that function converts only the terms
+/// that differ, and finds what the run changed by comparing slots, not by
+/// looking every term up (http-parser's `http_parser_execute` has 19 000
+/// variables; a concolic run over 4 bytes handed it over 11 000 times,
+/// and converting it both ways took most of the runs' time).
+struct KeptFrame {
+    func: FuncId,
+    terms: Vec<TermId>,
+    slots: Vec<Value>,
+}
+
 pub(crate) struct Ahead {
     code: Code,
+    /// The frames the last hand-over gave back, bottom first.
+    kept: Vec<KeptFrame>,
     pub pacing: Pacing,
     /// Converted pages by address, holding the page so the address stays its.
     pages: FxHashMap<usize, (Rc<Vec<TermId>>, Rc<Page>)>,
@@ -56,6 +71,7 @@ impl Ahead {
     pub fn new(module: &Module, entry: FuncId, eager: bool) -> Ahead {
         Ahead {
             code: Code::for_engines(module, entry),
+            kept: Vec::new(),
             pacing: Pacing::new(eager),
             pages: FxHashMap::default(),
             bytes: 0,
@@ -115,16 +131,46 @@ impl Ahead {
         pass: &mut PassHead,
     ) -> Option<Handed> {
         let start = std::time::Instant::now();
-        let frames = st
+        let mut kept = std::mem::take(&mut self.kept);
+        let frames: Vec<AheadFrame> = st
             .frames
             .iter()
-            .map(|f| AheadFrame {
-                func: f.func,
-                at: f.at,
-                vars: f.vars.iter().map(|t| value_of(store, *t)).collect(),
-                ret_dst: f.ret_dst,
+            .enumerate()
+            .map(|(i, f)| {
+                let slots = match kept.get_mut(i) {
+                    Some(k) if k.func == f.func && k.terms.len() == f.vars.len() => {
+                        let mut slots = std::mem::take(&mut k.slots);
+                        for (j, (t, was)) in f.vars.iter().zip(&k.terms).enumerate() {
+                            if t != was {
+                                slots[j] = value_of(store, *t);
+                            }
+                        }
+                        slots
+                    }
+                    _ => {
+                        let mut slots = self.code.slots(module, f.func).to_vec();
+                        for (slot, t) in slots.iter_mut().zip(&f.vars) {
+                            *slot = value_of(store, *t);
+                        }
+                        slots
+                    }
+                };
+                AheadFrame {
+                    func: f.func,
+                    at: f.at,
+                    vars: slots,
+                    ret_dst: f.ret_dst,
+                }
             })
             .collect();
+        // The values handed over, to find what the run changed.
+        let before: Vec<Vec<Value>> = frames
+            .iter()
+            .zip(&st.frames)
+            .map(|(f, sf)| f.vars[..sf.vars.len()].to_vec())
+            .collect();
+        kept.clear();
+        self.kept = kept;
         let originals: Vec<Vec<Rc<Page>>> = st
             .memory
             .iter()
@@ -135,27 +181,35 @@ impl Ahead {
             .zip(&st.memory)
             .map(|(pages, cells)| machine_cells(pages, cells.len()))
             .collect();
-        let handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass);
+        let mut handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass, true);
         self.pacing.ran(handed.steps);
         if handed.steps == 0 {
             self.pacing.time += start.elapsed();
             return None;
         }
-        self.take_back(store, st, &handed, &originals);
+        self.take_back(module, store, st, &mut handed, &originals, &before);
         self.pacing.time += start.elapsed();
         Some(handed)
     }
 
     /// Puts what the interpreter handed back into `st`: values equal to
     /// the ones it had keep their terms, and unchanged pages stay shared.
-    fn take_back(&mut self, store: &mut TermStore, st: &mut State, handed: &Handed, originals: &[Vec<Rc<Page>>]) {
+    fn take_back(
+        &mut self,
+        module: &Module,
+        store: &mut TermStore,
+        st: &mut State,
+        handed: &mut Handed,
+        originals: &[Vec<Rc<Page>>],
+        before: &[Vec<Value>],
+    ) {
         let term = |store: &mut TermStore, v: &Value| match term_of(v) {
             Some(t) => TermId(t),
             None => store.constant(*v),
         };
         let old = std::mem::take(&mut st.frames);
         let mut frames = Vec::with_capacity(handed.frames.len());
-        for (i, hf) in handed.frames.iter().enumerate() {
+        for (i, hf) in handed.frames.iter_mut().enumerate() {
             // A frame the run never returned from keeps its loop visits.
             let mut frame = match old.get(i) {
                 Some(of) if i < handed.min_depth => of.clone(),
@@ -168,16 +222,24 @@ impl Ahead {
                 },
             };
             frame.at = hf.at;
-            let before = std::mem::take(&mut frame.vars);
-            frame.vars = hf
-                .vars
+            let terms = std::mem::take(&mut frame.vars);
+            let nvars = module.func(hf.func).vars.len();
+            // A frame handed over: its terms whose values the run did not
+            // change stay.
+            let was = before.get(i).filter(|_| i < handed.min_depth);
+            frame.vars = hf.vars[..nvars]
                 .iter()
                 .enumerate()
-                .map(|(k, v)| match before.get(k) {
-                    Some(&t) if value_of(store, t) == *v => t,
+                .map(|(k, v)| match (terms.get(k), was.and_then(|w| w.get(k))) {
+                    (Some(&t), Some(w)) if w == v => t,
                     _ => term(store, v),
                 })
                 .collect();
+            self.kept.push(KeptFrame {
+                func: hf.func,
+                terms: frame.vars.clone(),
+                slots: std::mem::take(&mut hf.vars),
+            });
             frames.push(frame);
         }
         st.frames = frames;

@@ -128,6 +128,7 @@ impl Multise<'_> {
                 let &(func, at) = frames.last().expect("a loop head's frame");
                 loops.as_ref().is_none_or(|l| !l.watching(func, at))
             },
+            false,
         );
         ahead.pacing.ran(handed.steps);
         if handed.steps == 0 {
