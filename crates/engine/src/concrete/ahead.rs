@@ -147,20 +147,21 @@ pub(crate) struct Handed {
     pub covered: Vec<Branch>,
 }
 
-/// Runs `frames` over `memory` ahead for at most about `max_steps`
+/// Runs `frames` over `memory` ahead for at most about [`MAX_STEPS`]
 /// statements (see the module doc). `pass` says whether control may go on
 /// past a loop head, given every frame's function and statement (the top
-/// frame's at the head).
+/// frame's at the head). `slots`: frames come back with all their slots
+/// (else their variables only).
 pub(crate) fn run_ahead(
     module: &Module,
     code: &Code,
     frames: Vec<AheadFrame>,
     memory: Vec<Cells>,
-    max_steps: u64,
     budget: &Budget,
     pass: &mut PassHead,
     slots: bool,
 ) -> Handed {
+    let max_steps = MAX_STEPS;
     const CHECK_EVERY: u64 = 4096;
     let mut m = Machine::new(module, code, FxHashMap::default());
     m.written = Some(

@@ -6,7 +6,7 @@
 //! shared page.
 
 use super::state::{Cells, State, PAGE};
-use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead, MAX_STEPS};
+use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead};
 use crate::concrete::{marked, Cells as Machine, CellsBuilder, Code};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
@@ -181,7 +181,7 @@ impl Ahead {
             .zip(&st.memory)
             .map(|(pages, cells)| machine_cells(pages, cells.len()))
             .collect();
-        let mut handed = run_ahead(module, &self.code, frames, memory, MAX_STEPS, budget, pass, true);
+        let mut handed = run_ahead(module, &self.code, frames, memory, budget, pass, true);
         self.pacing.ran(handed.steps);
         if handed.steps == 0 {
             self.pacing.time += start.elapsed();

@@ -11,7 +11,7 @@
 
 use super::cells::PageView;
 use super::{guarded_update, sole_in, Frame, Held, Multise, PcEntry, ValueSummary};
-use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Pacing, MAX_STEPS};
+use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Pacing};
 use crate::concrete::{Cells, CellsBuilder, Code};
 use crate::record::Recorder;
 use braid_guard::Guard;
@@ -122,7 +122,6 @@ impl Multise<'_> {
             &ahead.code,
             frames,
             memory,
-            MAX_STEPS,
             &self.budget,
             &mut |frames| {
                 let &(func, at) = frames.last().expect("a loop head's frame");
