@@ -731,7 +731,14 @@ impl Dse<'_> {
     fn ask_z3(&mut self, flip: Flip) {
         self.solver.kind = QueryKind::Branch;
         let prefix = &flip.path[..flip.len];
-        match self.solver.check(&self.store, prefix, flip.cond, Some(&flip.parent)) {
+        // The flips of a run share its input: their questions evaluate it
+        // through one memo (tinyexpr over 3 bytes: a third of the run
+        // evaluated each flip's question afresh).
+        let memo = super::memo_for(&mut self.hint_memo, &flip.parent);
+        match self
+            .solver
+            .check_memo(&self.store, prefix, flip.cond, Some((&flip.parent, memo)))
+        {
             SatResult::Sat(m) => {
                 let c = self.concolic.as_mut().expect("concolic");
                 c.stats.sat += 1;
