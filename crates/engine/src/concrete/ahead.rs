@@ -161,7 +161,6 @@ pub(crate) fn run_ahead(
     pass: &mut PassHead,
     slots: bool,
 ) -> Handed {
-    let max_steps = MAX_STEPS;
     const CHECK_EVERY: u64 = 4096;
     let mut m = Machine::new(module, code, FxHashMap::default());
     m.written = Some(
@@ -190,14 +189,14 @@ pub(crate) fn run_ahead(
     let mut steps = 0;
     let mut min_depth = m.frames.len();
     let mut check_at = CHECK_EVERY;
-    while steps < max_steps {
+    while steps < MAX_STEPS {
         if steps >= check_at {
             check_at = steps + CHECK_EVERY;
             if budget.stopped() {
                 break;
             }
         }
-        let limit = check_at.min(max_steps);
+        let limit = check_at.min(MAX_STEPS);
         match m.run_fast::<true>(&mut steps, limit, pass) {
             Fast::Handed | Fast::Ended(_) => break,
             Fast::Paused if steps >= limit => continue,
