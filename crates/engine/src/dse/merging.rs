@@ -173,17 +173,31 @@ pub(crate) fn heap_outgrown(
     (dse_heap, dse_time): (i64, std::time::Duration),
     base: i64,
 ) -> Option<String> {
-    if dse_time < merging_time || merging_heap as f64 <= HEAP_SHARE * (base + dse_heap) as f64 {
-        return None;
-    }
+    (dse_time >= merging_time && heap_over(merging_heap, dse_heap, base))
+        .then(|| outgrown_reason(merging_heap, merging_time, dse_heap, base))
+}
+
+/// Whether merging's heap growth is past [`HEAP_SHARE`] of dse's and the
+/// memory in use before both (`base`).
+pub(crate) fn heap_over(merging_heap: i64, dse_heap: i64, base: i64) -> bool {
+    merging_heap as f64 > HEAP_SHARE * (base + dse_heap) as f64
+}
+
+/// Why [`heap_over`] gave merging up, having run `merging_time`.
+pub(crate) fn outgrown_reason(
+    merging_heap: i64,
+    merging_time: std::time::Duration,
+    dse_heap: i64,
+    base: i64,
+) -> String {
     let mb = |b: i64| b.max(0) >> 20;
-    Some(format!(
+    format!(
         "merging held {} MB at {} ms, more than three quarters of dse's {} MB and the {} MB in use before; dse goes on alone",
         mb(merging_heap),
         merging_time.as_millis(),
         mb(dse_heap),
         mb(base)
-    ))
+    )
 }
 
 /// What merging's heap may grow to in a race, as a share of dse's growth

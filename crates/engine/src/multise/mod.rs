@@ -499,7 +499,7 @@ impl<'m> Multise<'m> {
             let solver_before = std::mem::take(&mut self.solver.stats);
             let stats = race.as_ref().zip(merging_time).map(|(r, t)| r.stats(t, None));
             let rival = race.as_mut().and_then(|r| r.rival.take());
-            let second = race.as_mut().and_then(|r| r.second.take()).filter(|s| s.started());
+            let second = race.as_mut().and_then(|r| r.second.take());
             drop(frame);
             drop(self);
             let alone = std::time::Instant::now();
@@ -531,7 +531,7 @@ impl<'m> Multise<'m> {
                     (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
                     return Ok(r);
                 }
-                (second, _) => second,
+                (second, _) => second.filter(|s| s.started()),
             };
             let finished = second.and_then(|s| {
                 budget.release_memory();
@@ -979,8 +979,11 @@ impl<'m> Multise<'m> {
     /// turn while dse raced on its thread (the solver's questions over
     /// merged states): ssm explores from the start beside dse, which goes
     /// on where it is, until one of them finishes or ssm's memory outgrows
-    /// dse's (the race's memory rule). `None`: the run's thread waits for
-    /// dse. bench/merging's sleep-5-3 and sleep-6-3 (merged sums of parsed
+    /// dse's (the race's memory rule). A step past the head start, before
+    /// dse's thread started, goes on the same way, dse starting beside
+    /// ssm (sleep-6-3 was given up so at 1.5 s in one run of seven, and
+    /// dse alone took 29 s where ssm beside it finishes in 3.2-4.2).
+    /// `None`: the run's thread waits for dse. bench/merging's sleep-5-3 and sleep-6-3 (merged sums of parsed
     /// numbers, whose questions took multise's merging past its turn at
     /// about 2 s): 6.1 and 36.3 s before (dse: 4.9 and 32.2), 2.7 and
     /// 4.3-4.5 s with ssm beside, where ssm's merges took 161 ms and 2.1 s
@@ -989,9 +992,8 @@ impl<'m> Multise<'m> {
     /// 10.7 -> 11.1 s, dse alone 10.0) than beside a thread that waits.
     fn merge_beside(&self, race: Option<&race::Race>) -> Option<Merging> {
         let race = race?;
-        let on_thread = race.second.as_ref().is_some_and(|s| s.started());
         let overrun = self.guards.gave_up() == Some(GaveUp::Deadline) && race.given_up.is_none();
-        (on_thread && overrun && !race.dse_won).then(|| Merging {
+        (race.second.is_some() && overrun && !race.dse_won).then(|| Merging {
             race_after_ms: Some(0),
             race_threads: true,
             ..Merging::of(Strategy::Static)

@@ -30,7 +30,7 @@
 //! one per loop head.
 
 use super::{Fallback, Multise};
-use crate::dse::merging::{footprint, heap_outgrown};
+use crate::dse::merging::{footprint, heap_outgrown, heap_over, outgrown_reason};
 use crate::dse::second::Second;
 use crate::dse::Rival;
 use crate::record::Recorder;
@@ -81,8 +81,9 @@ pub(super) struct Race<'m> {
     pub(super) second: Option<Second>,
     /// The time dse's turns took.
     dse_time: Duration,
-    /// The heap growth over dse's turns, this thread's live heap bytes when
-    /// the run began, and the resident memory then.
+    /// The heap growth over dse's turns (on a thread: the most dse's heap
+    /// has grown to, [`Race::outgrown_on_thread`]), this thread's live heap
+    /// bytes when the run began, and the resident memory then.
     dse_heap: i64,
     heap_start: i64,
     base: i64,
@@ -95,6 +96,23 @@ pub(super) struct Race<'m> {
 }
 
 impl Race<'_> {
+    /// The memory rule of a race on a thread: once dse has run as long as
+    /// the head start, merging is given up when its growth of the heap
+    /// since the run began outgrows [`HEAP_SHARE`] of the most dse's has
+    /// grown to and the memory in use before both. Both alive then hold
+    /// more than dse alone would at its peak, which is at least that.
+    fn outgrown_on_thread(&mut self, merging: Duration) -> Option<String> {
+        let second = self.second.as_ref()?;
+        // `dse_heap` is dse's peak so far on the thread.
+        self.dse_heap = self.dse_heap.max(second.heap());
+        if second.time() < self.after {
+            return None;
+        }
+        let merging_heap = footprint() - self.heap_start;
+        heap_over(merging_heap, self.dse_heap, self.base)
+            .then(|| outgrown_reason(merging_heap, merging, self.dse_heap, self.base))
+    }
+
     /// Whether dse has started, in turns or on its thread.
     pub(super) fn joined(&self) -> bool {
         self.rival.is_some() || self.second.as_ref().is_some_and(|s| s.started())
@@ -250,16 +268,19 @@ impl<'m> Multise<'m> {
 
     /// [`Multise::race_turn`] with dse on a thread of its own: started
     /// once the head start is spent; its tests handed on; merging given
-    /// up when dse has finished, or when a step runs past the overrun it
-    /// is allowed (no turns: from the step's start). The turns' memory
-    /// rule is not kept: compared at equal times (dse's heap against
-    /// merging's when it had run as long), it gave up merging on
-    /// tidwall/btree.c over 5 operations at 2 s (21 MB against dse's 8 MB
-    /// and 16 MB before both), where merging finishes first at 10 s and
-    /// dse takes 25 s; under the turns it is compared only once dse has
-    /// run the head start longer than merging, which equal turns never
-    /// reach. Merging's memory is bounded by the run's limit
-    /// ([`braid_guard::GIVE_UP_MEMORY`]).
+    /// up when dse has finished, when a step runs past the overrun it
+    /// is allowed (no turns: from the step's start), or when merging's
+    /// heap outgrows the most dse's has held ([`Race::outgrown_on_thread`]).
+    /// The turns' rule at equal times (dse's heap against merging's when
+    /// it had run as long) gave up merging on tidwall/btree.c over 5
+    /// operations at 2 s (21 MB against dse's 8 MB and 16 MB before both),
+    /// where merging finishes first at 10 s (at 308 MB) and dse takes 25 s;
+    /// against dse's most, and only once dse has run the head start, the
+    /// rule waits for dse's heap to grow. Until the fifty-fifth session no
+    /// rule held here: tinycbor's parser and validator over 3 bytes
+    /// (scratch harness) peaked at 325-366 MB where dse alone peaks at 111
+    /// MB; given up at 2.1 s, 163 MB, in the same time. Merging's memory is
+    /// also bounded by the run's limit ([`braid_guard::GIVE_UP_MEMORY`]).
     fn thread_turn(&mut self, mut race: Race<'m>, rec: &mut Recorder) {
         let merging = self.merging_time(&race);
         let second = race.second.as_mut().expect("a race on a thread");
@@ -295,6 +316,11 @@ impl<'m> Multise<'m> {
             self.race = Some(race);
             braid_budget::unwind();
         }
+        if let Some(why) = race.outgrown_on_thread(merging) {
+            race.given_up = Some(why);
+            self.race = Some(race);
+            braid_budget::unwind();
+        }
         // No turns: each step's own start.
         self.begin_turn(race, Instant::now(), merging);
     }
@@ -313,8 +339,13 @@ impl<'m> Multise<'m> {
     /// Why a step of merging's gave it up ([`Fallback::overrun`]).
     pub(super) fn overrun_reason(&self, race: &Race) -> String {
         let past = race.turn_end.map_or(race.turn_overrun, |t| t.elapsed());
+        let then = if race.joined() {
+            "dse goes on alone"
+        } else {
+            "dse explores from the start"
+        };
         format!(
-            "a step of merging ran {} ms past its turn ({} allowed) at {} ms of merging, {} of them in BDD operations; dse goes on alone",
+            "a step of merging ran {} ms past its turn ({} allowed) at {} ms of merging, {} of them in BDD operations; {then}",
             past.as_millis(),
             race.turn_overrun.as_millis(),
             self.merging_time(race).as_millis(),
