@@ -72,10 +72,11 @@ impl StateInfo for States {
 /// reported as `engine`'s.
 ///
 /// With `beside`, a dse that raced multise's merging on its thread and
-/// goes on where it is: `merging` explores from the start on the run's
-/// thread beside it ([`Dse::race_beside`]), and whichever finishes first
-/// ends the run. The run's thread, idle while dse explored alone, merges
-/// as values what multise could not as guards.
+/// goes on where it is, and the memory in use before multise explored:
+/// `merging` explores from the start on the run's thread beside it
+/// ([`Dse::race_beside`]), and whichever finishes first ends the run. The
+/// run's thread, idle while dse explored alone, merges as values what
+/// multise could not as guards.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore_from_start(
     module: &Module,
@@ -83,7 +84,7 @@ pub(crate) fn explore_from_start(
     program: &str,
     config: Config,
     merging: Option<Merging>,
-    beside: Option<second::Second>,
+    beside: Option<(second::Second, i64)>,
     budget: &Budget,
     rec: &mut Recorder,
     engine: EngineKind,
@@ -100,9 +101,9 @@ pub(crate) fn explore_from_start(
     dse.solver.stats = solver_before;
     let (mut r, why) = match beside {
         None => (dse.run(budget, rec)?, why),
-        Some(second) => {
+        Some((second, base)) => {
             dse.prepare(budget);
-            let raced = dse.race_beside(second, Duration::ZERO, rec)?;
+            let raced = dse.race_beside(second, Duration::ZERO, Some(base), rec)?;
             let why = format!("{why}; ssm explored from the start beside it");
             (dse.after_race(raced, budget, rec)?, why)
         }
@@ -833,16 +834,25 @@ impl<'m> Dse<'m> {
         let Ok(second) = second::Second::spawn(scope, self.module, self.entry, &self.budget.clone()) else {
             return self.race_in_turns(after, rec);
         };
-        self.race_beside(second, after, rec)
+        self.race_beside(second, after, None, rec)
     }
 
     /// [`Dse::race_on_thread`] against `second`, spawned and perhaps
     /// started already (it has explored since: multise's race, whose
-    /// merging was given up, [`explore_from_start`]).
+    /// merging was given up, [`explore_from_start`]). `base`: the memory in
+    /// use before either explored, where another engine explored since
+    /// (multise: the process keeps what it freed, and counted as in use
+    /// before, it let ssm beside dse grow to twice dse's peak on a protobuf
+    /// decoder's harness, nanopb over 6 bytes: 226 MB against dse's 120).
+    /// The memory rule then waits for the run to pass the peak that engine
+    /// reached: on bench/merging's sleep-6-3, ssm's first 38 ms of heap (16
+    /// MB against dse's none and 9 MB before both) gave it up in one run of
+    /// three, and dse alone took 32.6 s where ssm finishes in 2.5-3.5.
     fn race_beside(
         &mut self,
         mut second: second::Second,
         after: Duration,
+        base: Option<i64>,
         rec: &mut Recorder,
     ) -> Result<Option<(RunResult, String)>, EngineError> {
         let run_budget = self.budget.clone();
@@ -853,7 +863,12 @@ impl<'m> Dse<'m> {
         // Memory in use before either explores (less what dse, started
         // already, has grown its heap by), and merging's growth of its heap
         // as its time went (a sample each few milliseconds).
-        let base = braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64) - second.heap();
+        let rss = || braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64);
+        let base = base.unwrap_or_else(|| rss() - second.heap());
+        // The rule holds only where the run is past the largest resident
+        // memory it had reached before the race (multise's phase, which
+        // no rule against dse sees): below that, merging raises no peak.
+        let peak_before = (run_budget.peak_rss() as i64).max(rss());
         let mut heap = 0i64;
         let mut history: Vec<(Duration, i64)> = Vec::new();
         let note = |me: &mut Self, second: &second::Second, winner: Option<&str>| {
@@ -917,6 +932,7 @@ impl<'m> Dse<'m> {
                 if let Some(why) = then
                     .checked_sub(1)
                     .and_then(|i| merging::heap_outgrown((history[i].1, history[i].0), (dse_heap, dse_time), base))
+                    .filter(|_| rss() >= peak_before)
                 {
                     self.merging_given_up = Some(why);
                     self.drop_merging(&mut mine);

@@ -499,6 +499,7 @@ impl<'m> Multise<'m> {
             let solver_before = std::mem::take(&mut self.solver.stats);
             let stats = race.as_ref().zip(merging_time).map(|(r, t)| r.stats(t, None));
             let rival = race.as_mut().and_then(|r| r.rival.take());
+            let base = race.as_ref().map_or(0, |r| r.base);
             let second = race.as_mut().and_then(|r| r.second.take());
             drop(frame);
             drop(self);
@@ -521,7 +522,7 @@ impl<'m> Multise<'m> {
                         &program,
                         config,
                         Some(merging),
-                        Some(s),
+                        Some((s, base)),
                         budget,
                         rec,
                         EngineKind::Multise,
