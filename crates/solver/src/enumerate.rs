@@ -32,7 +32,7 @@
 //! the caller.
 
 use braid_term::{eval_bv, eval_op, Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::time::Duration;
 
@@ -169,6 +169,121 @@ fn masked_bits(store: &TermStore, order: &[TermId]) -> FxHashMap<SymId, Option<u
         }
     }
     out
+}
+
+/// Per symbol, how many of its low bits constraint `c`'s value depends
+/// on (at most its width; Boolean symbols are left out): the low `k` bits
+/// of a sum, difference, product, negation or bitwise operation depend on
+/// the low `k` bits of its operands only (of a conjunction with a constant
+/// on the bits up to the constant's highest), of a shift left by a
+/// constant on fewer, of an extension or truncation on its operand's low
+/// bits, of a choice on its sides' and every bit its condition reads; an
+/// equation or comparison depends on every bit of its sides. A hash
+/// table's slot, `hash(key) & (n - 1)`, depends on the low bits of the
+/// key's bytes however the hash mixes them with sums, products and
+/// exclusive ors, and so does what a program reads through the slot.
+fn low_reads(store: &TermStore, c: TermId, acc: &mut FxHashMap<SymId, u32>) {
+    let mut seen = rustc_hash::FxHashSet::default();
+    bool_reads(store, c, acc, &mut seen);
+}
+
+fn bv_width(store: &TermStore, t: TermId) -> Option<u32> {
+    match store.sort(t) {
+        Sort::Bv(w) => Some(u32::from(w)),
+        _ => None,
+    }
+}
+
+/// What the whole value of `t` depends on.
+fn full_reads(store: &TermStore, t: TermId, acc: &mut FxHashMap<SymId, u32>, seen: &mut FxHashSet<(TermId, u32)>) {
+    match store.sort(t) {
+        Sort::Bv(_) => bits_reads(store, t, u32::MAX, acc, seen),
+        Sort::Bool => bool_reads(store, t, acc, seen),
+        _ => {
+            if !seen.insert((t, u32::MAX)) {
+                return;
+            }
+            if let Node::App(_, args) = store.node(t) {
+                for &a in args {
+                    full_reads(store, a, acc, seen);
+                }
+            }
+        }
+    }
+}
+
+/// [`low_reads`] of a Boolean term.
+fn bool_reads(store: &TermStore, t: TermId, acc: &mut FxHashMap<SymId, u32>, seen: &mut FxHashSet<(TermId, u32)>) {
+    if !seen.insert((t, u32::MAX)) {
+        return;
+    }
+    match store.node(t) {
+        Node::Const(_) | Node::Sym(_) => {}
+        Node::App(_, args) => {
+            for &a in args {
+                full_reads(store, a, acc, seen);
+            }
+        }
+    }
+}
+
+/// What the low `k` bits of bit-vector term `t` depend on.
+fn bits_reads(
+    store: &TermStore,
+    t: TermId,
+    k: u32,
+    acc: &mut FxHashMap<SymId, u32>,
+    seen: &mut FxHashSet<(TermId, u32)>,
+) {
+    let Some(w) = bv_width(store, t) else {
+        return full_reads(store, t, acc, seen);
+    };
+    let k = k.min(w);
+    if k == 0 || !seen.insert((t, k)) {
+        return;
+    }
+    let constant = |a: TermId| match store.as_const(a) {
+        Some(Value::Bv { bits, .. }) => Some(bits),
+        _ => None,
+    };
+    match store.node(t) {
+        Node::Const(_) => {}
+        Node::Sym(s) => {
+            let e = acc.entry(*s).or_insert(0);
+            *e = (*e).max(k);
+        }
+        // Bits above a mask's highest are zero whatever the operand's are.
+        Node::App(Op::And, args) if let Some(m) = args.iter().find_map(|a| constant(*a)) => {
+            let k = k.min(64 - m.leading_zeros());
+            for &a in args {
+                bits_reads(store, a, k, acc, seen);
+            }
+        }
+        Node::App(
+            Op::Add | Op::Sub | Op::Mul | Op::Neg | Op::And | Op::Or | Op::Xor | Op::Not | Op::Trunc(_),
+            args,
+        ) => {
+            for &a in args {
+                bits_reads(store, a, k, acc, seen);
+            }
+        }
+        Node::App(Op::ZExt(_) | Op::SExt(_), args) => bits_reads(store, args[0], k, acc, seen),
+        Node::App(Op::Shl, args) if args.len() == 2 => match constant(args[1]) {
+            Some(bits) if bits >= u64::from(w) => {}
+            Some(bits) => bits_reads(store, args[0], k.saturating_sub(bits as u32), acc, seen),
+            None => args.iter().for_each(|a| full_reads(store, *a, acc, seen)),
+        },
+        Node::App(Op::Ite, args) if args.len() == 3 => {
+            bool_reads(store, args[0], acc, seen);
+            bits_reads(store, args[1], k, acc, seen);
+            bits_reads(store, args[2], k, acc, seen);
+        }
+        Node::App(_, args) => {
+            for &a in args {
+                full_reads(store, a, acc, seen);
+            }
+        }
+    }
 }
 
 /// A bit of a bit-vector term as [`pinned_bits`] follows it: a constant,
@@ -929,6 +1044,53 @@ pub fn easy_bound(per_call: Duration) -> u64 {
 /// question to the next, and `easy` the bound on the nodes a question
 /// without floats or products evaluates ([`easy_bound`]).
 pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: u64) -> Found {
+    match check_narrowed(store, set, tables, easy, None) {
+        Found::Nothing => check_low_bits(store, set, tables, easy),
+        found => found,
+    }
+}
+
+/// Where trying every value of the symbols is too much: the constraints
+/// that read only their symbols' low bits ([`low_reads`]), over those bits
+/// alone (the others zero, which they do not see), when they are at most
+/// [`MAX_BITS`]. Unsat there is unsat for the whole set, with a core among
+/// them; a model is one of the set's where they are all of it.
+fn check_low_bits(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: u64) -> Found {
+    let mut narrow: FxHashMap<SymId, u32> = FxHashMap::default();
+    let mut subset = Vec::new();
+    for &c in set {
+        let mut reads = FxHashMap::default();
+        low_reads(store, c, &mut reads);
+        let low = reads
+            .iter()
+            .all(|(s, &k)| matches!(store.symbol(*s).sort, Sort::Bv(w) if k < u32::from(w)));
+        if !low || reads.is_empty() {
+            continue;
+        }
+        for (s, k) in reads {
+            let e = narrow.entry(s).or_insert(0);
+            *e = (*e).max(k);
+        }
+        subset.push(c);
+    }
+    if subset.is_empty() || narrow.values().sum::<u32>() > MAX_BITS {
+        return Found::Nothing;
+    }
+    match check_narrowed(store, &subset, tables, easy, Some(&narrow)) {
+        Found::Sat(model) if subset.len() == set.len() => Found::Sat(model),
+        Found::Unsat(core) => Found::Unsat(core),
+        _ => Found::Nothing,
+    }
+}
+
+/// [`check_kept`], each symbol of `narrow` tried over that many low bits.
+fn check_narrowed(
+    store: &TermStore,
+    set: &[TermId],
+    tables: &mut Tables,
+    easy: u64,
+    narrow: Option<&FxHashMap<SymId, u32>>,
+) -> Found {
     tables.start();
     // The symbols and their widths.
     let mut syms: Vec<SymId> = set.iter().flat_map(|c| store.symbols(*c).iter().copied()).collect();
@@ -947,9 +1109,10 @@ pub fn check_kept(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
             // A symbol narrow enough is tried whole, as before masks were
             // (its constraints keep their tables).
             Sort::Bv(w) => {
-                let bits = match u32::from(w) > MAX_BITS {
-                    true => masked.get(&s).copied().flatten().unwrap_or(u32::from(w)),
-                    false => u32::from(w),
+                let bits = match (narrow.and_then(|n| n.get(&s)), u32::from(w) > MAX_BITS) {
+                    (Some(&k), _) => k.clamp(1, u32::from(w)),
+                    (None, true) => masked.get(&s).copied().flatten().unwrap_or(u32::from(w)),
+                    (None, false) => u32::from(w),
                 };
                 if bits > MAX_BITS {
                     return Found::Nothing;
@@ -1796,6 +1959,66 @@ mod tests {
         let b = s.app(Op::UGt, &[keys[0], seven]).unwrap();
         assert_eq!(check(&s, &[a, b]), Found::Nothing);
         assert!(matches!(check(&s, &[a]), Found::Sat(_)));
+    }
+
+    /// Keys of one or two bytes hashed as djb2 does (`h * 33 ^ c`), their
+    /// slots compared under a table's mask and the bytes compared whole:
+    /// three to six bytes are too many to try, but the slots' constraints
+    /// read two or three low bits of each, and where those alone are unsat
+    /// so is the question, with a core among them; a question of slots
+    /// alone is tried over those bits, with its models.
+    #[test]
+    fn slots_of_hashed_bytes_are_tried_over_their_low_bits() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
+        let mut s = TermStore::new();
+        let bytes: Vec<TermId> = (0..6).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let c32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
+        let hashes: Vec<TermId> = (0..3)
+            .map(|i| {
+                let mut h = c32(&mut s, 5381);
+                for &b in &bytes[2 * i..2 * i + 2] {
+                    let k = c32(&mut s, 33);
+                    let times = s.app(Op::Mul, &[h, k]).unwrap();
+                    let wide = s.app(Op::SExt(32), &[b]).unwrap();
+                    h = s.app(Op::Xor, &[times, wide]).unwrap();
+                }
+                h
+            })
+            .collect();
+        let mut z3 = crate::Z3Solver::new(Some(5000));
+        let mut counts = (0, 0, 0);
+        let mut whole = 0;
+        for _ in 0..200 {
+            let mut set = Vec::new();
+            let bits = rng.gen_range(1..3);
+            let mask = c32(&mut s, (1 << bits) - 1);
+            for _ in 0..rng.gen_range(2..6) {
+                let (i, j) = (rng.gen_range(0..3), rng.gen_range(0..3));
+                let a = s.app(Op::And, &[hashes[i], mask]).unwrap();
+                let b = match rng.gen_bool(0.5) {
+                    true => s.app(Op::And, &[hashes[j], mask]).unwrap(),
+                    false => c32(&mut s, rng.gen_range(0..1 << bits)),
+                };
+                let op = [Op::Eq, Op::Ne, Op::ULt][rng.gen_range(0..3)];
+                set.push(s.app(op, &[a, b]).unwrap());
+            }
+            if rng.gen_bool(0.5) {
+                // A byte compared whole.
+                let (i, j) = (rng.gen_range(0..6), rng.gen_range(0..6));
+                set.push(s.app(Op::Ne, &[bytes[i], bytes[j]]).unwrap());
+                whole += 1;
+            }
+            set.sort_unstable();
+            set.dedup();
+            let found = check(&s, &set);
+            crate::enumerate::agrees_with_z3(&s, &set, found, &mut z3, &mut counts);
+        }
+        let (sat, unsat, nothing) = counts;
+        assert!(
+            sat > 20 && unsat > 20 && whole > 50,
+            "{sat} sat, {unsat} unsat, {nothing} undecided"
+        );
     }
 
     #[test]
