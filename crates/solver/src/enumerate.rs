@@ -1963,8 +1963,8 @@ mod tests {
 
     /// Keys of one or two bytes hashed as djb2 does (`h * 33 ^ c`), their
     /// slots compared under a table's mask and the bytes compared whole:
-    /// three to six bytes are too many to try, but the slots' constraints
-    /// read two or three low bits of each, and where those alone are unsat
+    /// up to six bytes are too many to try, but the slots' constraints
+    /// read one or two low bits of each, and where those alone are unsat
     /// so is the question, with a core among them; a question of slots
     /// alone is tried over those bits, with its models.
     #[test]

@@ -984,9 +984,10 @@ impl<'m> Multise<'m> {
     /// dse's thread started, goes on the same way, dse starting beside
     /// ssm (sleep-6-3 was given up so at 1.5 s in one run of seven, and
     /// dse alone took 29 s where ssm beside it finishes in 3.2-4.2).
-    /// `None`: the run's thread waits for dse. bench/merging's sleep-5-3 and sleep-6-3 (merged sums of parsed
-    /// numbers, whose questions took multise's merging past its turn at
-    /// about 2 s): 6.1 and 36.3 s before (dse: 4.9 and 32.2), 2.7 and
+    /// `None`: the run's thread waits for dse. bench/merging's sleep-5-3
+    /// and sleep-6-3 (merged sums of parsed numbers, whose questions took
+    /// multise's merging past its turn at about 2 s): 6.1 and 36.3 s
+    /// before (dse: 4.9 and 32.2), 2.7 and
     /// 4.3-4.5 s with ssm beside, where ssm's merges took 161 ms and 2.1 s
     /// of its own. Where ssm does not pay, dse on its thread runs beside it
     /// a little slower (a printf formatter's harness over 3 characters:

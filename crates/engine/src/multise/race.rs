@@ -292,8 +292,9 @@ impl<'m> Multise<'m> {
     /// rule waits for dse's heap to grow. Until the fifty-fifth session no
     /// rule held here: tinycbor's parser and validator over 3 bytes
     /// (scratch harness) peaked at 325-366 MB where dse alone peaks at 111
-    /// MB; given up at 2.1 s, 163 MB, in the same time. Merging's memory is
-    /// also bounded by the run's limit ([`braid_guard::GIVE_UP_MEMORY`]).
+    /// MB; now merging is given up at 7.2 s and the run peaks at 250 MB, in
+    /// the same time. Merging's memory is also bounded by the run's limit
+    /// ([`braid_guard::GIVE_UP_MEMORY`]).
     fn thread_turn(&mut self, mut race: Race<'m>, rec: &mut Recorder) {
         let merging = self.merging_time(&race);
         let second = race.second.as_mut().expect("a race on a thread");
