@@ -863,12 +863,12 @@ impl<'m> Dse<'m> {
         // Memory in use before either explores (less what dse, started
         // already, has grown its heap by), and merging's growth of its heap
         // as its time went (a sample each few milliseconds).
-        let rss = || braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64);
-        let base = base.unwrap_or_else(|| rss() - second.heap());
+        let base = base.unwrap_or_else(|| braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64) - second.heap());
         // The rule holds only where the run is past the largest resident
-        // memory it had reached before the race (multise's phase, which
-        // no rule against dse sees): below that, merging raises no peak.
-        let peak_before = (run_budget.peak_rss() as i64).max(rss());
+        // memory the watchdog had seen before the race (multise's phase,
+        // which no rule against dse sees): below that, merging raises no
+        // peak.
+        let peak_before = run_budget.peak_rss();
         let mut heap = 0i64;
         let mut history: Vec<(Duration, i64)> = Vec::new();
         let note = |me: &mut Self, second: &second::Second, winner: Option<&str>| {
@@ -932,7 +932,7 @@ impl<'m> Dse<'m> {
                 if let Some(why) = then
                     .checked_sub(1)
                     .and_then(|i| merging::heap_outgrown((history[i].1, history[i].0), (dse_heap, dse_time), base))
-                    .filter(|_| rss() >= peak_before)
+                    .filter(|_| run_budget.rss() >= peak_before)
                 {
                     self.merging_given_up = Some(why);
                     self.drop_merging(&mut mine);
