@@ -144,6 +144,54 @@ fn sigterm_stops_the_run_gracefully() {
     }
 }
 
+/// A run whose thread does not come back (`--stall` stands for a solver
+/// call that ignores its interrupt) is ended by the watchdog's backstop at
+/// its time limit, or a second after the grace of a SIGTERM, with its
+/// report, its summary and its tests, which replay.
+#[test]
+fn a_run_that_does_not_come_back_is_ended_at_its_limit() {
+    let program = example("bench/limits/json.wasm");
+    let overran = |json: &serde_json::Value| {
+        reasons(json)
+            .iter()
+            .any(|r| r.starts_with("the run did not end by its limit"))
+    };
+    for engine in ["dse", "multise"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let start = Instant::now();
+        let (code, json, tests) = run_json(
+            &program,
+            dir.path(),
+            &["--engine", engine, "--max-time", "2", "--stall"],
+        );
+        let took = start.elapsed();
+        assert_eq!(code, 0, "{engine}: {json}");
+        assert!(took < Duration::from_secs(4), "{engine} took {took:?}");
+        assert!(overran(&json), "{engine}: {json}");
+        assert!(
+            reasons(&json).iter().any(|r| r == "time limit of 2s reached"),
+            "{engine}: {json}"
+        );
+        assert!(!tests.is_empty(), "{engine} wrote no test");
+        assert_eq!(json["tests"].as_u64(), Some(tests.len() as u64), "{engine}: {json}");
+        assert!(json["coverage"]["branches_covered"].as_u64() > Some(0), "{engine}");
+        assert_eq!(summary(dir.path())["tests"], json["tests"], "{engine}");
+        replay_all(&program, dir.path());
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let child = spawn(&program, dir.path(), &["--stall"]);
+    std::thread::sleep(Duration::from_millis(1000));
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let start = Instant::now();
+    let out = child.wait_with_output().expect("braid ends");
+    assert!(start.elapsed() < Duration::from_secs(4), "took {:?}", start.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = summary(dir.path());
+    assert!(overran(&s) && reasons(&s).contains(&"interrupted".to_string()), "{s}");
+    replay_all(&program, dir.path());
+}
+
 #[test]
 fn tests_are_on_disk_before_the_run_ends() {
     // Killed outright, a run has no chance to write anything more: the

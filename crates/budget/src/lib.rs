@@ -15,6 +15,15 @@
 //! caller (a BDD operation deep in an engine) calls [`Budget::check_unwind`],
 //! which unwinds to the engine's [`catch_stop`] without running the panic
 //! hook: nothing is printed, and the engine hands over what it has.
+//!
+//! A call that does not return when interrupted (Z3 inside a push on a kept
+//! solver went on for a minute past a ten-second limit, to 5 GB past a
+//! 400 MB one) would break both limits. The command line registers a
+//! [`Budget::backstop`]: once the run is exhausted and still has not ended
+//! a quarter second past the time limit (or a second after the frontier
+//! phase of a memory or signal stop, or its memory keeps growing past the
+//! limit), the watchdog runs it, and it writes what the run found so far
+//! and ends the process.
 
 pub mod heap;
 pub mod room;
@@ -85,12 +94,38 @@ fn soft_limit(mb: u64) -> u64 {
     limit - limit / MEMORY_MARGIN
 }
 
+/// How long past the time limit the run's thread may still take to end
+/// the run before the [`Budget::backstop`] ends the process. The run's own
+/// end is planned a quarter of the reserve before the limit, but freeing
+/// a large state takes a while: dsm on bench/limits' words parser with
+/// `--max-time 2` came back at 1.95-2.01 s (0.8-0.9 GB of states), and a
+/// backstop at the limit itself ended two runs of five with a thinner
+/// report.
+const OVERRUN: Duration = Duration::from_millis(250);
+/// After a memory or signal stop, how long the run may take between the
+/// end of its frontier phase and its end (freeing a large state is part of
+/// it) before the backstop ends it.
+const OVERRUN_STOPPED: Duration = Duration::from_secs(1);
+/// The resident memory past the limit (a tenth of it, at least 16 MiB) at
+/// which an exhausted run is ended by its backstop at once: ending a run
+/// frees memory, it does not take more.
+fn overrun_memory(mb: u64) -> u64 {
+    let limit = mb.saturating_mul(1 << 20);
+    limit.saturating_add((limit / 10).max(16 << 20))
+}
+
 /// How often the watchdog looks at the clock, the memory and the signals.
 const TICK: Duration = Duration::from_millis(10);
 
 const RUNNING: u8 = 0;
 const STOPPED: u8 = 1;
 const EXHAUSTED: u8 = 2;
+
+/// [`Inner::ending`]: the run goes on, its thread is ending it, or the
+/// backstop is.
+const GOING: u8 = 0;
+const ENDING: u8 = 1;
+const BACKSTOPPED: u8 = 2;
 
 struct Inner {
     start: Instant,
@@ -107,6 +142,11 @@ struct Inner {
     on_stop: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
     rss: AtomicU64,
     peak_rss: AtomicU64,
+    /// When the frontier phase ended.
+    exhausted_at: Mutex<Option<Instant>>,
+    /// Who ends the run ([`GOING`], [`ENDING`], [`BACKSTOPPED`]).
+    ending: AtomicU8,
+    backstop: Mutex<Option<Box<dyn FnOnce(&Budget) + Send>>>,
 }
 
 /// A run's budget; clones share it.
@@ -188,6 +228,9 @@ impl Budget {
             on_stop: Mutex::new(Vec::new()),
             rss: AtomicU64::new(0),
             peak_rss: AtomicU64::new(0),
+            exhausted_at: Mutex::new(None),
+            ending: AtomicU8::new(GOING),
+            backstop: Mutex::new(None),
         });
         if watch {
             let weak = Arc::downgrade(&inner);
@@ -296,7 +339,69 @@ impl Budget {
 
     /// Ends the frontier phase too.
     pub fn exhaust(&self) {
-        self.inner.phase.store(EXHAUSTED, Ordering::SeqCst);
+        if self.inner.phase.swap(EXHAUSTED, Ordering::SeqCst) != EXHAUSTED {
+            lock(&self.inner.exhausted_at).get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// Runs `f` once, from the watchdog thread, if the run overruns its
+    /// limits: exhausted, it has not called [`Budget::ending`] by
+    /// [`OVERRUN`] past the time limit (by [`OVERRUN_STOPPED`] after the frontier
+    /// phase of a memory or signal stop ended), or its memory passed the
+    /// limit by a tenth. `f` hands over what the run found and ends the
+    /// process ([`end_process`]): whatever keeps the run's thread (a solver
+    /// call that ignores its interrupt) is not waited for.
+    pub fn backstop(&self, f: impl FnOnce(&Budget) + Send + 'static) {
+        *lock(&self.inner.backstop) = Some(Box::new(f));
+    }
+
+    /// The run's thread is ending the run itself: the backstop no longer
+    /// fires. `false` if it already has (the process is about to end, and
+    /// the caller must write nothing more).
+    pub fn ending(&self) -> bool {
+        match (self.inner.ending).compare_exchange(GOING, ENDING, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => {
+                // What the backstop holds goes now (a sender of the queue
+                // the test writer waits on until it closes).
+                drop(lock(&self.inner.backstop).take());
+                true
+            }
+            Err(who) => who == ENDING,
+        }
+    }
+
+    /// Whether the run overran its limits at `now` ([`Budget::backstop`]).
+    fn overran(&self, now: Instant) -> bool {
+        let inner = &self.inner;
+        let Some(at) = *lock(&inner.exhausted_at) else {
+            return false;
+        };
+        let late = match (inner.limits.time, self.reason()) {
+            (Some(t), Some(StopReason::TimeLimit(_))) => (inner.start + t).max(at) + OVERRUN,
+            _ => at + OVERRUN_STOPPED,
+        };
+        let grown = inner
+            .limits
+            .memory_mb
+            .is_some_and(|mb| inner.rss.load(Ordering::Relaxed) > overrun_memory(mb));
+        now >= late || grown
+    }
+
+    /// Fires the backstop if the run overran and its thread is not ending
+    /// it (the watchdog's tick).
+    fn check_overrun(&self, now: Instant) {
+        let inner = &self.inner;
+        if inner.ending.load(Ordering::Relaxed) != GOING || !self.overran(now) {
+            return;
+        }
+        let Some(f) = lock(&inner.backstop).take() else { return };
+        if inner
+            .ending
+            .compare_exchange(GOING, BACKSTOPPED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            f(self);
+        }
     }
 
     /// Runs `f` (from the watchdog thread) when exploration stops, e.g. to
@@ -591,7 +696,9 @@ fn watchdog(weak: Weak<Inner>) {
         if tick.is_multiple_of(10) {
             budget.sample_machine();
         }
-        budget.advance(Instant::now());
+        let now = Instant::now();
+        budget.advance(now);
+        budget.check_overrun(now);
         tick += 1;
     }
 }
@@ -693,6 +800,17 @@ pub fn write_to_child(pipe: &mut impl std::io::Write, bytes: &[u8]) -> bool {
     }
 }
 
+/// Ends the process with `code` at once: no destructor, no handler that
+/// runs at exit (a backstop's end, while another thread may still hold
+/// the solver's locks); standard output is flushed first.
+pub fn end_process(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process; nothing runs after it.
+    unsafe { libc::_exit(code) }
+}
+
 /// Whether a SIGINT or SIGTERM has arrived.
 pub fn signalled() -> bool {
     SIGNALLED.load(Ordering::Relaxed)
@@ -712,6 +830,69 @@ mod tests {
         assert_eq!(
             StopReason::MachineMemory(744).to_string(),
             "the machine's memory ran low (744 MB available)"
+        );
+    }
+
+    /// A run whose thread does not come back after its time limit (a solver
+    /// call ignoring its interrupt) is ended by its backstop at the limit;
+    /// one that ends in time is not, and a run cannot be ended twice.
+    #[test]
+    fn a_run_that_overruns_its_time_is_ended_by_its_backstop() {
+        let fired = |budget: &Budget| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            budget.backstop(move |_| {
+                let _ = tx.send(Instant::now());
+            });
+            rx
+        };
+        let limit = Duration::from_millis(400);
+        let stuck = Budget::start(Limits {
+            time: Some(limit),
+            memory_mb: None,
+        });
+        let when = fired(&stuck)
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the backstop fires");
+        let late = when.duration_since(stuck.started_at());
+        assert!(
+            late >= limit + OVERRUN && late < limit + Duration::from_secs(2),
+            "{late:?}"
+        );
+        assert!(!stuck.ending(), "the backstop ended the run");
+
+        let ends = Budget::start(Limits {
+            time: Some(limit),
+            memory_mb: None,
+        });
+        let rx = fired(&ends);
+        while !ends.exhausted() {
+            std::thread::sleep(TICK);
+        }
+        assert!(ends.ending());
+        assert!(ends.ending(), "claiming twice is harmless");
+        assert_eq!(
+            rx.recv_timeout(limit * 2),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected),
+            "no backstop once the run is ending, and what it held is dropped"
+        );
+    }
+
+    /// After an interrupt the frontier phase has its grace, then the run a
+    /// second more before its backstop ends it.
+    #[test]
+    fn a_stopped_run_that_does_not_end_is_ended_by_its_backstop() {
+        let budget = Budget::start(Limits::default());
+        let (tx, rx) = std::sync::mpsc::channel();
+        budget.backstop(move |_| {
+            let _ = tx.send(Instant::now());
+        });
+        let stopped = Instant::now();
+        budget.stop(StopReason::Interrupted);
+        let when = rx.recv_timeout(Duration::from_secs(10)).expect("the backstop fires");
+        let after = when.duration_since(stopped);
+        assert!(
+            after >= GRACE + OVERRUN_STOPPED && after < GRACE + OVERRUN_STOPPED * 3,
+            "{after:?}"
         );
     }
 

@@ -90,7 +90,7 @@ enum Command {
     },
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 struct RunArgs {
     program: PathBuf,
     /// A C program's further sources (.c, .i), compiled and linked with it.
@@ -236,6 +236,10 @@ struct RunArgs {
     /// Print one JSON object to stdout.
     #[arg(long)]
     json: bool,
+    /// Testing the budget's backstop: once exploring ends, the run's thread
+    /// never comes back (as when a solver call ignores its interrupt).
+    #[arg(long, hide = true)]
+    stall: bool,
     /// WebAssembly: an import braid does not know returns a fresh symbolic
     /// value on each call (the run is then incomplete) instead of being an error.
     #[arg(long)]
@@ -707,7 +711,16 @@ fn engine_spec(args: &RunArgs) -> Result<EngineSpec> {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let (report, dump) = explore_program(&args, Convention::Auto, testcomp::Goal::Branches)?;
+    let (report, dump) = explore_program(&args, Convention::Auto, testcomp::Goal::Branches, print_run)?;
+    print_run(&args, &report, dump)
+}
+
+/// How `braid run` and `braid verify` print a report (also the backstop's,
+/// [`explore_program`]), and the exit status it gives.
+type Print = fn(&RunArgs, &Report, Option<String>) -> Result<i32>;
+
+/// `braid run`'s report: exit status 1 if it found a bug.
+fn print_run(args: &RunArgs, report: &Report, dump: Option<String>) -> Result<i32> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.json())?);
     } else {
@@ -723,12 +736,49 @@ fn run(args: RunArgs) -> Result<i32> {
     Ok(if report.result.bugs.is_empty() { 0 } else { 1 })
 }
 
+/// What a run whose thread did not come back by its limit handed over
+/// ([`explore_program`]'s backstop): its tests, bugs and coverage, and why
+/// it is incomplete.
+fn overrun_result(
+    budget: &Budget,
+    tally: &braid_engine::Tally,
+    engine: String,
+    branches_total: usize,
+) -> braid_engine::RunResult {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut r = braid_engine::RunResult {
+        engine,
+        paths: tally.paths.load(Relaxed),
+        tests: tally.tests.load(Relaxed),
+        frontier_tests: tally.frontier_tests.load(Relaxed),
+        bugs: tally.bugs.lock().map(|b| b.clone()).unwrap_or_default(),
+        branches_covered: tally.branches_covered.load(Relaxed),
+        branches_total,
+        ..Default::default()
+    };
+    if let Some(reason) = budget.reason() {
+        r.incomplete_reasons.insert(reason.to_string());
+    }
+    r.incomplete_reasons.insert(format!(
+        "the run did not end by its limit (a call did not return when interrupted): ended after {:.1}s with what it had handed over",
+        budget.elapsed().as_secs_f64()
+    ));
+    r.stats.wall_ms = budget.elapsed().as_millis() as u64;
+    r.stats.peak_rss_mb = budget.peak_rss() >> 20;
+    r
+}
+
 /// `braid verify`: the verdict on unreach-call. FALSE needs a `reach_error`
 /// bug (its test replays); TRUE a complete exploration in which no path
 /// ends in a bug at all, since a trap may be an artefact of the compiled
 /// module (a small stack) that hides the rest of a path; else UNKNOWN.
 fn verify(args: RunArgs) -> Result<i32> {
-    let (report, _) = explore_program(&args, Convention::Svcomp, testcomp::Goal::ErrorCall)?;
+    let (report, _) = explore_program(&args, Convention::Svcomp, testcomp::Goal::ErrorCall, print_verdict)?;
+    print_verdict(&args, &report, None)
+}
+
+/// `braid verify`'s verdict: exit status 0 TRUE, 1 FALSE, 3 UNKNOWN.
+fn print_verdict(args: &RunArgs, report: &Report, _: Option<String>) -> Result<i32> {
     let r = &report.result;
     let reach = r.bugs.iter().find(|b| b.kind == BugKind::ReachError);
     let (verdict, code, why): (&str, i32, Vec<String>) = match reach {
@@ -771,8 +821,16 @@ fn verify(args: RunArgs) -> Result<i32> {
 
 /// Explores `args.program` as `braid run` does (writing tests under
 /// `--out`); `default` is the convention `--convention auto` means here,
-/// `goal` the specification of the Test-Comp test suite it writes.
-fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) -> Result<(Report, Option<String>)> {
+/// `goal` the specification of the Test-Comp test suite it writes. If the
+/// run's thread does not come back by the limit (a solver call that ignores
+/// its interrupt), the budget's backstop writes what the run handed over,
+/// prints it with `print` and ends the process.
+fn explore_program(
+    args: &RunArgs,
+    default: Convention,
+    goal: testcomp::Goal,
+    print: Print,
+) -> Result<(Report, Option<String>)> {
     let spec = engine_spec(args)?;
     let search_name = match spec.kind {
         EngineKind::Concolic => "dfs",
@@ -861,6 +919,7 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
     let testcomp = is_wasm(&args.program).then_some((args.program.as_path(), entry_name.as_str(), goal));
     let mut sink = RunSink::new(args.out.as_deref(), testcomp, progress)?;
     sink.stop_on_error(&budget);
+    let closer = sink.closer();
     let mut rec = Recorder::new(
         &module,
         entry,
@@ -869,14 +928,6 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         budget.clone(),
         &mut sink,
     );
-    let result = explore(engine, &budget, &mut rec);
-    drop(rec);
-    sink.finish();
-    let mut result = result?;
-    if let Some(e) = sink.error.take() {
-        return Err(e);
-    }
-    result.incomplete_reasons.extend(incomplete);
     let order = match spec.kind {
         EngineKind::Multise => args.pick.clone(),
         EngineKind::Ssm => "topological".into(),
@@ -888,6 +939,46 @@ fn explore_program(args: &RunArgs, default: Convention, goal: testcomp::Goal) ->
         },
         _ => search.name().into(),
     };
+    let tally = rec.tally();
+    let (mine, engine_name, order_name) = (args.clone(), spec.kind.name().to_string(), order.clone());
+    let branches_total = 2 * module.branch_count();
+    budget.backstop(move |budget| {
+        if let Some(c) = closer {
+            c.close(Duration::from_millis(500));
+        }
+        let report = Report::new(
+            &mine.program.display().to_string(),
+            &order_name,
+            overrun_result(budget, &tally, engine_name, branches_total),
+        );
+        if let Some(dir) = &mine.out {
+            if let Err(e) = report.write_summary(dir) {
+                eprintln!("braid: {e:#}");
+            }
+        }
+        let code = print(&mine, &report, None).unwrap_or(2);
+        braid_budget::end_process(code)
+    });
+    let result = explore(engine, &budget, &mut rec);
+    if args.stall {
+        // The backstop's test: a run whose thread never comes back.
+        loop {
+            std::thread::park();
+        }
+    }
+    if !budget.ending() {
+        // The backstop is ending the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    drop(rec);
+    sink.finish();
+    let mut result = result?;
+    if let Some(e) = sink.error.take() {
+        return Err(e);
+    }
+    result.incomplete_reasons.extend(incomplete);
     let dump = result.state_dump.take();
     let report = Report::new(&program, &order, result);
     if let Some(dir) = &args.out {

@@ -166,6 +166,8 @@ struct Writer {
     /// Test-Comp's XML too (WebAssembly programs).
     testcomp: bool,
     thread: std::thread::JoinHandle<Result<()>>,
+    /// The writer has written what it was sent and ended.
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One test, serialised.
@@ -174,6 +176,33 @@ struct Job {
     index: usize,
     json: Vec<u8>,
     xml: String,
+    /// Not a test: the writer ends here ([`Closer`]).
+    last: bool,
+}
+
+/// Ends the writer of a run whose thread does not come back (the budget's
+/// backstop): the tests queued before are written, Test-Comp's suite
+/// zipped.
+pub struct Closer {
+    queue: std::sync::mpsc::SyncSender<Job>,
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Closer {
+    /// Waits at most `wait` for the writer to end.
+    pub fn close(self, wait: Duration) {
+        let give_up = Instant::now() + wait;
+        let last = Job {
+            last: true,
+            ..Job::default()
+        };
+        if self.queue.send(last).is_err() {
+            return;
+        }
+        while !self.ended.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
 }
 
 impl Writer {
@@ -185,9 +214,15 @@ impl Writer {
         let testcomp = zip.is_some();
         let failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let theirs = failed.clone();
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let at_end = ended.clone();
         let thread = std::thread::Builder::new()
             .name("tests".into())
-            .spawn(move || write_tests(&dir, zip, jobs, done, &theirs))
+            .spawn(move || {
+                let written = write_tests(&dir, zip, jobs, done, &theirs);
+                at_end.store(true, std::sync::atomic::Ordering::SeqCst);
+                written
+            })
             .context("cannot start the thread that writes tests")?;
         Ok(Writer {
             queue,
@@ -195,6 +230,7 @@ impl Writer {
             spare,
             testcomp,
             thread,
+            ended,
         })
     }
 
@@ -232,6 +268,9 @@ fn write_tests(
 ) -> Result<()> {
     let mut error = None;
     for job in jobs {
+        if job.last {
+            break;
+        }
         if error.is_none() {
             error = write_job(dir, zip.as_mut(), &job).err();
             failed.store(error.is_some(), std::sync::atomic::Ordering::Relaxed);
@@ -300,6 +339,14 @@ impl RunSink {
     /// to its limit for tests that go nowhere.
     pub fn stop_on_error(&mut self, budget: &braid_engine::Budget) {
         self.budget = Some(budget.clone());
+    }
+
+    /// What ends the writer from another thread (`None` without `--out`).
+    pub fn closer(&self) -> Option<Closer> {
+        self.writer.as_ref().map(|w| Closer {
+            queue: w.queue.clone(),
+            ended: w.ended.clone(),
+        })
     }
 
     /// Ends the run's output: the status line cleared, the tests still

@@ -18,7 +18,7 @@ use thiserror::Error;
 
 pub use braid_budget::{Budget, StopReason};
 pub use config::{Config, Limits, RunAhead, SearchKind};
-pub use record::{Collect, Recorder, Sink};
+pub use record::{Collect, Recorder, Sink, Tally};
 pub use results::{Outcome, RunResult, TestCase};
 pub use run::{explore, explore_collect, Engine, EngineKind, EngineSpec};
 

@@ -14,6 +14,8 @@ use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
 use rustc_hash::{FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What receives a run's tests and progress.
@@ -40,6 +42,19 @@ impl Sink for Collect {
     fn test(&mut self, _: usize, test: &TestCase) {
         self.tests.push(test.clone());
     }
+}
+
+/// What a run has handed over so far, readable from another thread: the
+/// report a backstop writes when the run's thread does not come back
+/// ([`braid_budget::Budget::backstop`]).
+#[derive(Default)]
+pub struct Tally {
+    pub tests: AtomicUsize,
+    pub frontier_tests: AtomicUsize,
+    pub branches_covered: AtomicUsize,
+    /// As the engine last reported them (a few times a second).
+    pub paths: AtomicU64,
+    pub bugs: Mutex<Vec<BugReport>>,
 }
 
 /// How often progress reaches the sink.
@@ -76,6 +91,7 @@ pub struct Recorder<'a> {
     /// ([`Recorder::complete`]), and the most a run that ended took.
     frontier_steps: u64,
     longest_completed: u64,
+    tally: Option<Arc<Tally>>,
 }
 
 /// The statements a frontier input's concrete run may take at first, and
@@ -115,8 +131,15 @@ impl<'a> Recorder<'a> {
             distinct_paths: false,
             frontier_steps: FRONTIER_STEPS,
             longest_completed: 0,
+            tally: None,
             code: Code::new(module, Some(entry)),
         }
+    }
+
+    /// What this recorder has handed over so far, kept up to date from
+    /// now on for another thread to read.
+    pub fn tally(&mut self) -> Arc<Tally> {
+        self.tally.get_or_insert_with(Default::default).clone()
     }
 
     pub fn module(&self) -> &'a Module {
@@ -269,6 +292,15 @@ impl<'a> Recorder<'a> {
         }
         self.sink.test_run(self.tests, test, run);
         self.tests += 1;
+        if let Some(t) = &self.tally {
+            t.tests.store(self.tests, Ordering::Relaxed);
+            t.frontier_tests.store(self.frontier_tests, Ordering::Relaxed);
+            t.branches_covered.store(self.covered.len(), Ordering::Relaxed);
+            let mut bugs = t.bugs.lock().unwrap_or_else(|e| e.into_inner());
+            if bugs.len() < self.bugs.len() {
+                bugs.clone_from(&self.bugs);
+            }
+        }
     }
 
     /// A test another thread's recorder ran as `run` (a dse racing on a
@@ -317,6 +349,9 @@ impl<'a> Recorder<'a> {
 
     /// Reports progress to the sink (at most every quarter second).
     pub fn progress(&mut self, paths: u64, live_states: usize) {
+        if let Some(t) = &self.tally {
+            t.paths.store(paths, Ordering::Relaxed);
+        }
         if self.last_progress.elapsed() < PROGRESS_EVERY {
             return;
         }
