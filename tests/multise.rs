@@ -273,6 +273,7 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
                 overrun: Duration::from_secs(3600),
                 bdd_share: None,
                 threads,
+                ssm_for: braid_engine::multise::SSM_FOR,
             });
             let (r, tests) = run(&spec);
             let at = format!("{program}, threads {threads}");
@@ -344,6 +345,56 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
     }
 }
 
+/// Merging given up for its BDD share (here at once) before dse raced
+/// goes on as ssm beside dse on a thread; ssm given up (here after its
+/// first slice), dse's thread is handed back and multise merges from the
+/// start again beside it. On Table 1's array-index and find-max programs,
+/// which multise finishes long before dse, multise again finishes first:
+/// dse's coverage and bugs, and every test replays.
+#[test]
+fn multise_merges_again_beside_dse_after_ssm_gave_up() {
+    use braid_engine::multise::{Fallback, FALLBACK};
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use std::time::Duration;
+    if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
+        return;
+    }
+    for program in ["bench/multise/arrayindex.wasm", "bench/multise/findmax.wasm"] {
+        let bytes = std::fs::read(example(program)).expect("the module");
+        let loaded = braid_wasm::load(&bytes, &braid_wasm::Options::default()).expect("a valid module");
+        let (module, entry) = (loaded.module, loaded.entry.expect("an entry"));
+        let run = |spec: &EngineSpec| {
+            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
+        };
+        let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+        let mut spec = EngineSpec::new(EngineKind::Multise);
+        spec.multise.fallback = Some(Fallback {
+            bdd_share: Some((Duration::ZERO, 0.0)),
+            ssm_for: Duration::ZERO,
+            ..FALLBACK
+        });
+        let (r, tests) = run(&spec);
+        let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("multise from the start again beside dse"),
+            "{program}: {why}"
+        );
+        assert_eq!(
+            r.stats.race.as_ref().and_then(|s| s.winner.as_deref()),
+            Some("merging"),
+            "{program}: {why}"
+        );
+        assert_eq!(r.engine, "multise");
+        assert!(r.complete(), "{program}: {:?}", r.incomplete_reasons);
+        assert_eq!(r.branches_covered, dse.branches_covered, "{program}");
+        assert_eq!(bug_set(&r), bug_set(&dse), "{program}");
+        for t in &tests {
+            replay(&module, t).unwrap_or_else(|why| panic!("{program}: a test does not replay: {why}"));
+        }
+    }
+}
+
 /// A step of multise's merging past its turn while dse races on a thread
 /// (here every step: no overrun allowed) hands the run's thread to ssm,
 /// which explores from the start beside dse as it goes on: the run covers
@@ -371,6 +422,7 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
             overrun: Duration::ZERO,
             bdd_share: None,
             threads: true,
+            ssm_for: braid_engine::multise::SSM_FOR,
         });
         let (r, tests) = run(&spec);
         assert_eq!(r.engine, "multise");

@@ -146,8 +146,11 @@ struct Inner {
     exhausted_at: Mutex<Option<Instant>>,
     /// Who ends the run ([`GOING`], [`ENDING`], [`BACKSTOPPED`]).
     ending: AtomicU8,
-    backstop: Mutex<Option<Box<dyn FnOnce(&Budget) + Send>>>,
+    backstop: Mutex<Option<Backstop>>,
 }
+
+/// What ends a run that overran its limits ([`Budget::backstop`]).
+type Backstop = Box<dyn FnOnce(&Budget) + Send>;
 
 /// A run's budget; clones share it.
 #[derive(Clone)]

@@ -116,6 +116,56 @@ pub(crate) fn explore_from_start(
     Ok(r)
 }
 
+/// What [`ssm_beside`] ends with.
+pub(crate) enum Beside {
+    /// The run's result (ssm or dse finished, or the budget stopped).
+    Ended(Box<RunResult>),
+    /// ssm was given up and dse goes on on its thread, handed back; the
+    /// solver statistics so far, and ssm's time.
+    HandedBack(second::Second, Box<braid_solver::SolverStats>, Duration),
+}
+
+/// multise's guards given up for their BDD operations' share (before dse
+/// raced): ssm (`merging`) explores from the start beside `second`, dse
+/// on its thread started now, as [`explore_from_start`] does beside a dse
+/// under way; once ssm is given up (it took its `merge_for_ms`, or its
+/// memory outgrew dse's) dse's thread is handed back, for multise to merge
+/// again beside it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn ssm_beside(
+    module: &Module,
+    entry: FuncId,
+    program: &str,
+    config: Config,
+    merging: Merging,
+    (second, base): (second::Second, i64),
+    budget: &Budget,
+    rec: &mut Recorder,
+    why: String,
+    solver_before: braid_solver::SolverStats,
+) -> Result<Beside, EngineError> {
+    budget.release_memory();
+    let mut dse = Box::new(Dse::new(module, entry, program, config).with_merging(merging));
+    dse.solver.stats = solver_before;
+    dse.prepare(budget);
+    dse.hand_back = true;
+    let raced = dse.race_beside(second, Duration::ZERO, Some(base), rec)?;
+    if let Some(second) = dse.handed_back.take() {
+        let (stats, explored) = (Box::new(std::mem::take(&mut dse.solver.stats)), dse.explored);
+        drop(dse);
+        budget.release_memory();
+        return Ok(Beside::HandedBack(second, stats, explored));
+    }
+    let mut r = dse.after_race(raced, budget, rec)?;
+    r.engine = EngineKind::Multise.name().into();
+    let why = format!("{why}; ssm explored from the start beside it");
+    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
+        Some(then) => format!("{why}; then {then}"),
+        None => why,
+    });
+    Ok(Beside::Ended(Box::new(r)))
+}
+
 /// How often a race on a thread notes merging's heap ([`Dse::race_on_thread`]).
 const HEAP_SAMPLE: Duration = Duration::from_millis(5);
 
@@ -342,6 +392,10 @@ pub struct Dse<'m> {
     /// In a race, once dse has started: the bytes merging may still grow
     /// by before the race's memory rule gives it up ([`merging::heap_outgrown`]).
     race_room: Option<i64>,
+    /// Whether [`Dse::race_beside`] hands dse's thread back once merging
+    /// is given up ([`ssm_beside`]), and the thread handed back.
+    hand_back: bool,
+    handed_back: Option<second::Second>,
     /// This thread's live heap when states were last shed ([`Dse::shed`];
     /// `i64::MAX` once a shedding freed too little to go on).
     shed_heap: i64,
@@ -448,6 +502,8 @@ impl<'m> Dse<'m> {
             ahead,
             peer: (0, 0),
             race_room: None,
+            hand_back: false,
+            handed_back: None,
         }
     }
 
@@ -971,6 +1027,12 @@ impl<'m> Dse<'m> {
             }
             second.stop(rec);
             self.result.paths = self.result.paths.max(paths);
+            return Ok(None);
+        }
+        if self.hand_back && mine.is_none() && !second.finished() {
+            // Merging was given up: dse's thread goes back to multise.
+            note(self, &second, None);
+            self.handed_back = Some(second);
             return Ok(None);
         }
         note(self, &second, Some("dse"));

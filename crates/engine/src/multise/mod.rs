@@ -124,6 +124,9 @@ pub struct Fallback {
     /// dse races on a thread of its own where the machine has a second
     /// core (`dse/second.rs`), rather than in turns on the run's thread.
     pub threads: bool,
+    /// How long ssm merges beside dse after the BDD share gave merging up
+    /// ([`SSM_FOR`]), before multise merges again beside dse.
+    pub ssm_for: std::time::Duration,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -220,6 +223,14 @@ pub const SSM_FOR: std::time::Duration = std::time::Duration::from_millis(500);
 ///   inputs: multise cut off at 60 s with 54 s in BDD operations; dse
 ///   1 s). No row of Table 1, the merging suite or the containers where
 ///   multise wins comes near it before it ends.
+/// - What follows ([`Multise::then_merge`]): ssm from the start beside dse
+///   on a thread for [`SSM_FOR`] (or until its memory outgrows dse's),
+///   then multise from the start again beside dse, with no BDD-share rule
+///   ([`again_beside`]): the share does not tell every loss from a win,
+///   and dse on its thread bounds the run's time where merging loses.
+///   rgamble/libcsv's strict parser over 7 and 8 symbolic bytes (scratch
+///   harness) sat at 85-87 % at 500 ms: given up for good, dse did not
+///   finish in 30 s (1.3 GB); multise again finishes in 7.7 and 11.8-14.4 s.
 /// - The share is of the time since exploring began, not since the run
 ///   did: a C program compiled and loaded took 250 ms of a run before the
 ///   first BDD operation (a scratch harness over swenson/sort's heap sort
@@ -251,6 +262,7 @@ pub const FALLBACK: Fallback = Fallback {
     overrun: std::time::Duration::from_millis(500),
     bdd_share: Some((std::time::Duration::from_millis(500), 0.85)),
     threads: true,
+    ssm_for: SSM_FOR,
 };
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
@@ -419,17 +431,67 @@ impl Engine for Multise<'_> {
     }
 
     fn run(mut self: Box<Self>, budget: &Budget, rec: &mut Recorder) -> Result<RunResult, EngineError> {
-        self.budget = budget.clone();
-        self.solver.set_budget(budget);
-        self.guards.set_budget(budget);
-        self.guards.set_order(self.opts.var_order);
-        self.guards.set_bit_atoms(self.opts.bit_atoms);
+        self.prepare(budget);
         // A dse racing on a thread of its own borrows the module there.
         std::thread::scope(|scope| self.run_in(scope, budget, rec))
     }
 }
 
+/// multise from the start again beside `second`, dse on its thread under
+/// way, once ssm took its time beside it ([`crate::dse::ssm_beside`]): its
+/// guards were given up for their BDD operations' share, which is no
+/// longer looked at (ssm's time has passed, and dse on its thread bounds
+/// the run's), while the race's rules still hold (its memory, a step's
+/// overrun, dse finishing first). The BDD share does not tell a merge
+/// that pays from one that does not: rgamble/libcsv's parser in strict
+/// mode over 7 to 10 symbolic bytes (scratch harness) had 85-87 % in BDD
+/// operations at 500 ms, as Table 1's sorts, which merging loses, have
+/// 87-98 %; multise alone finishes the parser over 8 bytes in 7.7 s and
+/// 59 MB, and dse does not in 30 s (1.2 GB).
+#[allow(clippy::too_many_arguments)]
+fn again_beside<'m, 'scope>(
+    module: &'m Module,
+    entry: FuncId,
+    program: &str,
+    config: Config,
+    opts: Options,
+    beside: (crate::dse::second::Second, i64),
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    budget: &Budget,
+    rec: &mut Recorder,
+    solver: braid_solver::SolverStats,
+) -> Result<RunResult, EngineError>
+where
+    'm: 'scope,
+{
+    let fallback = opts.fallback.map(|f| Fallback {
+        bdd_share: None,
+        race_after: Some(std::time::Duration::ZERO),
+        ..f
+    });
+    let mut again = Box::new(Multise::new(
+        module,
+        entry,
+        program,
+        config,
+        Options { fallback, ..opts },
+    ));
+    again.prepare(budget);
+    again.solver.stats = solver;
+    again.beside = Some(beside);
+    again.run_in(scope, budget, rec)
+}
+
 impl<'m> Multise<'m> {
+    /// Runs under `budget`, with the guards' options.
+    fn prepare(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
+        self.solver.set_budget(budget);
+        self.guards.set_budget(budget);
+        self.guards.set_order(self.opts.var_order);
+        self.guards.set_bit_atoms(self.opts.bit_atoms);
+    }
+
     /// [`Engine::run`] within `scope`, where dse's thread may run.
     fn run_in<'scope>(
         mut self: Box<Self>,
@@ -487,7 +549,7 @@ impl<'m> Multise<'m> {
             if !race.as_ref().is_some_and(|r| r.dse_won) {
                 self.frontier(rec);
             }
-            let (module, entry, config) = (self.module, self.entry, self.config.clone());
+            let (module, entry, config, opts) = (self.module, self.entry, self.config.clone(), self.opts.clone());
             let program = std::mem::take(&mut self.program);
             let (bdd_ms, bdd_nodes) = (
                 self.guards.time_spent().as_millis() as u64,
@@ -514,8 +576,52 @@ impl<'m> Multise<'m> {
                     ..s
                 });
             };
-            let second = match (second, beside) {
-                (Some(s), Some(merging)) if !s.finished() => {
+            let second = match (second, beside, then) {
+                (Some(s), None, Some(merging)) if !s.started() => {
+                    let beside = crate::dse::ssm_beside(
+                        module,
+                        entry,
+                        &program,
+                        config.clone(),
+                        merging,
+                        (s, base),
+                        budget,
+                        rec,
+                        why.clone(),
+                        solver_before,
+                    )?;
+                    let r = match beside {
+                        crate::dse::Beside::Ended(mut r) => {
+                            (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
+                            *r
+                        }
+                        crate::dse::Beside::HandedBack(s, solver, ssm) => {
+                            let mut r = again_beside(
+                                module,
+                                entry,
+                                &program,
+                                config,
+                                opts,
+                                (s, base),
+                                scope,
+                                budget,
+                                rec,
+                                *solver,
+                            )?;
+                            let again = format!(
+                                "{why}; ssm given up after {} ms, multise from the start again beside dse",
+                                ssm.as_millis()
+                            );
+                            r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
+                                Some(then) => format!("{again}; then {then}"),
+                                None => again,
+                            });
+                            r
+                        }
+                    };
+                    return Ok(r);
+                }
+                (Some(s), Some(merging), _) if !s.finished() => {
                     let mut r = explore_from_start(
                         module,
                         entry,
@@ -532,7 +638,7 @@ impl<'m> Multise<'m> {
                     (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
                     return Ok(r);
                 }
-                (second, _) => second.filter(|s| s.started()),
+                (second, _, _) => second.filter(|s| s.started()),
             };
             let finished = second.and_then(|s| {
                 budget.release_memory();
@@ -658,6 +764,9 @@ pub struct Multise<'m> {
     shown: Vec<bool>,
     /// dse raced alongside, when on ([`race`]).
     race: Option<race::Race<'m>>,
+    /// dse on its thread under way, and the memory in use before the
+    /// first merging engine explored, for the race ([`again_beside`]).
+    beside: Option<(crate::dse::second::Second, i64)>,
     /// When exploring began (after the program was loaded): BDD
     /// operations' share is of the time since.
     explore_start: std::time::Instant,
@@ -734,6 +843,7 @@ impl<'m> Multise<'m> {
                 .map(|(i, f)| FuncId(i as u32) == entry || f.stmts.iter().any(|s| matches!(s, Stmt::Halt(_))))
                 .collect(),
             race: None,
+            beside: None,
             explore_start: std::time::Instant::now(),
         }
     }
@@ -971,7 +1081,7 @@ impl<'m> Multise<'m> {
         (share && !raced && !race_why && fallback.threads && crate::dse::second::possible()).then(|| Merging {
             race_after_ms: Some(0),
             race_threads: true,
-            merge_for_ms: Some(SSM_FOR.as_millis() as u32),
+            merge_for_ms: Some(fallback.ssm_for.as_millis() as u32),
             ..Merging::of(Strategy::Static)
         })
     }

@@ -96,6 +96,9 @@ pub(super) struct Race<'m> {
     /// bytes when the run began, and the resident memory then.
     dse_heap: i64,
     heap_start: i64,
+    /// What dse's thread had handed to this one when the race began
+    /// ([`Second::handed`]; a dse under way, [`super::again_beside`]).
+    handed_start: i64,
     pub(super) base: i64,
     /// dse finished first.
     pub(super) dse_won: bool,
@@ -121,7 +124,7 @@ impl Race<'_> {
         if second.time() < self.after {
             return None;
         }
-        let merging_heap = footprint() - self.heap_start + second.handed();
+        let merging_heap = footprint() - self.heap_start + second.handed() - self.handed_start;
         (merging_heap >= THREAD_HEAP_FLOOR && heap_over(merging_heap, self.dse_heap, self.base))
             .then(|| outgrown_reason(merging_heap, merging, self.dse_heap, self.base))
     }
@@ -174,9 +177,21 @@ impl<'m> Multise<'m> {
             return;
         };
         self.cut_solver_at(head_end);
-        let second = (fallback.threads && crate::dse::second::possible())
-            .then(|| Second::spawn(scope, self.module, self.entry, &self.budget).ok())
-            .flatten();
+        let (second, base) = match self.beside.take() {
+            Some((second, base)) => (Some(second), base),
+            None => (
+                (fallback.threads && crate::dse::second::possible())
+                    .then(|| Second::spawn(scope, self.module, self.entry, &self.budget).ok())
+                    .flatten(),
+                braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
+            ),
+        };
+        if second.as_ref().is_some_and(|s| s.started()) {
+            let budget = second.as_ref().map(|s| s.merging_budget().clone()).expect("a second");
+            self.guards.set_budget(&budget);
+            self.solver.set_budget(&budget);
+        }
+        let handed_start = second.as_ref().map_or(0, |s| s.handed());
         self.race = Some(Race {
             after,
             overrun: fallback.overrun,
@@ -186,7 +201,8 @@ impl<'m> Multise<'m> {
             dse_time: Duration::ZERO,
             dse_heap: 0,
             heap_start: footprint(),
-            base: braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
+            handed_start,
+            base,
             dse_won: false,
             given_up: None,
             turn_end: Some(start + after),
