@@ -744,6 +744,7 @@ fn overrun_result(
     tally: &braid_engine::Tally,
     engine: String,
     branches_total: usize,
+    loaded_incomplete: Option<String>,
 ) -> braid_engine::RunResult {
     use std::sync::atomic::Ordering::Relaxed;
     let mut r = braid_engine::RunResult {
@@ -760,9 +761,10 @@ fn overrun_result(
         r.incomplete_reasons.insert(reason.to_string());
     }
     r.incomplete_reasons.insert(format!(
-        "the run did not end by its limit (a call did not return when interrupted): ended after {:.1}s with what it had handed over",
+        "the run did not end by its limit (its thread did not come back: a solver call that ignores its interrupt, or a large state being freed): ended after {:.1}s with what it had handed over",
         budget.elapsed().as_secs_f64()
     ));
+    r.incomplete_reasons.extend(loaded_incomplete);
     r.stats.wall_ms = budget.elapsed().as_millis() as u64;
     r.stats.peak_rss_mb = budget.peak_rss() >> 20;
     r
@@ -942,6 +944,7 @@ fn explore_program(
     let tally = rec.tally();
     let (mine, engine_name, order_name) = (args.clone(), spec.kind.name().to_string(), order.clone());
     let branches_total = 2 * module.branch_count();
+    let loaded_incomplete = incomplete.clone();
     budget.backstop(move |budget| {
         if let Some(c) = closer {
             c.close(Duration::from_millis(500));
@@ -949,7 +952,7 @@ fn explore_program(
         let report = Report::new(
             &mine.program.display().to_string(),
             &order_name,
-            overrun_result(budget, &tally, engine_name, branches_total),
+            overrun_result(budget, &tally, engine_name, branches_total, loaded_incomplete),
         );
         if let Some(dir) = &mine.out {
             if let Err(e) = report.write_summary(dir) {
