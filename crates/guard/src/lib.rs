@@ -713,6 +713,13 @@ impl Guards {
         }
     }
 
+    /// Drops the BDD-share part of a give-up that is set.
+    pub fn drop_share(&mut self) {
+        if let Some(g) = &mut self.give_up {
+            g.share = None;
+        }
+    }
+
     /// Why the give-up [`Guards::set_give_up`] set is due, if it is.
     fn due(&self) -> Option<GaveUp> {
         let g = self.give_up?;

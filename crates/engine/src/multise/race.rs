@@ -329,6 +329,11 @@ impl<'m> Multise<'m> {
             let budget = second.merging_budget().clone();
             self.guards.set_budget(&budget);
             self.solver.set_budget(&budget);
+            // dse on its thread bounds the run's time from here: the BDD
+            // share no longer gives merging up (it gave a C parser up that
+            // merging wins, where compiling and loading took the head start
+            // past the share's half second; `super::again_beside`).
+            self.guards.drop_share();
         }
         second.take_tests(rec);
         if second.failed() {
