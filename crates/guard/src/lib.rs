@@ -1540,6 +1540,27 @@ mod tests {
         assert_eq!(g.gave_up(), Some(GaveUp::Share));
     }
 
+    /// A give-up whose BDD share is dropped (dse races on its thread) no
+    /// longer falls due for it; its deadline still does.
+    #[test]
+    fn a_dropped_share_does_not_give_up() {
+        let (_, mut g, _, _) = setup();
+        let past = Instant::now();
+        g.set_give_up(Some(GiveUp {
+            deadline: None,
+            share: Some((past, Duration::ZERO, 0.0)),
+        }));
+        g.drop_share();
+        assert!(
+            braid_budget::catch_stop(|| g.give_up_if_due()).is_ok(),
+            "the share was dropped"
+        );
+        assert_eq!(g.gave_up(), None);
+        g.set_deadline(Some(past));
+        assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
+        assert_eq!(g.gave_up(), Some(GaveUp::Deadline));
+    }
+
     #[test]
     fn a_predicate_and_its_negation_share_a_variable() {
         let (mut s, mut g, p, _) = setup();
