@@ -963,14 +963,10 @@ fn explore_program(
         braid_budget::end_process(code)
     });
     let result = explore(engine, &budget, &mut rec);
-    if args.stall {
-        // The backstop's test: a run whose thread never comes back.
-        loop {
-            std::thread::park();
-        }
-    }
-    if !budget.ending() {
-        // The backstop is ending the process.
+    // `--stall`, the backstop's test: a run whose thread never comes back.
+    // Otherwise the thread claims the run's end, unless the backstop is
+    // ending the process already.
+    if args.stall || !budget.ending() {
         loop {
             std::thread::park();
         }

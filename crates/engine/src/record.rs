@@ -349,11 +349,11 @@ impl<'a> Recorder<'a> {
 
     /// Reports progress to the sink (at most every quarter second).
     pub fn progress(&mut self, paths: u64, live_states: usize) {
-        if let Some(t) = &self.tally {
-            t.paths.store(paths, Ordering::Relaxed);
-        }
         if self.last_progress.elapsed() < PROGRESS_EVERY {
             return;
+        }
+        if let Some(t) = &self.tally {
+            t.paths.store(paths, Ordering::Relaxed);
         }
         self.last_progress = Instant::now();
         let p = Progress {

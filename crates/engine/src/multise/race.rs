@@ -186,8 +186,8 @@ impl<'m> Multise<'m> {
                 braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
             ),
         };
-        if second.as_ref().is_some_and(|s| s.started()) {
-            let budget = second.as_ref().map(|s| s.merging_budget().clone()).expect("a second");
+        if let Some(s) = second.as_ref().filter(|s| s.started()) {
+            let budget = s.merging_budget().clone();
             self.guards.set_budget(&budget);
             self.solver.set_budget(&budget);
         }
