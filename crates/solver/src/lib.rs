@@ -25,7 +25,7 @@ mod z3_backend;
 pub use external::Helper;
 pub use lazy::Lazy;
 pub use query::{KindStats, QueryKind, QuerySolver, SlowQuery, SolverStats, HISTOGRAM_MS};
-pub use z3_backend::{set_question_room, z3_working, Z3Solver};
+pub use z3_backend::{renew_contexts, set_question_room, z3_working, Z3Solver};
 
 use braid_budget::Budget;
 use braid_term::{Model, TermId, TermStore};

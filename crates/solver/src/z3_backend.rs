@@ -15,41 +15,128 @@ use z3::ast::{Ast, Bool, Dynamic, Float, Int, BV};
 use z3::{Config, Context, FuncDecl, SatResult as Z3Result};
 
 thread_local! {
-    /// One Z3 context per thread, alive for the whole process, so solvers
+    /// One Z3 context per thread, alive while the thread runs, so solvers
     /// and translated terms can be kept across queries (a fresh Z3 solver
     /// per query costs ~100x a push/pop on a kept one).
-    static CONTEXT: Kept = Kept::take(&FREE_CONTEXTS, || {
-        let mut cfg = Config::new();
-        cfg.set_model_generation(true);
-        Context::new(&cfg)
-    });
+    static CONTEXT: Slot = const { Slot::new(&FREE_CONTEXTS, main_context) };
     /// A second context for unsat-core checks: their short time limits
     /// interrupt it, and an interrupt that lands just after its check ended
     /// cancels the next check of the same context; here that can only cost
     /// a core, never a branch.
-    static CORE_CONTEXT: Kept = Kept::take(&FREE_CORE_CONTEXTS, || Context::new(&Config::new()));
+    static CORE_CONTEXT: Slot = const { Slot::new(&FREE_CORE_CONTEXTS, core_context) };
+}
+
+fn main_context() -> Context {
+    let mut cfg = Config::new();
+    cfg.set_model_generation(true);
+    Context::new(&cfg)
+}
+
+fn core_context() -> Context {
+    Context::new(&Config::new())
 }
 
 /// Contexts of threads that ended, for the next thread to take (a dse
 /// racing merging runs on a thread of its own per run; a context touches
-/// 17 MB or more, and is never freed).
+/// 17 MB or more).
 static FREE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 static FREE_CORE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
-/// A thread's context, back to its pool when the thread ends.
+/// A thread's context, made when first needed, back to its pool when the
+/// thread ends, or deleted by [`renew_contexts`].
+struct Slot {
+    kept: std::cell::RefCell<Option<Kept>>,
+    pool: &'static Mutex<Vec<Kept>>,
+    make: fn() -> Context,
+}
+
+impl Slot {
+    const fn new(pool: &'static Mutex<Vec<Kept>>, make: fn() -> Context) -> Slot {
+        Slot {
+            kept: std::cell::RefCell::new(None),
+            pool,
+            make,
+        }
+    }
+
+    /// The thread's context, and a lease on it for as long as Z3 objects
+    /// made in it live.
+    fn lease(&self) -> (&'static Context, Lease) {
+        let mut kept = self.kept.borrow_mut();
+        let kept = kept.get_or_insert_with(|| Kept::take(self.pool, self.make));
+        kept.users.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let lease = Lease {
+            users: kept.users.clone(),
+            alive: kept.alive.clone(),
+        };
+        (kept.ctx, lease)
+    }
+
+    /// Deletes the thread's context if nothing made in it is alive: Z3
+    /// keeps what its questions allocated (its terms' tables, its small
+    /// objects' free lists) until the context goes.
+    fn renew(&self) -> bool {
+        let mut kept = self.kept.borrow_mut();
+        if !kept.as_ref().is_some_and(|k| k.users.load(std::sync::atomic::Ordering::Relaxed) == 0) {
+            return false;
+        }
+        let k = kept.take().expect("a kept context");
+        k.delete();
+        true
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(kept) = self.kept.get_mut().take() {
+            self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(kept);
+        }
+    }
+}
+
+/// Z3 objects of a context are alive (a [`Z3Solver`]'s, or its cores').
+struct Lease {
+    users: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    alive: std::sync::Arc<Mutex<bool>>,
+}
+
+impl Lease {
+    /// Interrupts the context's check under way, if the context is still
+    /// there: a budget's stop can come after a renewal deleted it.
+    fn interrupter(&self, ctx: &'static Context) -> impl Fn() + Send + Sync + 'static {
+        let (handle, alive) = (ctx.handle(), self.alive.clone());
+        move || {
+            let alive = alive.lock().unwrap_or_else(|e| e.into_inner());
+            if *alive {
+                handle.interrupt();
+            }
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.users.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// A context, its leases, whether it is still there (for the interrupts
+/// budgets hold), and the bytes Z3 allocated in making it.
 struct Kept {
     ctx: &'static Context,
-    pool: &'static Mutex<Vec<Kept>>,
+    users: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    alive: std::sync::Arc<Mutex<bool>>,
+    made: u64,
 }
 
 // SAFETY: a context is used by one thread at a time: the thread whose
-// `Kept` holds it, or none while it waits in its pool (every Z3 object a
+// `Slot` holds it, or none while it waits in its pool (every Z3 object a
 // thread made in it is dropped before the thread ends: solvers and terms
 // belong to engines that live on the thread).
 unsafe impl Send for Kept {}
 
 impl Kept {
-    fn take(pool: &'static Mutex<Vec<Kept>>, make: impl FnOnce() -> Context) -> Kept {
+    fn take(pool: &'static Mutex<Vec<Kept>>, make: fn() -> Context) -> Kept {
         let free = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match free {
             Some(kept) => {
@@ -59,34 +146,59 @@ impl Kept {
                 let _ = z3::Solver::new(kept.ctx).check();
                 kept
             }
-            None => Kept {
-                ctx: made_context(make),
-                pool,
-            },
+            None => {
+                let (ctx, made) = made_context(make);
+                Kept {
+                    ctx,
+                    users: Default::default(),
+                    alive: std::sync::Arc::new(Mutex::new(true)),
+                    made,
+                }
+            }
         }
+    }
+
+    /// Deletes the context (no lease on it is alive).
+    fn delete(self) {
+        CONTEXTS_BYTES.fetch_sub(self.made, std::sync::atomic::Ordering::Relaxed);
+        let mut alive = self.alive.lock().unwrap_or_else(|e| e.into_inner());
+        *alive = false;
+        // SAFETY: the context was leaked from a box by `made_context`, no
+        // Z3 object made in it is alive (its leases are gone), and the
+        // interrupts that outlive them look at `alive` under its lock.
+        unsafe { drop(Box::from_raw(self.ctx as *const Context as *mut Context)) };
     }
 }
 
-impl Drop for Kept {
-    fn drop(&mut self) {
-        let kept = Kept {
-            ctx: self.ctx,
-            pool: self.pool,
-        };
-        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(kept);
+/// Deletes this thread's Z3 contexts where no solver of theirs is alive and
+/// Z3 holds more than [`RENEW_FLOOR`] past what making its contexts took;
+/// the next solver makes new ones. A merging engine given up leaves the
+/// memory of its merged questions in the context otherwise (cJSON's parser
+/// over 3 bytes, scratch harness: Z3's allocations stayed at 63 MB while
+/// dse went on alone, and the run held 160-190 MB where dse alone holds 40).
+pub fn renew_contexts() {
+    if z3_working() < RENEW_FLOOR {
+        return;
     }
+    let _ = CONTEXT.try_with(Slot::renew);
+    let _ = CORE_CONTEXT.try_with(Slot::renew);
 }
+
+/// Z3's working memory below which its contexts are kept: making a new
+/// one takes milliseconds and touches 17 MB.
+const RENEW_FLOOR: u64 = 8 << 20;
 
 /// Z3's allocations made by creating its contexts (see [`z3_working`]).
 static CONTEXTS_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A context kept for the process, its allocations counted apart.
-fn made_context(make: impl FnOnce() -> Context) -> &'static Context {
+/// A context kept until deleted ([`Kept::delete`]), and the bytes Z3
+/// allocated in making it (counted apart).
+fn made_context(make: fn() -> Context) -> (&'static Context, u64) {
     let before = z3_allocated();
     let ctx = Box::leak(Box::new(make()));
     let made = z3_allocated().saturating_sub(before);
     CONTEXTS_BYTES.fetch_add(made, std::sync::atomic::Ordering::Relaxed);
-    ctx
+    (ctx, made)
 }
 
 /// Z3's allocations less those its contexts made when created: the memory
@@ -129,12 +241,15 @@ pub struct Z3Solver {
     helper: Option<Helper>,
     /// Whether the helper answered the last check.
     helper_answered: bool,
+    /// Leases on the contexts, dropped after the Z3 objects above.
+    core_lease: Option<Lease>,
+    lease: Lease,
 }
 
 impl Z3Solver {
     /// A backend whose every check gives up after `timeout_ms` (if set).
     pub fn new(timeout_ms: Option<u32>) -> Z3Solver {
-        let ctx = CONTEXT.with(|c| c.ctx);
+        let (ctx, lease) = CONTEXT.with(Slot::lease);
         Z3Solver {
             ctx,
             solver: z3::Solver::new(ctx),
@@ -151,6 +266,8 @@ impl Z3Solver {
             kept_first: KEPT_FIRST,
             helper: None,
             helper_answered: false,
+            core_lease: None,
+            lease,
         }
     }
 
@@ -1028,8 +1145,7 @@ impl Solver for Z3Solver {
 
     fn set_budget(&mut self, budget: &braid_budget::Budget) {
         self.deadline = budget.explore_deadline();
-        let handle = self.ctx.handle();
-        budget.on_stop(move || handle.interrupt());
+        budget.on_stop(self.lease.interrupter(self.ctx));
         self.budget = Some(budget.clone());
         self.stop_translations();
     }
@@ -1357,8 +1473,11 @@ impl Z3Solver {
             let limit = (took * 2 + Duration::from_millis(1)).max(CORE_FLOOR);
             let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
             let stop = self.translator.stop.clone();
+            let core_lease = &mut self.core_lease;
             let core_translator = self.core_translator.get_or_insert_with(|| {
-                let mut t = Translator::new(CORE_CONTEXT.with(|c| c.ctx));
+                let (ctx, lease) = CORE_CONTEXT.with(Slot::lease);
+                *core_lease = Some(lease);
+                let mut t = Translator::new(ctx);
                 t.stop = stop;
                 t
             });
@@ -1484,6 +1603,33 @@ mod tests {
         for t in c {
             assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
         }
+    }
+
+    /// A thread's context is deleted only once no solver of its is alive;
+    /// the interrupt a budget holds for it then does nothing, and the next
+    /// solver makes a new context.
+    #[test]
+    fn a_renewed_context_is_made_again_and_its_old_interrupts_do_nothing() {
+        std::thread::spawn(|| {
+            let (budget, cancel) = braid_budget::Budget::unlimited().cancellable();
+            let mut s = TermStore::new();
+            let x = s.symbol_term("x", Sort::Bv(8));
+            let seven = s.constant(Value::bv(8, 7));
+            let c = [s.app(Op::Eq, &[x, seven]).unwrap()];
+            let mut z = Z3Solver::new(None);
+            z.set_budget(&budget);
+            assert!(matches!(z.check(&s, &c), SatResult::Sat(_)));
+            assert!(!CONTEXT.with(Slot::renew), "a solver of the context is alive");
+            drop(z);
+            assert!(CONTEXT.with(Slot::renew));
+            assert!(!CONTEXT.with(Slot::renew), "no context left to renew");
+            cancel.cancel();
+            let mut z = Z3Solver::new(None);
+            z.set_budget(&braid_budget::Budget::unlimited());
+            assert!(matches!(z.check(&s, &c), SatResult::Sat(_)));
+        })
+        .join()
+        .unwrap();
     }
 
     /// Z3's model completion gives a NaN's bits as 0; braid's model has

@@ -161,6 +161,14 @@ pub(crate) fn footprint() -> i64 {
     braid_budget::heap::live_bytes() + braid_solver::z3_working() as i64
 }
 
+/// An engine's state dropped (merging given up), its memory goes back to
+/// the system: Z3's contexts on this thread that no solver uses any more
+/// ([`braid_solver::renew_contexts`]), then what the allocators keep free.
+pub(crate) fn release_memory(budget: &braid_budget::Budget) {
+    braid_solver::renew_contexts();
+    budget.release_memory();
+}
+
 /// The races' memory rule: once dse has run as long as merging, both alive
 /// cost more than twice dse's memory when merging's growth of its
 /// [`footprint`] outgrows dse's plus the memory in use before both

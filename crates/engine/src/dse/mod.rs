@@ -91,7 +91,7 @@ pub(crate) fn explore_from_start(
     why: String,
     solver_before: braid_solver::SolverStats,
 ) -> Result<RunResult, EngineError> {
-    budget.release_memory();
+    merging::release_memory(budget);
     let mut dse = Dse::new(module, entry, program, config);
     if let Some(m) = merging {
         dse = dse.with_merging(m);
@@ -144,7 +144,7 @@ pub(crate) fn ssm_beside(
     why: String,
     solver_before: braid_solver::SolverStats,
 ) -> Result<Beside, EngineError> {
-    budget.release_memory();
+    merging::release_memory(budget);
     let mut dse = Box::new(Dse::new(module, entry, program, config).with_merging(merging));
     dse.solver.stats = solver_before;
     dse.prepare(budget);
@@ -153,7 +153,7 @@ pub(crate) fn ssm_beside(
     if let Some(second) = dse.handed_back.take() {
         let (stats, explored) = (Box::new(std::mem::take(&mut dse.solver.stats)), dse.explored);
         drop(dse);
-        budget.release_memory();
+        merging::release_memory(budget);
         return Ok(Beside::HandedBack(second, stats, explored));
     }
     let mut r = dse.after_race(raced, budget, rec)?;
@@ -1067,7 +1067,7 @@ impl<'m> Dse<'m> {
         self.solver.stats = std::mem::take(&mut solver.stats);
         self.solver.set_budget(&self.budget);
         drop(solver);
-        self.budget.release_memory();
+        merging::release_memory(&self.budget);
     }
 
     /// Why merging is to be given up now, if it is ([`Merging::fallback`]).

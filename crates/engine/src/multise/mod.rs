@@ -27,7 +27,7 @@ pub use summary::{guarded_update, ValueSummary};
 use crate::concrete::{input_name, is_integer_division, render_memory};
 use crate::config::Config;
 use crate::dse::explore_from_start;
-use crate::dse::merging::{Merging, Strategy};
+use crate::dse::merging::{release_memory, Merging, Strategy};
 use crate::qce::Qce;
 use crate::record::Recorder;
 use crate::results::{Outcome, RaceStats, RunResult, TestCase, TestInput};
@@ -641,7 +641,7 @@ impl<'m> Multise<'m> {
                 (second, _, _) => second.filter(|s| s.started()),
             };
             let finished = second.and_then(|s| {
-                budget.release_memory();
+                release_memory(budget);
                 s.finish(rec, EngineKind::Multise, why.clone(), &solver_before)
             });
             let mut r = match (rival, finished) {
@@ -650,7 +650,7 @@ impl<'m> Multise<'m> {
                     r
                 }
                 (Some(rival), None) => {
-                    budget.release_memory();
+                    release_memory(budget);
                     let mut r = rival.finish(rec, EngineKind::Multise, why, &solver_before);
                     raced(&mut r);
                     r
