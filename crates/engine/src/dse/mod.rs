@@ -84,7 +84,6 @@ pub(crate) fn explore_from_start(
     program: &str,
     config: Config,
     merging: Option<Merging>,
-    beside: Option<(second::Second, i64)>,
     budget: &Budget,
     rec: &mut Recorder,
     engine: EngineKind,
@@ -99,21 +98,18 @@ pub(crate) fn explore_from_start(
     let mut dse = Box::new(dse);
     // The run's solver statistics count the merging engine's questions too.
     dse.solver.stats = solver_before;
-    let (mut r, why) = match beside {
-        None => (dse.run(budget, rec)?, why),
-        Some((second, base)) => {
-            dse.prepare(budget);
-            let raced = dse.race_beside(second, Duration::ZERO, Some(base), rec)?;
-            let why = format!("{why}; ssm explored from the start beside it");
-            (dse.after_race(raced, budget, rec)?, why)
-        }
-    };
+    let mut r = dse.run(budget, rec)?;
     r.engine = engine.name().into();
-    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
+    r.stats.merging_given_up = Some(then_given_up(why, r.stats.merging_given_up.take()));
+    Ok(r)
+}
+
+/// Why merging was given up, and then why the next engine's was.
+fn then_given_up(why: String, then: Option<String>) -> String {
+    match then {
         Some(then) => format!("{why}; then {then}"),
         None => why,
-    });
-    Ok(r)
+    }
 }
 
 /// What [`ssm_beside`] ends with.
@@ -125,12 +121,12 @@ pub(crate) enum Beside {
     HandedBack(second::Second, Box<braid_solver::SolverStats>, Duration),
 }
 
-/// multise's guards given up for their BDD operations' share (before dse
-/// raced): ssm (`merging`) explores from the start beside `second`, dse
-/// on its thread started now, as [`explore_from_start`] does beside a dse
-/// under way; once ssm is given up (it took its `merge_for_ms`, or its
-/// memory outgrew dse's) dse's thread is handed back, for multise to merge
-/// again beside it.
+/// multise's merging given up: ssm (`merging`) explores from the start
+/// beside `second`, dse on its thread (under way, or started now). With
+/// `hand_back` (multise's guards given up for their BDD operations' share
+/// before dse raced), once ssm is given up (it took its `merge_for_ms`, or
+/// its memory outgrew dse's) dse's thread is handed back, for multise to
+/// merge again beside it; otherwise dse goes on alone.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn ssm_beside(
     module: &Module,
@@ -139,6 +135,7 @@ pub(crate) fn ssm_beside(
     config: Config,
     merging: Merging,
     (second, base): (second::Second, i64),
+    hand_back: bool,
     budget: &Budget,
     rec: &mut Recorder,
     why: String,
@@ -146,9 +143,10 @@ pub(crate) fn ssm_beside(
 ) -> Result<Beside, EngineError> {
     merging::release_memory(budget);
     let mut dse = Box::new(Dse::new(module, entry, program, config).with_merging(merging));
+    // The run's solver statistics count multise's questions too.
     dse.solver.stats = solver_before;
     dse.prepare(budget);
-    dse.hand_back = true;
+    dse.hand_back = hand_back;
     let raced = dse.race_beside(second, Duration::ZERO, Some(base), rec)?;
     if let Some(second) = dse.handed_back.take() {
         let (stats, explored) = (Box::new(std::mem::take(&mut dse.solver.stats)), dse.explored);
@@ -159,10 +157,7 @@ pub(crate) fn ssm_beside(
     let mut r = dse.after_race(raced, budget, rec)?;
     r.engine = EngineKind::Multise.name().into();
     let why = format!("{why}; ssm explored from the start beside it");
-    r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
-        Some(then) => format!("{why}; then {then}"),
-        None => why,
-    });
+    r.stats.merging_given_up = Some(then_given_up(why, r.stats.merging_given_up.take()));
     Ok(Beside::Ended(Box::new(r)))
 }
 
@@ -311,7 +306,6 @@ impl<'m> Dse<'m> {
                 entry,
                 &program,
                 config,
-                None,
                 None,
                 budget,
                 rec,

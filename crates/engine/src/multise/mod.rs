@@ -576,8 +576,17 @@ impl<'m> Multise<'m> {
                     ..s
                 });
             };
-            let second = match (second, beside, then) {
-                (Some(s), None, Some(merging)) if !s.started() => {
+            // ssm beside dse on its thread: dse under way (merging given up
+            // in the race), or started now, when ssm given up hands its
+            // thread back for multise to merge again beside it.
+            let ssm = match (second, beside, then) {
+                (Some(s), Some(merging), _) if !s.finished() => Ok((s, merging, false)),
+                (Some(s), None, Some(merging)) if !s.started() => Ok((s, merging, true)),
+                (second, _, _) => Err(second),
+            };
+            let second = match ssm {
+                Err(second) => second.filter(|s| s.started()),
+                Ok((s, merging, hand_back)) => {
                     let beside = crate::dse::ssm_beside(
                         module,
                         entry,
@@ -585,6 +594,7 @@ impl<'m> Multise<'m> {
                         config.clone(),
                         merging,
                         (s, base),
+                        hand_back,
                         budget,
                         rec,
                         why.clone(),
@@ -621,24 +631,6 @@ impl<'m> Multise<'m> {
                     };
                     return Ok(r);
                 }
-                (Some(s), Some(merging), _) if !s.finished() => {
-                    let mut r = explore_from_start(
-                        module,
-                        entry,
-                        &program,
-                        config,
-                        Some(merging),
-                        Some((s, base)),
-                        budget,
-                        rec,
-                        EngineKind::Multise,
-                        why,
-                        solver_before,
-                    )?;
-                    (r.stats.bdd_ms, r.stats.bdd_nodes) = (bdd_ms, bdd_nodes);
-                    return Ok(r);
-                }
-                (second, _, _) => second.filter(|s| s.started()),
             };
             let finished = second.and_then(|s| {
                 release_memory(budget);
@@ -661,7 +653,6 @@ impl<'m> Multise<'m> {
                     &program,
                     config,
                     then,
-                    None,
                     budget,
                     rec,
                     EngineKind::Multise,
