@@ -77,15 +77,13 @@ impl Slot {
     /// objects' free lists) until the context goes.
     fn renew(&self) -> bool {
         let mut kept = self.kept.borrow_mut();
-        if !kept
-            .as_ref()
-            .is_some_and(|k| k.users.load(std::sync::atomic::Ordering::Relaxed) == 0)
-        {
-            return false;
+        match kept.take_if(|k| k.users.load(std::sync::atomic::Ordering::Relaxed) == 0) {
+            Some(k) => {
+                k.delete();
+                true
+            }
+            None => false,
         }
-        let k = kept.take().expect("a kept context");
-        k.delete();
-        true
     }
 }
 
