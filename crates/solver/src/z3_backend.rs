@@ -171,23 +171,16 @@ impl Kept {
     }
 }
 
-/// Deletes this thread's Z3 contexts where no solver of theirs is alive and
-/// Z3 holds more than [`RENEW_FLOOR`] past what making its contexts took;
-/// the next solver makes new ones. A merging engine given up leaves the
+/// Deletes this thread's Z3 contexts where no solver of theirs is alive;
+/// the next solver makes new ones (a context touches 17 MB or more in the
+/// making, and takes milliseconds). A merging engine given up leaves the
 /// memory of its merged questions in the context otherwise (cJSON's parser
 /// over 3 bytes, scratch harness: Z3's allocations stayed at 63 MB while
 /// dse went on alone, and the run held 160-190 MB where dse alone holds 40).
 pub fn renew_contexts() {
-    if z3_working() < RENEW_FLOOR {
-        return;
-    }
     let _ = CONTEXT.try_with(Slot::renew);
     let _ = CORE_CONTEXT.try_with(Slot::renew);
 }
-
-/// Z3's working memory below which its contexts are kept: making a new
-/// one takes milliseconds and touches 17 MB.
-const RENEW_FLOOR: u64 = 8 << 20;
 
 /// Z3's allocations made by creating its contexts (see [`z3_working`]).
 static CONTEXTS_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
