@@ -69,14 +69,7 @@ impl StateInfo for States {
 /// handed back; `dse` explores from the start under the same budget and
 /// recorder (with `merging`, ssm's or dsm's: multise's guards that grew
 /// too large to pay can still be merged as values), and its result is
-/// reported as `engine`'s.
-///
-/// With `beside`, a dse that raced multise's merging on its thread and
-/// goes on where it is, and the memory in use before multise explored:
-/// `merging` explores from the start on the run's thread beside it
-/// ([`Dse::race_beside`]), and whichever finishes first ends the run. The
-/// run's thread, idle while dse explored alone, merges as values what
-/// multise could not as guards.
+/// reported as `engine`'s. (Beside a dse on its thread: [`ssm_beside`].)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explore_from_start(
     module: &Module,
@@ -122,7 +115,11 @@ pub(crate) enum Beside {
 }
 
 /// multise's merging given up: ssm (`merging`) explores from the start
-/// beside `second`, dse on its thread (under way, or started now). With
+/// beside `second`, dse on its thread (under way, or started now), with
+/// `base` the memory in use before multise explored
+/// ([`Dse::race_beside`]), and whichever finishes first ends the run: the
+/// run's thread, idle while dse explored alone, merges as values what
+/// multise could not as guards. With
 /// `hand_back` (multise's guards given up for their BDD operations' share
 /// before dse raced), once ssm is given up (it took its `merge_for_ms`, or
 /// its memory outgrew dse's) dse's thread is handed back, for multise to
@@ -889,7 +886,7 @@ impl<'m> Dse<'m> {
 
     /// [`Dse::race_on_thread`] against `second`, spawned and perhaps
     /// started already (it has explored since: multise's race, whose
-    /// merging was given up, [`explore_from_start`]). `base`: the memory in
+    /// merging was given up, [`ssm_beside`]). `base`: the memory in
     /// use before either explored, where another engine explored since
     /// (multise: the process keeps what it freed, and counted as in use
     /// before, it let ssm beside dse grow to twice dse's peak on a protobuf
