@@ -98,7 +98,7 @@ pub(crate) fn explore_from_start(
 }
 
 /// Why merging was given up, and then why the next engine's was.
-fn then_given_up(why: String, then: Option<String>) -> String {
+pub(crate) fn then_given_up(why: String, then: Option<String>) -> String {
     match then {
         Some(then) => format!("{why}; then {then}"),
         None => why,
@@ -119,11 +119,11 @@ pub(crate) enum Beside {
 /// `base` the memory in use before multise explored
 /// ([`Dse::race_beside`]), and whichever finishes first ends the run: the
 /// run's thread, idle while dse explored alone, merges as values what
-/// multise could not as guards. With
-/// `hand_back` (multise's guards given up for their BDD operations' share
-/// before dse raced), once ssm is given up (it took its `merge_for_ms`, or
-/// its memory outgrew dse's) dse's thread is handed back, for multise to
-/// merge again beside it; otherwise dse goes on alone.
+/// multise could not as guards. With `hand_back` (multise's guards given
+/// up for their BDD operations' share before dse raced), once ssm is given
+/// up (it took its `merge_for_ms`, or its memory outgrew dse's) dse's
+/// thread is handed back, for multise to merge again beside it; otherwise
+/// dse goes on alone.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn ssm_beside(
     module: &Module,

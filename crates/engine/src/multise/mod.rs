@@ -622,10 +622,8 @@ impl<'m> Multise<'m> {
                                 "{why}; ssm given up after {} ms, multise from the start again beside dse",
                                 ssm.as_millis()
                             );
-                            r.stats.merging_given_up = Some(match r.stats.merging_given_up.take() {
-                                Some(then) => format!("{again}; then {then}"),
-                                None => again,
-                            });
+                            r.stats.merging_given_up =
+                                Some(crate::dse::then_given_up(again, r.stats.merging_given_up.take()));
                             r
                         }
                     };
