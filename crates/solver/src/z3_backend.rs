@@ -19,11 +19,6 @@ thread_local! {
     /// and translated terms can be kept across queries (a fresh Z3 solver
     /// per query costs ~100x a push/pop on a kept one).
     static CONTEXT: Slot = const { Slot::new(&FREE_CONTEXTS, main_context) };
-    /// A second context for unsat-core checks: their short time limits
-    /// interrupt it, and an interrupt that lands just after its check ended
-    /// cancels the next check of the same context; here that can only cost
-    /// a core, never a branch.
-    static CORE_CONTEXT: Slot = const { Slot::new(&FREE_CORE_CONTEXTS, core_context) };
 }
 
 fn main_context() -> Context {
@@ -32,15 +27,10 @@ fn main_context() -> Context {
     Context::new(&cfg)
 }
 
-fn core_context() -> Context {
-    Context::new(&Config::new())
-}
-
 /// Contexts of threads that ended, for the next thread to take (a dse
 /// racing merging runs on a thread of its own per run; a context touches
 /// 17 MB or more).
 static FREE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
-static FREE_CORE_CONTEXTS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
 /// A thread's context, made when first needed, back to its pool when the
 /// thread ends, or deleted by [`renew_contexts`].
@@ -171,15 +161,14 @@ impl Kept {
     }
 }
 
-/// Deletes this thread's Z3 contexts where no solver of theirs is alive;
-/// the next solver makes new ones (a context touches 17 MB or more in the
+/// Deletes this thread's Z3 context if no solver of its is alive; the
+/// next solver makes a new one (a context touches 17 MB or more in the
 /// making, and takes milliseconds). A merging engine given up leaves the
 /// memory of its merged questions in the context otherwise (cJSON's parser
 /// over 3 bytes, scratch harness: Z3's allocations stayed at 63 MB while
 /// dse went on alone, and the run held 160-190 MB where dse alone holds 40).
 pub fn renew_contexts() {
     let _ = CONTEXT.try_with(Slot::renew);
-    let _ = CORE_CONTEXT.try_with(Slot::renew);
 }
 
 /// Z3's allocations made by creating its contexts (see [`z3_working`]).
@@ -217,13 +206,11 @@ pub struct Z3Solver {
     cores: bool,
     /// The unsat core of the last check, when it answered unsat.
     last_core: Option<Vec<TermId>>,
-    /// The solver that computes cores; replaced after a check it gave up
-    /// on (Z3 4.8.12's state after an interrupted check with assumptions
-    /// is not to be trusted).
+    /// The solver that computes cores, in the query's context (see
+    /// [`Z3Solver::core`]); replaced after a check it gave up on (Z3
+    /// 4.8.12's state after an interrupted check with assumptions is not
+    /// to be trusted).
     core_solver: Option<z3::Solver<'static>>,
-    /// Made with the first core: making the core context touches about
-    /// 17 MB, which a run that never computes a core need not pay.
-    core_translator: Option<Translator<'static>>,
     /// Keep the constraints the last check shares with the next asserted.
     incremental: bool,
     /// The constraints asserted in the kept solver, one scope each.
@@ -235,8 +222,7 @@ pub struct Z3Solver {
     helper: Option<Helper>,
     /// Whether the helper answered the last check.
     helper_answered: bool,
-    /// Leases on the contexts, dropped after the Z3 objects above.
-    core_lease: Option<Lease>,
+    /// The lease on the context, dropped after the Z3 objects above.
     lease: Lease,
 }
 
@@ -254,13 +240,11 @@ impl Z3Solver {
             cores: true,
             last_core: None,
             core_solver: None,
-            core_translator: None,
             incremental: true,
             stack: Vec::new(),
             kept_first: KEPT_FIRST,
             helper: None,
             helper_answered: false,
-            core_lease: None,
             lease,
         }
     }
@@ -1213,14 +1197,9 @@ impl Solver for Z3Solver {
 }
 
 impl Z3Solver {
-    /// Both translators (the query's and the unsat core's) stop at the
-    /// run's deadline and budget stop.
+    /// Translations stop at the run's deadline and budget stop.
     fn stop_translations(&mut self) {
-        let stop = Some((self.deadline, self.budget.clone()));
-        if let Some(t) = &mut self.core_translator {
-            t.stop = stop.clone();
-        }
-        self.translator.stop = stop;
+        self.translator.stop = Some((self.deadline, self.budget.clone()));
     }
 
     /// A solver of its own for a question past the kept solver's slice:
@@ -1319,9 +1298,6 @@ impl Z3Solver {
         self.core_solver = None;
         if over() {
             self.translator.forget();
-            if let Some(t) = &mut self.core_translator {
-                t.forget();
-            }
         }
     }
 
@@ -1452,53 +1428,7 @@ impl Z3Solver {
             }
         }
         if answer == SatResult::Unsat && self.cores && constraints.len() > 1 {
-            // An unsat core: the constraints again, as assumptions, which
-            // Z3 answers with the ones it needed. Assumptions miss some of
-            // Z3's preprocessing (substituting equalities), so this second
-            // check gets about the first one's time; past it the caller
-            // keeps the whole set.
-            // At least `CORE_FLOOR`: a host's hiccup of a few milliseconds
-            // must not cost a core. One missed core on bench/solver's
-            // btree-6 (the whole set kept instead) let unsat queries its
-            // core would have answered through, and a run that makes 270
-            // solver calls made 15 004 with 307 cores missed.
-            const CORE_FLOOR: Duration = Duration::from_millis(25);
-            let took = start.elapsed();
-            let limit = (took * 2 + Duration::from_millis(1)).max(CORE_FLOOR);
-            let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
-            let stop = self.translator.stop.clone();
-            let core_lease = &mut self.core_lease;
-            let core_translator = self.core_translator.get_or_insert_with(|| {
-                let (ctx, lease) = CORE_CONTEXT.with(Slot::lease);
-                *core_lease = Some(lease);
-                let mut t = Translator::new(ctx);
-                t.stop = stop;
-                t
-            });
-            let in_core_ctx: Option<Vec<Bool<'static>>> = constraints
-                .iter()
-                .map(|&c| core_translator.translate(store, c).ok().and_then(|d| d.as_bool()))
-                .collect();
-            if let (false, Some(assumed)) = (limit.is_zero(), in_core_ctx) {
-                let ctx = core_translator.ctx;
-                let solver = self.core_solver.get_or_insert_with(|| z3::Solver::new(ctx));
-                let r = with_watchdog(ctx, Some(limit), self.budget.as_ref(), || {
-                    solver.check_assumptions(&assumed)
-                });
-                if r == Z3Result::Unknown {
-                    self.core_solver = None;
-                } else if r == Z3Result::Unsat {
-                    let core = solver.get_unsat_core();
-                    self.last_core = Some(
-                        constraints
-                            .iter()
-                            .zip(&assumed)
-                            .filter(|(_, b)| core.contains(b))
-                            .map(|(c, _)| *c)
-                            .collect(),
-                    );
-                }
-            }
+            self.core(constraints, &asserted, start.elapsed(), timeout);
         }
         // The kept solver's slice ran out: a fresh solver (for non-linear
         // integers, with Z3's tactic for them) has the rest of the time.
@@ -1529,6 +1459,54 @@ impl Z3Solver {
             }
         }
         answer
+    }
+}
+
+impl Z3Solver {
+    /// The unsat core of `constraints` (`asserted`, their Z3 form), unsat
+    /// in a check that took `took`: the constraints again, as assumptions,
+    /// which Z3 answers with the ones it needed. Assumptions miss some of
+    /// Z3's preprocessing (substituting equalities), so this second check
+    /// gets about the first one's time; past it the caller keeps the whole
+    /// set.
+    ///
+    /// Its time limit is Z3's own (the solver's `timeout` parameter), not
+    /// the watchdog's interrupt: an interrupt that lands just after the
+    /// check it was meant for cancels the context's next check, and a
+    /// core's limit is short. (Cores were checked in a second context for
+    /// that, which touched 17-19 MB more per thread when it was made.) Z3
+    /// withdraws its own timer's cancel when the check returns.
+    fn core(&mut self, constraints: &[TermId], asserted: &[Bool<'static>], took: Duration, timeout: Option<Duration>) {
+        // At least `CORE_FLOOR`: a host's hiccup of a few milliseconds
+        // must not cost a core. One missed core on bench/solver's
+        // btree-6 (the whole set kept instead) let unsat queries its
+        // core would have answered through, and a run that makes 270
+        // solver calls made 15 004 with 307 cores missed.
+        const CORE_FLOOR: Duration = Duration::from_millis(25);
+        let limit = (took * 2 + Duration::from_millis(1)).max(CORE_FLOOR);
+        let limit = timeout.map_or(limit, |t| limit.min(t.saturating_sub(took)));
+        if limit.is_zero() {
+            return;
+        }
+        let ctx = self.ctx;
+        let solver = self.core_solver.get_or_insert_with(|| z3::Solver::new(ctx));
+        let mut params = z3::Params::new(ctx);
+        params.set_u32("timeout", u32::try_from(limit.as_millis()).unwrap_or(u32::MAX).max(1));
+        solver.set_params(&params);
+        let r = with_watchdog(ctx, None, self.budget.as_ref(), || solver.check_assumptions(asserted));
+        if r == Z3Result::Unknown {
+            self.core_solver = None;
+        } else if r == Z3Result::Unsat {
+            let core = solver.get_unsat_core();
+            self.last_core = Some(
+                constraints
+                    .iter()
+                    .zip(asserted)
+                    .filter(|(_, b)| core.contains(b))
+                    .map(|(c, _)| *c)
+                    .collect(),
+            );
+        }
     }
 }
 
@@ -1597,6 +1575,36 @@ mod tests {
         for t in c {
             assert_eq!(s.eval(t, &m), Ok(Value::Bool(true)));
         }
+    }
+
+    /// A core is checked in the query's own context, under Z3's timer: it
+    /// names the constraints that conflict, and the checks after it are
+    /// answered (none cancelled by the core's time limit).
+    #[test]
+    fn a_core_names_the_conflict_and_the_next_checks_are_answered() {
+        std::thread::spawn(|| {
+            let mut s = TermStore::new();
+            let (x, y) = (s.symbol_term("x", Sort::Bv(8)), s.symbol_term("y", Sort::Bv(8)));
+            let k = |s: &mut TermStore, v: u64| s.constant(Value::bv(8, v));
+            let (one, two) = (k(&mut s, 1), k(&mut s, 2));
+            let x1 = s.app(Op::Eq, &[x, one]).unwrap();
+            let y2 = s.app(Op::Eq, &[y, two]).unwrap();
+            let x2 = s.app(Op::Eq, &[x, two]).unwrap();
+            let mut z = Z3Solver::new(None);
+            for _ in 0..20 {
+                assert_eq!(z.check(&s, &[x1, y2, x2]), SatResult::Unsat);
+                let mut core = z.unsat_core().expect("a core");
+                core.sort();
+                let mut want = vec![x1, x2];
+                want.sort();
+                assert_eq!(core, want);
+                assert!(matches!(z.check(&s, &[x1, y2]), SatResult::Sat(_)));
+            }
+            drop(z);
+            assert!(CONTEXT.with(Slot::renew), "one context, renewed");
+        })
+        .join()
+        .unwrap();
     }
 
     /// A thread's context is deleted only once no solver of its is alive;
