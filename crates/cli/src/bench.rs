@@ -13,7 +13,7 @@ use braid_engine::{EngineKind, EngineSpec, SearchKind, TestCase};
 use braid_wasm::wasmi_replay::Prepared;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -99,6 +99,9 @@ struct Summary {
     /// How the process ended when it did not exit normally.
     failure: Option<String>,
     covered: BTreeSet<Branch>,
+    /// Where each covered branch is in the source (`Module::location`),
+    /// to name the branches engines disagree on.
+    places: BTreeMap<Branch, String>,
     bugs: BTreeSet<(braid_ir::BugKind, String)>,
     replay_failures: usize,
     /// `braid verify`'s verdict (SV-COMP tasks): TRUE, FALSE or UNKNOWN.
@@ -272,6 +275,62 @@ impl Row {
                 .iter()
                 .all(|e| e.replay_failures == 0 && e.covered == first.covered && e.bugs == first.bugs),
         )
+    }
+
+    /// What each engine covers or finds that the first does not, and the
+    /// other way round, where they disagree: one line each.
+    fn disagreements(&self) -> Vec<String> {
+        let first = &self.engines[0];
+        let branches = |of: &Summary, not_in: &Summary| -> Vec<String> {
+            (of.covered.difference(&not_in.covered))
+                .map(|b| {
+                    let place = of.places.get(b).map_or("?", String::as_str);
+                    format!("{place} {}", if b.2 { "taken" } else { "not taken" })
+                })
+                .collect()
+        };
+        let bugs = |of: &Summary, not_in: &Summary| -> Vec<String> {
+            (of.bugs.difference(&not_in.bugs))
+                .map(|(kind, at)| format!("{kind:?} at {at}"))
+                .collect()
+        };
+        let mut lines = Vec::new();
+        for e in &self.engines[1..] {
+            let mut say = |what: &str, items: Vec<String>| {
+                if !items.is_empty() {
+                    lines.push(format!("{}: {what}: {}", self.program, items.join("; ")));
+                }
+            };
+            say(
+                &format!("{} covers, {} does not", first.engine, e.engine),
+                branches(first, e),
+            );
+            say(
+                &format!("{} covers, {} does not", e.engine, first.engine),
+                branches(e, first),
+            );
+            say(
+                &format!("{} finds, {} does not", first.engine, e.engine),
+                bugs(first, e),
+            );
+            say(
+                &format!("{} finds, {} does not", e.engine, first.engine),
+                bugs(e, first),
+            );
+            if e.replay_failures > 0 {
+                say(
+                    &format!("{}'s tests that do not replay", e.engine),
+                    vec![e.replay_failures.to_string()],
+                );
+            }
+        }
+        if first.replay_failures > 0 {
+            lines.push(format!(
+                "{}: {}'s tests that do not replay: {}",
+                self.program, first.engine, first.replay_failures
+            ));
+        }
+        lines
     }
 
     /// `first / second` of a measure, when both are positive.
@@ -455,6 +514,10 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    let places = covered
+        .iter()
+        .map(|&(f, stmt, taken)| ((f, stmt, taken), module.location(f, stmt)))
+        .collect();
     Ok(Summary {
         engine: engine.to_string(),
         result: RunStats::read(&json),
@@ -462,6 +525,7 @@ fn run_engine(path: &Path, engine: &str, args: &BenchArgs) -> Result<Summary> {
         peak_rss_mb,
         failure,
         covered,
+        places,
         bugs,
         replay_failures,
         verdict: json["verdict"].as_str().map(String::from),
@@ -775,6 +839,16 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
         if !logs.is_empty() {
             let geo = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
             let _ = writeln!(s, "\nGeometric mean of the time ratio over complete rows: {geo:.2}");
+        }
+        let differ: Vec<String> = (rows.iter())
+            .filter(|r| r.agree() == Some(false))
+            .flat_map(Row::disagreements)
+            .collect();
+        if !differ.is_empty() {
+            let _ = writeln!(s, "\nWhere the engines disagree:\n");
+            for line in differ {
+                let _ = writeln!(s, "- {line}");
+            }
         }
     }
     s
