@@ -769,6 +769,31 @@ fn concolic_takes_its_inputs_offset_where_the_shape_does_not_bound_it_and_runs_t
 }
 
 #[test]
+fn concolic_runs_every_offset_a_table_is_read_at_before_it_calls_itself_complete() {
+    // `tab[a * b]` ranges over 64 Ki cells by its shape, and the path
+    // bounds it to 8 x 8: each concolic run takes its input's offset, and
+    // the open branch of the others excludes every offset taken there.
+    // With `offset != k` alone, the run after the first came back to the
+    // first's offset and concolic called 9 of dse's 12 branches complete.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "table.c",
+        "#include \"braid.h\"\nunsigned char tab[5000];\nint main(void) {\n  \
+         for (int i = 0; i < 5000; i++) tab[i] = (unsigned char)(i % 7);\n  \
+         unsigned a = __VERIFIER_nondet_uchar(), b = __VERIFIER_nondet_uchar();\n  \
+         if (a >= 8 || b >= 8) return 0;\n  unsigned char v = tab[a * b];\n  \
+         if (v == 3) return 1;\n  if (v == 5) return 2;\n  if (v == 6) reach_error();\n  return 3;\n}\n",
+    );
+    let mut runs = Vec::new();
+    for engine in ["dse", "concolic"] {
+        let json = complete_with_a_bug(&p, dir.path(), engine);
+        runs.push(bugs_and_coverage(&json));
+    }
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
 fn tables_read_as_progressions_with_exceptions_give_replaying_verdicts_under_every_engine() {
     // A 256-entry class table that is zero but for three entries, read at
     // an input, feeds the index of a second table: the read is a choice of

@@ -319,6 +319,9 @@ pub(crate) struct Concolic {
     partials_seen: FxHashSet<u64>,
     /// Hashes of the completed paths (path condition and where it ended).
     completed: FxHashSet<u64>,
+    /// The offsets runs took at a symbolic offset too wide to fork on, by
+    /// where it was met ([`Dse::offsets_elsewhere`]).
+    offsets_taken: rustc_hash::FxHashMap<(u64, TermId, TermId), Vec<i128>>,
     run: Run,
     order: u64,
     gate: Gate,
@@ -379,6 +382,7 @@ impl Concolic {
             explored: FxHashSet::default(),
             partials_seen: FxHashSet::default(),
             completed: FxHashSet::default(),
+            offsets_taken: Default::default(),
             run: Run::default(),
             order: 0,
             gate: Gate::default(),
@@ -457,6 +461,32 @@ impl Dse<'_> {
             }
             _ => {}
         }
+    }
+
+    /// A concolic run took offset `k` of `off` (under `guard`), one of more
+    /// than the run forks on: the open branch of the other offsets, which
+    /// excludes every offset a run took at this point of this path. (The
+    /// other offsets as `off != k` alone let the next run's flip come back
+    /// to `k`: a scratch harness over tinf's inflate, over 2 bytes, never
+    /// decoded 4 of the fixed Huffman codes' first symbols that dse did,
+    /// and called its exploration complete.)
+    pub(super) fn offsets_elsewhere(&mut self, st: &State, guard: TermId, off: TermId, k: i128) -> TermId {
+        let c = self.concolic.as_mut().expect("concolic");
+        let f = st.top();
+        let at = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
+        let taken = c.offsets_taken.entry((at, guard, off)).or_default();
+        if !taken.contains(&k) {
+            taken.push(k);
+        }
+        let taken = taken.clone();
+        let mut elsewhere = self.store.bool(true);
+        for v in taken {
+            let vt = self.store.constant(Value::Int(v));
+            let at = self.store.eq(off, vt);
+            let not_at = self.store.not(at);
+            elsewhere = self.store.and(elsewhere, not_at);
+        }
+        elsewhere
     }
 
     /// A concolic run's path ended: records its final input, and whether

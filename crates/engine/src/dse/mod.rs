@@ -2580,7 +2580,7 @@ impl<'m> Dse<'m> {
                         let kt = self.store.constant(Value::Int(k));
                         let at = self.store.eq(off, kt);
                         targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
-                        let elsewhere = self.store.not(at);
+                        let elsewhere = self.offsets_elsewhere(&st, guard, off, k);
                         targets.push((self.store.and(guard, elsewhere), alloc, Offset::At(k as usize)));
                         continue;
                     }
