@@ -291,7 +291,7 @@ impl Row {
         };
         let bugs = |of: &Summary, not_in: &Summary| -> Vec<String> {
             (of.bugs.difference(&not_in.bugs))
-                .map(|(kind, at)| format!("{kind:?} at {at}"))
+                .map(|(kind, at)| format!("{kind} at {at}"))
                 .collect()
         };
         let mut lines = Vec::new();
@@ -852,4 +852,69 @@ fn markdown(rows: &[Row], args: &BenchArgs) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use braid_ir::FuncId;
+
+    fn summary(engine: &str, covered: &[(u32, u32, bool)], bugs: &[&str], replay_failures: usize) -> Summary {
+        let covered: BTreeSet<Branch> = covered.iter().map(|&(f, s, d)| (FuncId(f), s, d)).collect();
+        Summary {
+            engine: engine.into(),
+            result: RunStats {
+                complete: true,
+                ..RunStats::default()
+            },
+            process_ms: 0,
+            peak_rss_mb: 0,
+            failure: None,
+            places: covered
+                .iter()
+                .map(|b| (*b, format!("f{}:#{} (p.c:{}:1)", b.0 .0, b.1, b.1)))
+                .collect(),
+            covered,
+            bugs: bugs
+                .iter()
+                .map(|at| (braid_ir::BugKind::Assertion, at.to_string()))
+                .collect(),
+            replay_failures,
+            verdict: None,
+            why: Vec::new(),
+        }
+    }
+
+    /// Engines that disagree are told apart by the branches (with their
+    /// source lines), bugs and replay failures one has and the other not.
+    #[test]
+    fn a_disagreement_names_the_branches_and_bugs_on_each_side() {
+        let row = Row {
+            program: "p.wasm".into(),
+            expected: None,
+            engines: vec![
+                summary("dse", &[(0, 3, true), (0, 3, false), (1, 7, true)], &["f1:#9"], 0),
+                summary("concolic", &[(0, 3, true), (0, 3, false), (0, 5, false)], &[], 2),
+            ],
+        };
+        assert_eq!(row.agree(), Some(false));
+        assert_eq!(
+            row.disagreements(),
+            [
+                "p.wasm: dse covers, concolic does not: f1:#7 (p.c:7:1) taken",
+                "p.wasm: concolic covers, dse does not: f0:#5 (p.c:5:1) not taken",
+                "p.wasm: dse finds, concolic does not: assertion at f1:#9",
+                "p.wasm: concolic's tests that do not replay: 2",
+            ]
+        );
+        let same = Row {
+            program: "q.wasm".into(),
+            expected: None,
+            engines: vec![
+                summary("dse", &[(0, 1, true)], &[], 0),
+                summary("ssm", &[(0, 1, true)], &[], 0),
+            ],
+        };
+        assert_eq!((same.agree(), same.disagreements().len()), (Some(true), 0));
+    }
 }
