@@ -278,57 +278,36 @@ impl Row {
     }
 
     /// What each engine covers or finds that the first does not, and the
-    /// other way round, where they disagree: one line each.
+    /// other way round, and the tests that do not replay, where they
+    /// disagree: one line each.
     fn disagreements(&self) -> Vec<String> {
         let first = &self.engines[0];
-        let branches = |of: &Summary, not_in: &Summary| -> Vec<String> {
-            (of.covered.difference(&not_in.covered))
-                .map(|b| {
-                    let place = of.places.get(b).map_or("?", String::as_str);
-                    format!("{place} {}", if b.2 { "taken" } else { "not taken" })
-                })
-                .collect()
-        };
-        let bugs = |of: &Summary, not_in: &Summary| -> Vec<String> {
-            (of.bugs.difference(&not_in.bugs))
-                .map(|(kind, at)| format!("{kind} at {at}"))
-                .collect()
-        };
         let mut lines = Vec::new();
+        let mut say = |what: String, items: Vec<String>| {
+            if !items.is_empty() {
+                lines.push(format!("{}: {what}: {}", self.program, items.join("; ")));
+            }
+        };
         for e in &self.engines[1..] {
-            let mut say = |what: &str, items: Vec<String>| {
-                if !items.is_empty() {
-                    lines.push(format!("{}: {what}: {}", self.program, items.join("; ")));
-                }
-            };
-            say(
-                &format!("{} covers, {} does not", first.engine, e.engine),
-                branches(first, e),
-            );
-            say(
-                &format!("{} covers, {} does not", e.engine, first.engine),
-                branches(e, first),
-            );
-            say(
-                &format!("{} finds, {} does not", first.engine, e.engine),
-                bugs(first, e),
-            );
-            say(
-                &format!("{} finds, {} does not", e.engine, first.engine),
-                bugs(e, first),
-            );
-            if e.replay_failures > 0 {
-                say(
-                    &format!("{}'s tests that do not replay", e.engine),
-                    vec![e.replay_failures.to_string()],
-                );
+            for (a, b) in [(first, e), (e, first)] {
+                let branches = (a.covered.difference(&b.covered))
+                    .map(|br| {
+                        let place = a.places.get(br).map_or("?", String::as_str);
+                        format!("{place} {}", if br.2 { "taken" } else { "not taken" })
+                    })
+                    .collect();
+                say(format!("{} covers, {} does not", a.engine, b.engine), branches);
+                let bugs = (a.bugs.difference(&b.bugs))
+                    .map(|(kind, at)| format!("{kind} at {at}"))
+                    .collect();
+                say(format!("{} finds, {} does not", a.engine, b.engine), bugs);
             }
         }
-        if first.replay_failures > 0 {
-            lines.push(format!(
-                "{}: {}'s tests that do not replay: {}",
-                self.program, first.engine, first.replay_failures
-            ));
+        for e in self.engines.iter().filter(|e| e.replay_failures > 0) {
+            say(
+                format!("{}'s tests that do not replay", e.engine),
+                vec![e.replay_failures.to_string()],
+            );
         }
         lines
     }
@@ -902,8 +881,8 @@ mod tests {
             row.disagreements(),
             [
                 "p.wasm: dse covers, concolic does not: f1:#7 (p.c:7:1) taken",
-                "p.wasm: concolic covers, dse does not: f0:#5 (p.c:5:1) not taken",
                 "p.wasm: dse finds, concolic does not: assertion at f1:#9",
+                "p.wasm: concolic covers, dse does not: f0:#5 (p.c:5:1) not taken",
                 "p.wasm: concolic's tests that do not replay: 2",
             ]
         );

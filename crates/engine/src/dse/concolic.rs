@@ -473,8 +473,8 @@ impl Dse<'_> {
     pub(super) fn offsets_elsewhere(&mut self, st: &State, guard: TermId, off: TermId, k: i128) -> TermId {
         let c = self.concolic.as_mut().expect("concolic");
         let f = st.top();
-        let at = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
-        let taken = c.offsets_taken.entry((at, guard, off)).or_default();
+        let place = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
+        let taken = c.offsets_taken.entry((place, guard, off)).or_default();
         if !taken.contains(&k) {
             taken.push(k);
         }
@@ -482,9 +482,9 @@ impl Dse<'_> {
         let mut elsewhere = self.store.bool(true);
         for v in taken {
             let vt = self.store.constant(Value::Int(v));
-            let at = self.store.eq(off, vt);
-            let not_at = self.store.not(at);
-            elsewhere = self.store.and(elsewhere, not_at);
+            let is_v = self.store.eq(off, vt);
+            let not_v = self.store.not(is_v);
+            elsewhere = self.store.and(elsewhere, not_v);
         }
         elsewhere
     }
