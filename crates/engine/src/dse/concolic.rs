@@ -145,6 +145,10 @@ const PER_CALL_BUCKETS: [(&str, usize); 6] = [
     (">64", usize::MAX),
 ];
 
+/// Offsets runs take at one point of a path before concolic searches
+/// for the point's feasible offsets ([`Dse::concolic_table`]).
+const TABLE_AFTER: usize = 16;
+
 /// The solver's time per open branch when the user sets none (ms): an
 /// undecided branch makes the run incomplete, and the others go on.
 pub const SOLVER_TIMEOUT_MS: u32 = 1_000;
@@ -322,6 +326,8 @@ pub(crate) struct Concolic {
     /// The offsets runs took at a symbolic offset too wide to fork on, by
     /// where it was met ([`Dse::offsets_elsewhere`]).
     offsets_taken: rustc_hash::FxHashMap<(u64, TermId, TermId), Vec<i128>>,
+    /// The feasible offsets found at such a point ([`Dse::concolic_table`]).
+    tables: rustc_hash::FxHashMap<(u64, TermId, TermId), Option<(i128, i128)>>,
     run: Run,
     order: u64,
     gate: Gate,
@@ -383,6 +389,7 @@ impl Concolic {
             partials_seen: FxHashSet::default(),
             completed: FxHashSet::default(),
             offsets_taken: Default::default(),
+            tables: Default::default(),
             run: Run::default(),
             order: 0,
             gate: Gate::default(),
@@ -487,6 +494,37 @@ impl Dse<'_> {
             elsewhere = self.store.and(elsewhere, not_v);
         }
         elsewhere
+    }
+
+    /// The feasible offsets of `off` (under `guard`) at this point of the
+    /// run's path, searched for (as dse does) once runs have taken
+    /// [`TABLE_AFTER`] offsets there, and once per point: past that many the
+    /// point reads a table, whose offsets one run per offset would explore
+    /// (the caller reads them as one array when they hold constants).
+    pub(super) fn concolic_table(
+        &mut self,
+        st: &State,
+        guard: TermId,
+        off: TermId,
+        k: i128,
+        (last, span): (i128, usize),
+    ) -> Option<(i128, i128)> {
+        let c = self.concolic.as_ref()?;
+        let f = st.top();
+        let key = (
+            path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64),
+            guard,
+            off,
+        );
+        if c.offsets_taken.get(&key).is_none_or(|t| t.len() < TABLE_AFTER) {
+            return None;
+        }
+        if let Some(w) = c.tables.get(&key) {
+            return *w;
+        }
+        let w = self.offset_range(st, guard, off, k, last, span);
+        self.concolic.as_mut()?.tables.insert(key, w);
+        w
     }
 
     /// A concolic run's path ended: records its final input, and whether

@@ -2577,6 +2577,18 @@ impl<'m> Dse<'m> {
                     // The input's offset, and the others as one open
                     // branch a later run takes.
                     _ if concolic => {
+                        if let Some(w) = self
+                            .concolic_table(&st, guard, off, k, (last, span))
+                            .map(|(a, b)| (a.max(slo), b.min(shi)))
+                            .filter(|&w| w.0 <= w.1 && one(self, w))
+                            .filter(|&(a, b)| {
+                                let cells = &st.memory[alloc as usize];
+                                (a as usize..b as usize + n).all(|i| self.store.as_const(cells[i]).is_some())
+                            })
+                        {
+                            targets.push((guard, alloc, Offset::Within(off, w.0 as usize, w.1 as usize)));
+                            continue;
+                        }
                         let kt = self.store.constant(Value::Int(k));
                         let at = self.store.eq(off, kt);
                         targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
