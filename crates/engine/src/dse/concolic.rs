@@ -357,6 +357,18 @@ fn path_hash(path: &[TermId]) -> u64 {
     path.iter().fold(EMPTY_PREFIX, |h, t| mix(h, *t))
 }
 
+/// The hash of where a state is: its path's decisions and its statement.
+fn place_hash(st: &State) -> u64 {
+    let f = st.top();
+    path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64)
+}
+
+/// Where a run meets a symbolic offset `off` under `guard`
+/// ([`Dse::offsets_elsewhere`], [`Dse::concolic_table`]).
+fn offset_point(st: &State, guard: TermId, off: TermId) -> (u64, TermId, TermId) {
+    (place_hash(st), guard, off)
+}
+
 fn prefix_hashes(path: &[TermId]) -> Vec<u64> {
     let mut out = Vec::with_capacity(path.len() + 1);
     let mut h = EMPTY_PREFIX;
@@ -478,10 +490,9 @@ impl Dse<'_> {
     /// decoded 4 of the fixed Huffman codes' first symbols that dse did,
     /// and called its exploration complete.)
     pub(super) fn offsets_elsewhere(&mut self, st: &State, guard: TermId, off: TermId, k: i128) -> TermId {
+        let point = offset_point(st, guard, off);
         let c = self.concolic.as_mut().expect("concolic");
-        let f = st.top();
-        let place = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
-        let taken = c.offsets_taken.entry((place, guard, off)).or_default();
+        let taken = c.offsets_taken.entry(point).or_default();
         if !taken.contains(&k) {
             taken.push(k);
         }
@@ -510,12 +521,7 @@ impl Dse<'_> {
         (last, span): (i128, usize),
     ) -> Option<(i128, i128)> {
         let c = self.concolic.as_ref()?;
-        let f = st.top();
-        let key = (
-            path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64),
-            guard,
-            off,
-        );
+        let key = offset_point(st, guard, off);
         if c.offsets_taken.get(&key).is_none_or(|t| t.len() < TABLE_AFTER) {
             return None;
         }
@@ -538,8 +544,7 @@ impl Dse<'_> {
             c.run.path.extend_from_slice(&st.path[c.run.path.len()..]);
         }
         c.run.model = Some(st.model.clone());
-        let f = st.top();
-        let end = path_hash(&st.path) ^ ((f.func.0 as u64) << 32 | f.at as u64);
+        let end = place_hash(st);
         c.completed.insert(end)
     }
 

@@ -2551,7 +2551,7 @@ impl<'m> Dse<'m> {
                 // A concolic run does not search for the bounds (it took a
                 // run of LZ4's decoder over 16 bytes 500 questions to Z3):
                 // the cells the offset's shape bounds it to, up to `span`,
-                // else the input's offset (below). (Windows of 64 or 4 096
+                // else the input's offset (below), but for a table's. (Windows of 64 or 4 096
                 // cells around it, after two questions each, left the
                 // decoder's questions to Z3 too slow: 27 branches in 5 s,
                 // against 69 so.)
@@ -2575,7 +2575,9 @@ impl<'m> Dse<'m> {
                     }
                     Some((a, b)) if b - a < MAX_OFFSET_FORK as i128 => (a, b),
                     // The input's offset, and the others as one open
-                    // branch a later run takes.
+                    // branch a later run takes; or, at a point where runs
+                    // took many offsets, the feasible ones as one array if
+                    // they hold constants (a table).
                     _ if concolic => {
                         if let Some(w) = self
                             .concolic_table(&st, guard, off, k, (last, span))
