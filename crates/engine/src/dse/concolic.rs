@@ -325,9 +325,9 @@ pub(crate) struct Concolic {
     completed: FxHashSet<u64>,
     /// The offsets runs took at a symbolic offset too wide to fork on, by
     /// where it was met ([`Dse::offsets_elsewhere`]).
-    offsets_taken: rustc_hash::FxHashMap<(u64, TermId, TermId), Vec<i128>>,
+    offsets_taken: rustc_hash::FxHashMap<OffsetPoint, Vec<i128>>,
     /// The feasible offsets found at such a point ([`Dse::concolic_table`]).
-    tables: rustc_hash::FxHashMap<(u64, TermId, TermId), Option<(i128, i128)>>,
+    tables: rustc_hash::FxHashMap<OffsetPoint, Option<(i128, i128)>>,
     run: Run,
     order: u64,
     gate: Gate,
@@ -365,7 +365,9 @@ fn place_hash(st: &State) -> u64 {
 
 /// Where a run meets a symbolic offset `off` under `guard`
 /// ([`Dse::offsets_elsewhere`], [`Dse::concolic_table`]).
-fn offset_point(st: &State, guard: TermId, off: TermId) -> (u64, TermId, TermId) {
+pub(super) type OffsetPoint = (u64, TermId, TermId);
+
+pub(super) fn offset_point(st: &State, guard: TermId, off: TermId) -> OffsetPoint {
     (place_hash(st), guard, off)
 }
 
@@ -482,15 +484,15 @@ impl Dse<'_> {
         }
     }
 
-    /// A concolic run took offset `k` of `off` (under `guard`), one of more
+    /// A concolic run took offset `k` of the offset at `point`, one of more
     /// than the run forks on: the open branch of the other offsets, which
     /// excludes every offset a run took at this point of this path. (The
     /// other offsets as `off != k` alone let the next run's flip come back
     /// to `k`: a scratch harness over tinf's inflate, over 2 bytes, never
     /// decoded 4 of the fixed Huffman codes' first symbols that dse did,
     /// and called its exploration complete.)
-    pub(super) fn offsets_elsewhere(&mut self, st: &State, guard: TermId, off: TermId, k: i128) -> TermId {
-        let point = offset_point(st, guard, off);
+    pub(super) fn offsets_elsewhere(&mut self, point: OffsetPoint, k: i128) -> TermId {
+        let off = point.2;
         let c = self.concolic.as_mut().expect("concolic");
         let taken = c.offsets_taken.entry(point).or_default();
         if !taken.contains(&k) {
@@ -507,29 +509,28 @@ impl Dse<'_> {
         elsewhere
     }
 
-    /// The feasible offsets of `off` (under `guard`) at this point of the
-    /// run's path, searched for (as dse does) once runs have taken
+    /// The feasible offsets of the offset at `point` (the run's path so
+    /// far, the statement, the guard and the offset), searched for (as dse does) once runs have taken
     /// [`TABLE_AFTER`] offsets there, and once per point: past that many the
     /// point reads a table, whose offsets one run per offset would explore
     /// (the caller reads them as one array when they hold constants).
     pub(super) fn concolic_table(
         &mut self,
         st: &State,
-        guard: TermId,
-        off: TermId,
+        point: OffsetPoint,
         k: i128,
         (last, span): (i128, usize),
     ) -> Option<(i128, i128)> {
         let c = self.concolic.as_ref()?;
-        let key = offset_point(st, guard, off);
-        if c.offsets_taken.get(&key).is_none_or(|t| t.len() < TABLE_AFTER) {
+        if c.offsets_taken.get(&point).is_none_or(|t| t.len() < TABLE_AFTER) {
             return None;
         }
-        if let Some(w) = c.tables.get(&key) {
+        if let Some(w) = c.tables.get(&point) {
             return *w;
         }
+        let (_, guard, off) = point;
         let w = self.offset_range(st, guard, off, k, last, span);
-        self.concolic.as_mut()?.tables.insert(key, w);
+        self.concolic.as_mut()?.tables.insert(point, w);
         w
     }
 

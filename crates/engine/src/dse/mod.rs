@@ -2551,10 +2551,10 @@ impl<'m> Dse<'m> {
                 // A concolic run does not search for the bounds (it took a
                 // run of LZ4's decoder over 16 bytes 500 questions to Z3):
                 // the cells the offset's shape bounds it to, up to `span`,
-                // else the input's offset (below), but for a table's. (Windows of 64 or 4 096
-                // cells around it, after two questions each, left the
-                // decoder's questions to Z3 too slow: 27 branches in 5 s,
-                // against 69 so.)
+                // else the input's offset (below), but for a table's.
+                // (Windows of 64 or 4 096 cells around it, after two
+                // questions each, left the decoder's questions to Z3 too
+                // slow: 27 branches in 5 s, against 69 so.)
                 let concolic = self.concolic.is_some();
                 let window = if shi - slo < TIGHT_SPAN as i128 {
                     Some((slo, shi))
@@ -2579,8 +2579,9 @@ impl<'m> Dse<'m> {
                     // took many offsets, the feasible ones as one array if
                     // they hold constants (a table).
                     _ if concolic => {
+                        let point = concolic::offset_point(&st, guard, off);
                         if let Some(w) = self
-                            .concolic_table(&st, guard, off, k, (last, span))
+                            .concolic_table(&st, point, k, (last, span))
                             .map(|(a, b)| (a.max(slo), b.min(shi)))
                             .filter(|&w| w.0 <= w.1 && one(self, w))
                             .filter(|&(a, b)| {
@@ -2594,7 +2595,7 @@ impl<'m> Dse<'m> {
                         let kt = self.store.constant(Value::Int(k));
                         let at = self.store.eq(off, kt);
                         targets.push((self.store.and(guard, at), alloc, Offset::At(k as usize)));
-                        let elsewhere = self.offsets_elsewhere(&st, guard, off, k);
+                        let elsewhere = self.offsets_elsewhere(point, k);
                         targets.push((self.store.and(guard, elsewhere), alloc, Offset::At(k as usize)));
                         continue;
                     }
