@@ -264,6 +264,34 @@ impl Cells {
         }
     }
 
+    /// Writes `b` at `o` (in bounds), the cells there no longer held.
+    pub(crate) fn put_bytes(&mut self, o: usize, b: &[u8]) {
+        match self.plain_mut(o, b.len()) {
+            Some(dst) => dst.copy_from_slice(b),
+            None => {
+                for (c, x) in self.values()[o..o + b.len()].iter_mut().zip(b) {
+                    *c = Value::bv(8, *x as u64);
+                }
+            }
+        }
+    }
+
+    /// Sets cell `i` (in bounds) to `v` as [`CellsBuilder`] would have
+    /// built it: bytes that get a value other than a byte hold it aside
+    /// (an engine's placeholders are few, and an 8 MiB stack of values
+    /// takes 128 MiB).
+    pub(crate) fn put(&mut self, i: usize, v: Value) {
+        if let (Cells::Bytes(b), false) = (&mut *self, matches!(v, Value::Bv { width: 8, .. })) {
+            let bytes = std::mem::take(b);
+            *self = Cells::Held {
+                mask: vec![0; bytes.len().div_ceil(64)],
+                bytes,
+                held: FxHashMap::default(),
+            };
+        }
+        self.set(i, v)
+    }
+
     fn set(&mut self, i: usize, v: Value) {
         match (&mut *self, v) {
             (Cells::Bytes(_) | Cells::Held { .. }, Value::Bv { width: 8, bits }) => {

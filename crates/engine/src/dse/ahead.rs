@@ -1,13 +1,14 @@
 //! The forking engine's side of running ahead ([`crate::concrete::ahead`]):
 //! when a state is handed to the interpreter, and its frames and memory
 //! turned into machine values and back. Memory goes page by page through a
-//! cache of converted pages, so a state whose pages did not change costs a
-//! copy of bytes, and a page the run did not write comes back as the same
+//! cache of converted pages, and the machine's memory of the last hand-back
+//! is kept: the next hand-over rewrites only the pages its state does not
+//! share with that one. A page the run did not write comes back as the same
 //! shared page.
 
-use super::state::{Cells, State, PAGE};
+use super::state::{Cells, State, DIR, PAGE};
 use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead};
-use crate::concrete::{marked, Cells as Machine, CellsBuilder, Code};
+use crate::concrete::{Cells as Machine, CellsBuilder, Code};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
 use braid_term::{TermId, TermStore, Value};
@@ -19,6 +20,9 @@ use std::rc::Rc;
 /// each with a conversion to values: dse on a regex matcher grew to 914 MB
 /// with 15 live states (52 MB with running ahead off).
 const PAGE_CACHE_BYTES: usize = 64 << 20;
+
+/// A page of zero bytes.
+static ZEROS: [u8; PAGE] = [0; PAGE];
 
 /// A page as machine values: bytes while every cell holds one (`Zero`:
 /// that many zero bytes, which the interpreter's fresh memory holds).
@@ -44,10 +48,29 @@ struct KeptFrame {
     slots: Vec<Value>,
 }
 
+/// An allocation as the last hand-back left it: the state's pages then
+/// (held, so their addresses stay theirs), their conversions, and the
+/// machine's cells, which hold what the pages do. The next hand-over of a
+/// state writes over the cells only its pages that are not these (a regex
+/// matcher over 8 bytes handed a 128 KiB memory over 42 000 times: building
+/// it afresh each time, and looking each of its 128 pages up, took more
+/// than the runs did).
+struct KeptMemory {
+    /// The state's directories then (equal ones hold equal pages).
+    dirs: Vec<Rc<Vec<Rc<Vec<TermId>>>>>,
+    pages: Vec<Rc<Vec<TermId>>>,
+    convs: Vec<Rc<Page>>,
+    /// `None` while the cells are the interpreter's.
+    cells: Option<Machine>,
+    len: usize,
+}
+
 pub(crate) struct Ahead {
     code: Code,
     /// The frames the last hand-over gave back, bottom first.
     kept: Vec<KeptFrame>,
+    /// Per allocation, its memory as the last hand-back left it.
+    memory: Vec<KeptMemory>,
     pub pacing: Pacing,
     /// Converted pages by address, holding the page so the address stays its.
     pages: FxHashMap<usize, (Rc<Vec<TermId>>, Rc<Page>)>,
@@ -72,6 +95,7 @@ impl Ahead {
         Ahead {
             code: Code::for_engines(module, entry),
             kept: Vec::new(),
+            memory: Vec::new(),
             pacing: Pacing::new(eager),
             pages: FxHashMap::default(),
             bytes: 0,
@@ -101,11 +125,16 @@ impl Ahead {
                 _ => None,
             })
             .collect();
-        let conv = Rc::new(match bytes {
-            Some(b) if b.iter().all(|x| *x == 0) => Page::Zero(b.len()),
-            Some(b) => Page::Bytes(b),
+        let conv = match bytes {
+            Some(b) => bytes_page(b),
             None => Page::Values(page.iter().map(|t| value_of(store, *t)).collect()),
-        });
+        };
+        self.cache(page, conv)
+    }
+
+    /// Caches `conv` as `page`'s conversion.
+    fn cache(&mut self, page: &Rc<Vec<TermId>>, conv: Page) -> Rc<Page> {
+        let conv = Rc::new(conv);
         self.bytes += cached_bytes(page, &conv);
         if self.bytes > self.limit {
             // Pages no state holds any more go (the states' own pages are
@@ -116,8 +145,63 @@ impl Ahead {
                 self.pages.values().map(|(p, c)| cached_bytes(p, c)).sum::<usize>() + cached_bytes(page, &conv);
             self.limit = PAGE_CACHE_BYTES.max(2 * self.bytes);
         }
-        self.pages.insert(key, (page.clone(), conv.clone()));
+        self.pages
+            .insert(Rc::as_ptr(page) as usize, (page.clone(), conv.clone()));
         conv
+    }
+
+    /// Allocation `a` of a state, `cells`, as the machine's memory: the kept
+    /// one with the pages that differ written over, else built afresh.
+    fn hand_over_memory(&mut self, store: &TermStore, a: usize, cells: &Cells) -> Machine {
+        let kept = self
+            .memory
+            .get_mut(a)
+            .filter(|k| k.len == cells.len())
+            .and_then(|k| k.cells.take());
+        let Some(mut machine) = kept else {
+            let pages: Vec<Rc<Vec<TermId>>> = cells.pages().cloned().collect();
+            let convs: Vec<Rc<Page>> = pages.iter().map(|p| self.page(store, p)).collect();
+            let machine = machine_cells(&convs, cells.len());
+            let kept = KeptMemory {
+                dirs: cells.dirs().to_vec(),
+                pages,
+                convs,
+                cells: None,
+                len: cells.len(),
+            };
+            match self.memory.get_mut(a) {
+                Some(k) => *k = kept,
+                None => self.memory.push(kept),
+            }
+            return machine;
+        };
+        for (d, dir) in cells.dirs().iter().enumerate() {
+            if Rc::ptr_eq(dir, &self.memory[a].dirs[d]) {
+                continue;
+            }
+            for (j, p) in dir.iter().enumerate() {
+                let k = d * DIR + j;
+                if Rc::ptr_eq(p, &self.memory[a].pages[k]) {
+                    continue;
+                }
+                let conv = self.page(store, p);
+                let start = k * PAGE;
+                // (A fresh state's pages are new, and mostly zeros the
+                // machine already holds.)
+                match (&*conv, &*self.memory[a].convs[k]) {
+                    _ if Rc::ptr_eq(&conv, &self.memory[a].convs[k]) => {}
+                    (Page::Zero(_), Page::Zero(_)) => {}
+                    (Page::Zero(n), _) => machine.put_bytes(start, &ZEROS[..*n]),
+                    (Page::Bytes(b), _) => machine.put_bytes(start, b),
+                    (Page::Values(v), _) => v.iter().enumerate().for_each(|(i, x)| machine.put(start + i, *x)),
+                }
+                let kept = &mut self.memory[a];
+                kept.pages[k] = p.clone();
+                kept.convs[k] = conv;
+            }
+            self.memory[a].dirs[d] = dir.clone();
+        }
+        machine
     }
 
     /// Runs `st` ahead; `None` (and `st` untouched) if the interpreter gave
@@ -171,23 +255,22 @@ impl Ahead {
             .collect();
         kept.clear();
         self.kept = kept;
-        let originals: Vec<Vec<Rc<Page>>> = st
+        let memory = st
             .memory
             .iter()
-            .map(|cells| cells.pages().map(|p| self.page(store, p)).collect())
-            .collect();
-        let memory = originals
-            .iter()
-            .zip(&st.memory)
-            .map(|(pages, cells)| machine_cells(pages, cells.len()))
+            .enumerate()
+            .map(|(a, cells)| self.hand_over_memory(store, a, cells))
             .collect();
         let mut handed = run_ahead(module, &self.code, frames, memory, budget, pass, true);
         self.pacing.ran(handed.steps);
         if handed.steps == 0 {
+            for (kept, cells) in self.memory.iter_mut().zip(std::mem::take(&mut handed.memory)) {
+                kept.cells = Some(cells);
+            }
             self.pacing.time += start.elapsed();
             return None;
         }
-        self.take_back(module, store, st, &mut handed, &originals, &before);
+        self.take_back(module, store, st, &mut handed, &before);
         self.pacing.time += start.elapsed();
         Some(handed)
     }
@@ -200,7 +283,6 @@ impl Ahead {
         store: &mut TermStore,
         st: &mut State,
         handed: &mut Handed,
-        originals: &[Vec<Rc<Page>>],
         before: &[Vec<Value>],
     ) {
         let term = |store: &mut TermStore, v: &Value| match term_of(v) {
@@ -244,41 +326,125 @@ impl Ahead {
         }
         st.frames = frames;
         let old_memory = std::mem::take(&mut st.memory);
-        st.memory = handed
-            .memory
-            .iter()
-            .enumerate()
-            .map(|(a, cells)| {
-                let page = |me: &mut Self, store: &mut TermStore, k: usize| {
-                    let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
-                    let page: Vec<TermId> = (start..end)
-                        .map(|i| term(store, &cells.get(i).unwrap_or(Value::Undef)))
-                        .collect();
-                    let page = Rc::new(page);
-                    me.page(store, &page);
-                    page
-                };
-                match (old_memory.get(a), originals.get(a), handed.written.get(a)) {
-                    // Only pages the run wrote, and changed, are new.
-                    (Some(c), Some(old_pages), Some(written)) if c.len() == cells.len() => {
-                        let mut out = c.clone();
-                        for (k, old) in old_pages.iter().enumerate().take(cells.len().div_ceil(PAGE)) {
-                            let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
-                            if !marked(written, k) || page_equals(old, cells, start, end) {
-                                continue;
-                            }
-                            let p = page(self, store, k);
-                            Rc::make_mut(&mut out).set_page(k, p);
+        let memory = std::mem::take(&mut handed.memory);
+        st.memory = Vec::with_capacity(memory.len());
+        for (a, cells) in memory.into_iter().enumerate() {
+            let pages = cells.len().div_ceil(PAGE);
+            let cell = |i: usize| cells.get(i).unwrap_or(Value::Undef);
+            let cells_of = match (old_memory.get(a), handed.written.get(a)) {
+                // Only pages the run wrote, and changed, are new; a new
+                // page keeps the terms of the cells the run left as they were.
+                (Some(c), Some(written)) if c.len() == cells.len() && self.memory[a].len == c.len() => {
+                    let mut out = c.clone();
+                    let mut changed = false;
+                    for k in written_pages(written, pages) {
+                        let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
+                        let old = self.memory[a].convs[k].clone();
+                        if page_equals(&old, &cells, start, end) {
+                            continue;
                         }
-                        out
+                        let was = c.page(k);
+                        let page: Vec<TermId> = (start..end)
+                            .map(|i| {
+                                let v = cell(i);
+                                match old.get(i - start) == v {
+                                    true => was[i - start],
+                                    false => term(store, &v),
+                                }
+                            })
+                            .collect();
+                        let page = Rc::new(page);
+                        let conv = self.converted(&page, &cells, start, end);
+                        let kept = &mut self.memory[a];
+                        kept.pages[k] = page.clone();
+                        kept.convs[k] = conv;
+                        Rc::make_mut(&mut out).set_page(k, page);
+                        changed = true;
                     }
-                    _ => {
-                        let pages = (0..cells.len().div_ceil(PAGE)).map(|k| page(self, store, k)).collect();
-                        Rc::new(Cells::from_pages(pages, cells.len()))
+                    if changed {
+                        self.memory[a].dirs = out.dirs().to_vec();
                     }
+                    out
                 }
+                _ => {
+                    let pages: Vec<Rc<Vec<TermId>>> = (0..pages)
+                        .map(|k| {
+                            let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
+                            Rc::new((start..end).map(|i| term(store, &cell(i))).collect())
+                        })
+                        .collect();
+                    let convs = pages
+                        .iter()
+                        .enumerate()
+                        .map(|(k, p)| self.converted(p, &cells, k * PAGE, ((k + 1) * PAGE).min(cells.len())))
+                        .collect();
+                    let out = Rc::new(Cells::from_pages(pages.clone(), cells.len()));
+                    let kept = KeptMemory {
+                        dirs: out.dirs().to_vec(),
+                        pages,
+                        convs,
+                        cells: None,
+                        len: cells.len(),
+                    };
+                    match self.memory.get_mut(a) {
+                        Some(k) => *k = kept,
+                        None => self.memory.push(kept),
+                    }
+                    out
+                }
+            };
+            st.memory.push(cells_of);
+            self.memory[a].cells = Some(cells);
+        }
+    }
+
+    /// The conversion of `page`, new, which holds what `cells[start..end]`
+    /// does: the cache's, else from the cells' bytes when they are plain.
+    fn converted(&mut self, page: &Rc<Vec<TermId>>, cells: &Machine, start: usize, end: usize) -> Rc<Page> {
+        if let Some((_, conv)) = self.pages.get(&(Rc::as_ptr(page) as usize)) {
+            return conv.clone();
+        }
+        match cells.plain(start, end - start) {
+            Some(b) => self.cache(page, bytes_page(b.to_vec())),
+            None => {
+                let conv = Page::Values((start..end).map(|i| cells.get(i).unwrap_or(Value::Undef)).collect());
+                self.cache(page, conv)
+            }
+        }
+    }
+}
+
+/// The pages below `pages` that `written` marks ([`marked`]).
+fn written_pages(written: &[u64], pages: usize) -> impl Iterator<Item = usize> + '_ {
+    written.iter().enumerate().flat_map(move |(w, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + b
             })
-            .collect();
+        })
+        .filter(move |k| *k < pages)
+    })
+}
+
+/// A page of bytes, `Zero` if they all are.
+fn bytes_page(b: Vec<u8>) -> Page {
+    match b.iter().all(|x| *x == 0) {
+        true => Page::Zero(b.len()),
+        false => Page::Bytes(b),
+    }
+}
+
+impl Page {
+    /// Cell `i`'s value.
+    fn get(&self, i: usize) -> Value {
+        match self {
+            Page::Zero(_) => Value::bv(8, 0),
+            Page::Bytes(b) => Value::bv(8, b[i] as u64),
+            Page::Values(v) => v[i],
+        }
     }
 }
 

@@ -215,7 +215,7 @@ impl PartialEq for Inputs {
 /// Cells per page of [`Cells`].
 pub(crate) const PAGE: usize = 1024;
 /// Pages per directory of [`Cells`].
-const DIR: usize = 64;
+pub(crate) const DIR: usize = 64;
 
 type Page = Rc<Vec<TermId>>;
 type Dir = Rc<Vec<Page>>;
@@ -290,6 +290,12 @@ impl Cells {
     /// The pages in order (states that share a page hold the same `Rc`).
     pub fn pages(&self) -> impl Iterator<Item = &Rc<Vec<TermId>>> + '_ {
         self.dirs.iter().flat_map(|d| d.iter())
+    }
+
+    /// The directories in order, each [`DIR`] pages (states that share
+    /// one hold the same `Rc`, and then all its pages).
+    pub fn dirs(&self) -> &[Rc<Vec<Rc<Vec<TermId>>>>] {
+        &self.dirs
     }
 
     /// Page `k`.
