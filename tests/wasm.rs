@@ -794,6 +794,36 @@ fn concolic_runs_every_offset_a_table_is_read_at_before_it_calls_itself_complete
 }
 
 #[test]
+fn a_concolic_run_that_loops_for_ever_is_cut_and_the_runs_after_it_go_on() {
+    // Input 7 keeps the loop at the same state for ever (as a regex
+    // matcher's set that ends in a backslash did): that run passes the
+    // statements allowed once a run has ended and is cut, without a test,
+    // and the next input (9) still runs. Stuck, the run would have ended at
+    // the time limit with no test for 9.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "spin.c",
+        "#include \"braid.h\"\nint main(void) {\n  unsigned char x = __VERIFIER_nondet_uchar();\n  \
+         int i = 0;\n  while (i < 4) {\n    if (x == 7) continue;\n    i++;\n  }\n  \
+         if (x == 9) return 2;\n  return 1;\n}\n",
+    );
+    let out = dir.path().join("out");
+    let (code, json, tests) = run_json(&p, &out, &["--engine", "concolic", "--max-time", "300"]);
+    assert_eq!((code, json["complete"].as_bool()), (0, Some(false)), "{json}");
+    let reasons = json["incomplete_reasons"].to_string();
+    assert!(
+        reasons.contains("a loop that may not end") && !reasons.contains("time limit"),
+        "{reasons}"
+    );
+    assert_eq!(json["stats"]["concolic"]["runs_cut"], 1, "{json}");
+    let mut xs: Vec<i128> = tests.iter().map(|t| input_int(t, "__VERIFIER_nondet_uchar")).collect();
+    xs.sort_unstable();
+    assert!(xs.contains(&9) && !xs.contains(&7), "{xs:?}");
+    replay_all(&p, &out);
+}
+
+#[test]
 fn tables_read_as_progressions_with_exceptions_give_replaying_verdicts_under_every_engine() {
     // A 256-entry class table that is zero but for three entries, read at
     // an input, feeds the index of a second table: the read is a choice of

@@ -603,8 +603,8 @@ impl Report {
         if let Some(c) = &st.concolic {
             let _ = writeln!(
                 s,
-                "concolic: {} runs, {} solver calls ({} sat, {} solved by the simplex, {} by search), {} open branches already covered",
-                c.runs, c.solver_calls, c.sat, c.solved_by_simplex, c.solved_by_search, c.flips_already_covered
+                "concolic: {} runs ({} cut for their length), {} solver calls ({} sat, {} solved by the simplex, {} by search), {} open branches already covered",
+                c.runs, c.runs_cut, c.solver_calls, c.sat, c.solved_by_simplex, c.solved_by_search, c.flips_already_covered
             );
             if c.partial_solutions_on {
                 let _ = writeln!(

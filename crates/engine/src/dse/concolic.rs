@@ -98,6 +98,8 @@ pub struct ConcolicStats {
     pub partial_solutions_on: bool,
     /// Inputs run symbolically (each one path).
     pub runs: u64,
+    /// Runs cut for their length ([`run_limit`]).
+    pub runs_cut: u64,
     /// Open branches sent to the solver (the paper's solver calls), and of
     /// those: satisfiable, and answered by the simplex's final assignment
     /// without Z3.
@@ -329,10 +331,29 @@ pub(crate) struct Concolic {
     /// The feasible offsets found at such a point ([`Dse::concolic_table`]).
     tables: rustc_hash::FxHashMap<OffsetPoint, Option<(i128, i128)>>,
     run: Run,
+    /// The statements of the longest run that ended ([`run_limit`]).
+    longest_run: u64,
     order: u64,
     gate: Gate,
     pub stats: ConcolicStats,
 }
+
+/// The statements a run may take once one has ended: [`RUN_STEPS_FACTOR`]
+/// times the longest that ended, and at least [`MIN_RUN_STEPS`]. A run past
+/// it is cut, without a test (as a frontier test past its bound is not
+/// written), and the exploration is incomplete; its open branches are
+/// flipped as any run's. An input for which the program loops for ever
+/// otherwise held the rest of the exploration: cesanta/slre's matcher
+/// given the regex `\x01[\\` (a set that ends in a backslash: the
+/// matcher's loop moves on by 0 bytes), found by concolic's 30th run over a
+/// symbolic 3-byte regex, ran until the time limit (29 paths; dse, whose
+/// loop-head merging finds the state repeating, 2 879).
+fn run_limit(longest: u64) -> Option<u64> {
+    (longest > 0).then(|| longest.saturating_mul(RUN_STEPS_FACTOR).max(MIN_RUN_STEPS))
+}
+
+const RUN_STEPS_FACTOR: u64 = 64;
+const MIN_RUN_STEPS: u64 = 1 << 24;
 
 /// A model's hash, independent of the map's order.
 fn model_hash(m: &Model) -> u64 {
@@ -405,6 +426,7 @@ impl Concolic {
             offsets_taken: Default::default(),
             tables: Default::default(),
             run: Run::default(),
+            longest_run: 0,
             order: 0,
             gate: Gate::default(),
             stats,
@@ -655,6 +677,8 @@ impl Dse<'_> {
             }
         }
         let mut live = Some(st);
+        let start = self.result.stats.statements;
+        let limit = run_limit(self.concolic.as_ref().expect("concolic").longest_run);
         while let Some(st) = live.take() {
             if self.budget.stopped() {
                 // The stopped run's input becomes a test at the frontier.
@@ -662,9 +686,29 @@ impl Dse<'_> {
                 self.frontier(vec![st], rec);
                 return Ok(());
             }
+            let steps = self.result.stats.statements - start;
+            if let Some(limit) = limit.filter(|l| steps > *l) {
+                self.incomplete(format!(
+                    "concolic: a run passed {limit} statements, {RUN_STEPS_FACTOR} times the longest that \
+                     ended (a loop that may not end): cut, without a test"
+                ));
+                self.concolic.as_mut().expect("concolic").stats.runs_cut += 1;
+                break;
+            }
             let mut parts = self.run_slice(st);
             debug_assert!(parts.len() <= 1, "a concolic run follows one path");
             live = parts.pop();
+        }
+        let steps = self.result.stats.statements - start;
+        let c = self.concolic.as_mut().expect("concolic");
+        if limit.is_none_or(|l| steps <= l) {
+            c.longest_run = c.longest_run.max(steps);
+        } else {
+            // A cut run's branches repeat: each condition is flipped at its
+            // first place only (a loop at one state for ever left 190 000
+            // open branches, the same one at each turn).
+            let mut seen = FxHashSet::default();
+            c.run.open.retain(|(_, cond)| seen.insert(*cond));
         }
         self.flush(rec);
         let gained = (rec.covered().len() - covered_before) as u64;

@@ -1711,6 +1711,7 @@ impl<'m> Dse<'m> {
     /// case, so the last one needs no query when all others are infeasible.
     fn fork(&mut self, st: State, conds: &[TermId], exhaustive: bool) -> Vec<(State, usize)> {
         let mut out: Vec<(State, usize)> = Vec::new();
+        let mut feasible = Vec::new();
         // Whether every condition so far was shown infeasible (not unknown).
         let mut all_unsat = true;
         for (i, &c) in conds.iter().enumerate() {
@@ -1727,10 +1728,21 @@ impl<'m> Dse<'m> {
             };
             if let Some(m) = model {
                 all_unsat = false;
-                let mut child = st.clone();
-                child.assume(&self.store, c, m);
-                out.push((child, i));
+                feasible.push((i, c, m));
             }
+        }
+        // The last side takes `st` itself: a concolic run (and a branch
+        // with one feasible side) copies no state (a regex matcher's frames
+        // and path: half of concolic's time went to the copy it dropped).
+        let mut st = Some(st);
+        let last = feasible.len().saturating_sub(1);
+        for (j, (i, c, m)) in feasible.into_iter().enumerate() {
+            let mut child = match j == last {
+                true => st.take().expect("the state goes to the last side"),
+                false => st.as_ref().expect("the state is kept for the last side").clone(),
+            };
+            child.assume(&self.store, c, m);
+            out.push((child, i));
         }
         if let Some(max) = self.config.limits.max_states {
             if out.len() > 1 && self.live + out.len() - 1 > max {
