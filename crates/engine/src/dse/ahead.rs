@@ -289,12 +289,12 @@ impl Ahead {
             Some(t) => TermId(t),
             None => store.constant(*v),
         };
-        let old = std::mem::take(&mut st.frames);
+        let mut old = std::mem::take(&mut st.frames).into_iter();
         let mut frames = Vec::with_capacity(handed.frames.len());
         for (i, hf) in handed.frames.iter_mut().enumerate() {
             // A frame the run never returned from keeps its loop visits.
-            let mut frame = match old.get(i) {
-                Some(of) if i < handed.min_depth => of.clone(),
+            let mut frame = match old.next() {
+                Some(of) if i < handed.min_depth => of,
                 _ => super::state::Frame {
                     func: hf.func,
                     at: hf.at,
