@@ -270,16 +270,7 @@ impl Bits {
 
     /// The members, in increasing order.
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let i = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    w * 64 + i
-                })
-            })
-        })
+        crate::concrete::set_bits(&self.0)
     }
 
     fn union(&mut self, other: &Bits) {

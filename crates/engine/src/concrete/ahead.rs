@@ -230,19 +230,7 @@ pub(crate) fn run_ahead(
         .flat_map(|(f, bits)| {
             // Set bits only: a program's functions have tens of thousands
             // of statements, and a hand-over covers a few.
-            bits.iter()
-                .enumerate()
-                .filter(|(_, word)| **word != 0)
-                .flat_map(move |(w, &word)| {
-                    let mut rest = word;
-                    std::iter::from_fn(move || {
-                        (rest != 0).then(|| {
-                            let b = rest.trailing_zeros() as usize;
-                            rest &= rest - 1;
-                            (FuncId(f as u32), ((w * 64 + b) / 2) as StmtIdx, b % 2 == 1)
-                        })
-                    })
-                })
+            super::set_bits(bits).map(move |b| (FuncId(f as u32), (b / 2) as StmtIdx, b % 2 == 1))
         })
         .collect();
     let frames = m

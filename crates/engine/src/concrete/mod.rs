@@ -69,6 +69,25 @@ fn mark(written: &mut Option<Vec<Vec<u64>>>, a: usize, o: usize, n: usize) {
     }
 }
 
+/// The indices of the set bits of `words`, in increasing order (a word
+/// at a time: only set bits cost).
+pub(crate) fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w != 0)
+        .flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    w * 64 + b
+                })
+            })
+        })
+}
+
 /// Whether page `p` ([`WRITTEN_PAGE`] cells) is marked in `bits`.
 pub(crate) fn marked(bits: &[u64], p: usize) -> bool {
     bits.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1)

@@ -8,7 +8,7 @@
 
 use super::state::{Cells, State, DIR, PAGE};
 use crate::concrete::ahead::{placeholder, run_ahead, term_of, AheadFrame, Handed, Pacing, PassHead};
-use crate::concrete::{Cells as Machine, CellsBuilder, Code};
+use crate::concrete::{set_bits, Cells as Machine, CellsBuilder, Code};
 use braid_budget::Budget;
 use braid_ir::{FuncId, Module};
 use braid_term::{TermId, TermStore, Value};
@@ -150,6 +150,22 @@ impl Ahead {
         conv
     }
 
+    /// Keeps `cells`, whose pages convert to `convs`, as allocation `a`'s
+    /// (the machine's cells to come).
+    fn keep(&mut self, a: usize, cells: &Cells, convs: Vec<Rc<Page>>) {
+        let kept = KeptMemory {
+            dirs: cells.dirs().to_vec(),
+            pages: cells.pages().cloned().collect(),
+            convs,
+            cells: None,
+            len: cells.len(),
+        };
+        match self.memory.get_mut(a) {
+            Some(k) => *k = kept,
+            None => self.memory.push(kept),
+        }
+    }
+
     /// Allocation `a` of a state, `cells`, as the machine's memory: the kept
     /// one with the pages that differ written over, else built afresh.
     fn hand_over_memory(&mut self, store: &TermStore, a: usize, cells: &Cells) -> Machine {
@@ -159,20 +175,9 @@ impl Ahead {
             .filter(|k| k.len == cells.len())
             .and_then(|k| k.cells.take());
         let Some(mut machine) = kept else {
-            let pages: Vec<Rc<Vec<TermId>>> = cells.pages().cloned().collect();
-            let convs: Vec<Rc<Page>> = pages.iter().map(|p| self.page(store, p)).collect();
+            let convs: Vec<Rc<Page>> = cells.pages().map(|p| self.page(store, p)).collect();
             let machine = machine_cells(&convs, cells.len());
-            let kept = KeptMemory {
-                dirs: cells.dirs().to_vec(),
-                pages,
-                convs,
-                cells: None,
-                len: cells.len(),
-            };
-            match self.memory.get_mut(a) {
-                Some(k) => *k = kept,
-                None => self.memory.push(kept),
-            }
+            self.keep(a, cells, convs);
             return machine;
         };
         for (d, dir) in cells.dirs().iter().enumerate() {
@@ -337,7 +342,7 @@ impl Ahead {
                 (Some(c), Some(written)) if c.len() == cells.len() && self.memory[a].len == c.len() => {
                     let mut out = c.clone();
                     let mut changed = false;
-                    for k in written_pages(written, pages) {
+                    for k in set_bits(written).take_while(|k| *k < pages) {
                         let (start, end) = (k * PAGE, ((k + 1) * PAGE).min(cells.len()));
                         let old = self.memory[a].convs[k].clone();
                         if page_equals(&old, &cells, start, end) {
@@ -378,18 +383,8 @@ impl Ahead {
                         .enumerate()
                         .map(|(k, p)| self.converted(p, &cells, k * PAGE, ((k + 1) * PAGE).min(cells.len())))
                         .collect();
-                    let out = Rc::new(Cells::from_pages(pages.clone(), cells.len()));
-                    let kept = KeptMemory {
-                        dirs: out.dirs().to_vec(),
-                        pages,
-                        convs,
-                        cells: None,
-                        len: cells.len(),
-                    };
-                    match self.memory.get_mut(a) {
-                        Some(k) => *k = kept,
-                        None => self.memory.push(kept),
-                    }
+                    let out = Rc::new(Cells::from_pages(pages, cells.len()));
+                    self.keep(a, &out, convs);
                     out
                 }
             };
@@ -412,21 +407,6 @@ impl Ahead {
             }
         }
     }
-}
-
-/// The pages below `pages` that `written` marks ([`marked`]).
-fn written_pages(written: &[u64], pages: usize) -> impl Iterator<Item = usize> + '_ {
-    written.iter().enumerate().flat_map(move |(w, &word)| {
-        let mut rest = word;
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                w * 64 + b
-            })
-        })
-        .filter(move |k| *k < pages)
-    })
 }
 
 /// A page of bytes, `Zero` if they all are.
