@@ -393,12 +393,9 @@ impl Ahead {
         }
     }
 
-    /// The conversion of `page`, new, which holds what `cells[start..end]`
-    /// does: the cache's, else from the cells' bytes when they are plain.
+    /// The conversion of `page`, new (so not in the cache), which holds
+    /// what `cells[start..end]` does: from the cells, not the terms.
     fn converted(&mut self, page: &Rc<Vec<TermId>>, cells: &Machine, start: usize, end: usize) -> Rc<Page> {
-        if let Some((_, conv)) = self.pages.get(&(Rc::as_ptr(page) as usize)) {
-            return conv.clone();
-        }
         match cells.plain(start, end - start) {
             Some(b) => self.cache(page, bytes_page(b.to_vec())),
             None => {

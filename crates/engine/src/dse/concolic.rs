@@ -679,6 +679,7 @@ impl Dse<'_> {
         let mut live = Some(st);
         let start = self.result.stats.statements;
         let limit = run_limit(self.concolic.as_ref().expect("concolic").longest_run);
+        let mut cut = false;
         while let Some(st) = live.take() {
             if self.budget.stopped() {
                 // The stopped run's input becomes a test at the frontier.
@@ -693,16 +694,16 @@ impl Dse<'_> {
                      ended (a loop that may not end): cut, without a test"
                 ));
                 self.concolic.as_mut().expect("concolic").stats.runs_cut += 1;
+                cut = true;
                 break;
             }
             let mut parts = self.run_slice(st);
             debug_assert!(parts.len() <= 1, "a concolic run follows one path");
             live = parts.pop();
         }
-        let steps = self.result.stats.statements - start;
         let c = self.concolic.as_mut().expect("concolic");
-        if limit.is_none_or(|l| steps <= l) {
-            c.longest_run = c.longest_run.max(steps);
+        if !cut {
+            c.longest_run = c.longest_run.max(self.result.stats.statements - start);
         } else {
             // A cut run's branches repeat: each condition is flipped at its
             // first place only (a loop at one state for ever left 190 000

@@ -1711,7 +1711,11 @@ impl<'m> Dse<'m> {
     /// case, so the last one needs no query when all others are infeasible.
     fn fork(&mut self, st: State, conds: &[TermId], exhaustive: bool) -> Vec<(State, usize)> {
         let mut out: Vec<(State, usize)> = Vec::new();
-        let mut feasible = Vec::new();
+        // The last feasible side found so far: it gets a copy of `st` only
+        // once another is found, and the last one takes `st` itself (a
+        // concolic run has one side: half of its time on a regex matcher
+        // went to copying frames and path for the side it took).
+        let mut pending = None;
         // Whether every condition so far was shown infeasible (not unknown).
         let mut all_unsat = true;
         for (i, &c) in conds.iter().enumerate() {
@@ -1728,19 +1732,15 @@ impl<'m> Dse<'m> {
             };
             if let Some(m) = model {
                 all_unsat = false;
-                feasible.push((i, c, m));
+                if let Some((j, cj, mj)) = pending.replace((i, c, m)) {
+                    let mut child = st.clone();
+                    child.assume(&self.store, cj, mj);
+                    out.push((child, j));
+                }
             }
         }
-        // The last side takes `st` itself: a concolic run (and a branch
-        // with one feasible side) copies no state (a regex matcher's frames
-        // and path: half of concolic's time went to the copy it dropped).
-        let mut st = Some(st);
-        let last = feasible.len().saturating_sub(1);
-        for (j, (i, c, m)) in feasible.into_iter().enumerate() {
-            let mut child = match j == last {
-                true => st.take().expect("the state goes to the last side"),
-                false => st.as_ref().expect("the state is kept for the last side").clone(),
-            };
+        if let Some((i, c, m)) = pending {
+            let mut child = st;
             child.assume(&self.store, c, m);
             out.push((child, i));
         }
