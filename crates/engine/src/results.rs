@@ -274,6 +274,9 @@ pub struct GuardChecks {
     pub whole: u64,
     /// Of those, sent whole after cores that kept most of their cubes.
     pub wide_cores: u64,
+    /// Of those, sent whole as they were before a cut that would have
+    /// grown them by more than a guard sent whole may hold.
+    pub cuts_grown: u64,
 }
 
 /// The solver layer's statistics that explain its time: per kind of

@@ -968,6 +968,14 @@ impl TermStore {
             if let Some(holds) = self.decided_by_ranges(op, args[0], args[1]) {
                 return Some(self.bool(holds));
             }
+            if let Some((eq, end)) = self.boundary_equality(op, args[0], args[1]) {
+                let end = match self.sort(args[0]) {
+                    Sort::Bv(w) => Value::bv(w, end as u64),
+                    _ => Value::Int(end),
+                };
+                let end = self.constant(end);
+                return self.app(eq, &[args[0], end]).ok();
+            }
         }
         if args.len() == 2 && (sort == Sort::Addr || self.sort(args[0]) == Sort::Addr) {
             return self.rewrite_address(op, args, sort);

@@ -181,7 +181,15 @@ const CUBES_MAX: usize = 4096;
 enum Cubes {
     Sat(Rc<Model>),
     Infeasible,
-    Left { rest: Guard, wide: bool, undecided: bool },
+    /// `stop`: the cubes stopped before they ran out, because the solver
+    /// could not decide one or a cut would have grown the guard past what
+    /// a guard sent whole may hold ([`MAX_SOLVED_GUARD`]; the guard is
+    /// then as before it): what is left goes whole to the solver.
+    Left {
+        rest: Guard,
+        wide: bool,
+        stop: bool,
+    },
 }
 
 /// After this many unsat cubes in a row whose cores keep more than half of
@@ -1066,7 +1074,8 @@ impl<'m> Multise<'m> {
     /// dse on its thread finishes first. `None`: dse alone.
     fn then_merge(&self, raced: bool, race_why: bool) -> Option<Merging> {
         let fallback = self.opts.fallback?;
-        let share = self.guards.gave_up() == Some(GaveUp::Share);
+        // (A guard too large to decide is the same loss as the share.)
+        let share = matches!(self.guards.gave_up(), Some(GaveUp::Share | GaveUp::Guard));
         (share && !raced && !race_why && fallback.threads && crate::dse::second::possible()).then(|| Merging {
             race_after_ms: Some(0),
             race_threads: true,
@@ -1117,6 +1126,11 @@ impl<'m> Multise<'m> {
         } else {
             "dse explored from the start"
         };
+        if self.guards.gave_up() == Some(GaveUp::Guard) {
+            return format!(
+                "a path guard of more than {MAX_SOLVED_GUARD} BDD nodes and {CUBES_MAX} cubes at {elapsed} ms of exploring; {then}"
+            );
+        }
         format!("BDD operations took {bdd} of the first {elapsed} ms of exploring{memory}; {then}")
     }
 
@@ -1199,11 +1213,11 @@ impl<'m> Multise<'m> {
                     self.guard_checks().infeasible_by_cores += 1;
                     return None;
                 }
-                Cubes::Left { rest, wide, undecided } => {
+                Cubes::Left { rest, wide, stop } => {
                     // A guard too large to send whole is not given up while
                     // cubes are left to try: as many again, up to CUBES_MAX
                     // in all.
-                    if undecided
+                    if stop
                         || tried >= CUBES_MAX
                         || rest.is_false()
                         || self.budget.poll()
@@ -1222,8 +1236,12 @@ impl<'m> Multise<'m> {
         }
         let g = rest;
         // A guard past this size would be a term the solver cannot take in
-        // (nor the run build in time): the paths it holds are given up.
+        // (nor the run build in time): merging is given up where it can be
+        // (dse explores those paths), else the paths it holds are.
         if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
+            if !self.budget.poll() {
+                self.guards.give_up_for_guard();
+            }
             // (Past the run's stop, the stop is the reason.)
             if !self.budget.poll() {
                 self.incomplete(format!(
@@ -1315,7 +1333,23 @@ impl<'m> Multise<'m> {
                         conflict = self.guards.and(conflict, a);
                     }
                     let allowed = self.guards.not(conflict);
+                    // A cut whose literals sit far apart in the order copies
+                    // the guard's nodes between them, and cut after cut of
+                    // such pairs doubles it each time (3.5 million nodes
+                    // after ten cuts, picohttpparser's chunked decoder
+                    // before comparisons of one value sat together): past
+                    // what one guard sent whole may hold, the guard goes
+                    // whole as it was.
+                    let (before, nodes) = (rest, self.guards.node_count());
                     rest = self.guards.and(rest, allowed);
+                    if self.guards.node_count() > nodes + MAX_SOLVED_GUARD {
+                        self.guard_checks().cuts_grown += 1;
+                        return Cubes::Left {
+                            rest: before,
+                            wide: false,
+                            stop: true,
+                        };
+                    }
                     // A core of most of its cube's literals cuts out little
                     // more than that cube: the guard's cubes are ruled out one
                     // by one (bench/merging's sleep-5-3: cores of 18 of 21
@@ -1326,7 +1360,7 @@ impl<'m> Multise<'m> {
                         return Cubes::Left {
                             rest,
                             wide: true,
-                            undecided: false,
+                            stop: false,
                         };
                     }
                 }
@@ -1337,7 +1371,7 @@ impl<'m> Multise<'m> {
                     return Cubes::Left {
                         rest,
                         wide: false,
-                        undecided: true,
+                        stop: true,
                     };
                 }
             }
@@ -1345,7 +1379,7 @@ impl<'m> Multise<'m> {
         Cubes::Left {
             rest,
             wide: false,
-            undecided: false,
+            stop: false,
         }
     }
 
