@@ -53,22 +53,6 @@ pub const BIT_ATOM_WIDTH: u8 = 8;
 /// written as ([`Guards::bits_term`]).
 const MAX_RANGES: usize = 4;
 
-/// What comparison `c` compares: its operand and the constant's absence
-/// (`x < 5`, `x == 7`: `x`), or its two operands; `None` for other
-/// predicates.
-fn subject(store: &TermStore, c: TermId) -> Option<(TermId, Option<TermId>)> {
-    let TermNode::App(op, args) = store.node(c) else {
-        return None;
-    };
-    if !op.is_comparison() || args.len() != 2 {
-        return None;
-    }
-    Some(match store.as_const(args[1]) {
-        Some(_) => (args[0], None),
-        None => (args[0], Some(args[1])),
-    })
-}
-
 /// `s` (of `width` bits) is one of `values` (ascending): a disjunction of
 /// at most [`MAX_RANGES`] ranges, or a mask test `s & m == v`; `None` if
 /// neither fits.
@@ -481,12 +465,8 @@ pub struct Guards {
     bit_var: Vec<Option<(SymId, u8, u32)>>,
     terms: FxHashMap<Guard, TermId>,
     choice_terms: FxHashMap<Guard, TermId>,
-    /// Per variable, its place in the order (see [`VarOrder`]): the
-    /// input, the first variable of its subject ([`subject`]), itself.
-    rank: Vec<u128>,
-    /// Per subject of a comparison, the place of its first variable's
-    /// group ([`Guards::plain_atom`]).
-    subjects: FxHashMap<(TermId, Option<TermId>), u128>,
+    /// Per variable, its place in the order (see [`VarOrder`]).
+    rank: Vec<u64>,
     order: VarOrder,
     /// Slots of collected nodes, reused before the table grows.
     free: Vec<u32>,
@@ -539,7 +519,6 @@ impl Guards {
             terms: FxHashMap::default(),
             choice_terms: FxHashMap::default(),
             rank: Vec::new(),
-            subjects: FxHashMap::default(),
             order: VarOrder::Creation,
             free: Vec::new(),
             peak_nodes: 0,
@@ -927,17 +906,7 @@ impl Guards {
                 _ => store.symbol_count() as u32,
             },
         };
-        // Comparisons of one subject sit together, after its first one:
-        // their combinations the theory rules out (`n < 3 ∧ n > 9`), which
-        // the feasibility check cuts out of a guard as cores, cost a node
-        // each there, where two variables far apart in the order make a
-        // cut copy every node between them.
-        let own = ((input as u128) << 64) | ((v as u128) << 32);
-        let group = match subject(store, c) {
-            Some(key) => *self.subjects.entry(key).or_insert(own),
-            None => own,
-        };
-        self.rank.push(group | v as u128);
+        self.rank.push(((input as u64) << 32) | v as u64);
         self.mk(v, Guard::FALSE, Guard::TRUE)
     }
 
@@ -1016,9 +985,9 @@ impl Guards {
 
     /// Where variable `v` sits in the order (terminals last).
     #[inline]
-    fn rank_of(&self, v: u32) -> u128 {
+    fn rank_of(&self, v: u32) -> u64 {
         if v == TERMINAL {
-            u128::MAX
+            u64::MAX
         } else {
             self.rank[v as usize]
         }
@@ -2131,60 +2100,5 @@ mod bit_atom_tests {
         // Written as comparisons of the byte, not as its bits.
         let t = g.to_term(&mut s, either);
         assert!(!s.display(t).contains('&'), "{}", s.display(t));
-    }
-
-    /// Comparisons of one value sit together in the order, so cutting a
-    /// pair of them the theory rules out (a core `n < 3 ∧ n > 9`) out of a
-    /// guard adds a node or two, not a copy of every node between them.
-    #[test]
-    fn comparisons_of_one_value_sit_together_and_cutting_a_pair_of_them_is_cheap() {
-        let mut s = TermStore::new();
-        let mut g = Guards::new();
-        let n = s.symbol_term("n", Sort::Bv(32));
-        let k = |s: &mut TermStore, v: u64| s.constant(Value::bv(32, v));
-        let (three, nine) = (k(&mut s, 3), k(&mut s, 9));
-        let below = s.app(Op::ULt, &[n, three]).unwrap();
-        let a = g.atom(&mut s, below);
-        // Predicates on other values, made between the two on `n`.
-        let mut chain = Guard::TRUE;
-        for i in 0..12 {
-            let y = s.symbol_term(&format!("y{i}"), Sort::Bv(32));
-            let zero = k(&mut s, 0);
-            let p = s.app(Op::Eq, &[y, zero]).unwrap();
-            let p = g.atom(&mut s, p);
-            chain = if i % 2 == 0 { g.and(chain, p) } else { g.or(chain, p) };
-        }
-        let above = s.app(Op::UGt, &[n, nine]).unwrap();
-        let b = g.atom(&mut s, above);
-        let either = g.or(a, b);
-        let guard = g.and(chain, either);
-        let before = g.node_count();
-        let core = g.and(a, b);
-        let allowed = g.not(core);
-        let cut = g.and(guard, allowed);
-        assert!(g.node_count() - before <= 6, "{} nodes made", g.node_count() - before);
-        assert_ne!(cut, guard);
-        // Two predicates on different values, far apart in the (creation)
-        // order: the cut copies the chain.
-        let mut g = Guards::new();
-        let a = g.atom(&mut s, below);
-        let mut chain = Guard::TRUE;
-        for i in 0..12 {
-            let y = s.symbol_term(&format!("y{i}"), Sort::Bv(32));
-            let zero = k(&mut s, 0);
-            let p = s.app(Op::Eq, &[y, zero]).unwrap();
-            let p = g.atom(&mut s, p);
-            chain = if i % 2 == 0 { g.and(chain, p) } else { g.or(chain, p) };
-        }
-        let other = s.symbol_term("m", Sort::Bv(32));
-        let above = s.app(Op::UGt, &[other, nine]).unwrap();
-        let b = g.atom(&mut s, above);
-        let either = g.or(a, b);
-        let guard = g.and(chain, either);
-        let before = g.node_count();
-        let core = g.and(a, b);
-        let allowed = g.not(core);
-        g.and(guard, allowed);
-        assert!(g.node_count() - before > 6, "{} nodes made", g.node_count() - before);
     }
 }

@@ -1337,7 +1337,7 @@ impl<'m> Multise<'m> {
                     // the guard's nodes between them, and cut after cut of
                     // such pairs doubles it each time (3.5 million nodes
                     // after ten cuts, picohttpparser's chunked decoder
-                    // before comparisons of one value sat together): past
+                    // before `n <=u 0` became `n == 0`): past
                     // what one guard sent whole may hold, the guard goes
                     // whole as it was.
                     let (before, nodes) = (rest, self.guards.node_count());
