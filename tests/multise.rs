@@ -440,3 +440,51 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
     }
     assert!(beside >= 1, "no run went on with ssm beside dse");
 }
+
+/// A path guard too large to send to the solver (Table 1's Heap Sort,
+/// where cutting the cores of its cubes would grow it past that) gives
+/// merging up, as the BDD share does, rather than dropping the paths it
+/// holds: the run ends complete with dse's coverage and bugs, and every
+/// test replays. Merging to the end, those paths are dropped and the run
+/// says so.
+#[test]
+fn a_guard_too_large_to_decide_gives_merging_up_instead_of_its_paths() {
+    use braid_engine::multise::{Fallback, FALLBACK};
+    use braid_engine::replay::replay;
+    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    let program = "bench/multise/heapsort.wasm";
+    let bytes = std::fs::read(example(program)).expect("the module");
+    let loaded = braid_wasm::load(&bytes, &braid_wasm::Options::default()).expect("a valid module");
+    let (module, entry) = (loaded.module, loaded.entry.expect("an entry"));
+    let run = |spec: &EngineSpec| {
+        explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
+    };
+    let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+    let mut spec = EngineSpec::new(EngineKind::Multise);
+    // No race and no BDD-share rule: only the guard can give merging up.
+    spec.multise.fallback = Some(Fallback {
+        race_after: None,
+        bdd_share: None,
+        threads: false,
+        ..FALLBACK
+    });
+    let (r, tests) = run(&spec);
+    let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
+    assert!(why.starts_with("a path guard of more than"), "{why}");
+    assert!(r.complete(), "{:?}", r.incomplete_reasons);
+    assert_eq!(r.branches_covered, dse.branches_covered);
+    assert_eq!(bug_set(&r), bug_set(&dse));
+    assert_eq!(r.paths, dse.paths);
+    for t in &tests {
+        replay(&module, t).unwrap_or_else(|why| panic!("a test does not replay: {why}"));
+    }
+    spec.multise.fallback = None;
+    let (r, _) = run(&spec);
+    assert!(
+        r.incomplete_reasons
+            .iter()
+            .any(|w| w.starts_with("a path guard of more than")),
+        "{:?}",
+        r.incomplete_reasons
+    );
+}
