@@ -72,6 +72,27 @@ pub const OVERRUN_SHARE: f64 = 0.125;
 /// merging ran alone).
 const THREAD_HEAP_FLOOR: i64 = 64 << 20;
 
+/// How long merging's heap must stay past the memory rule's bound, on a
+/// thread, before merging is given up ([`Race::outgrown_on_thread`]): its
+/// heap is a sawtooth (the BDD's collections free most nodes, each
+/// growing the table again), and a tooth's top is not what it keeps.
+/// benhoyt/inih over 11 symbolic bytes (scratch harness): merging's heap
+/// swings between 30 and 78 MB while dse's grows from 21 MB at 1 s to 1
+/// GB at 30 s; a tooth at 64 MB against dse's 59 gave merging up at 3.6 s
+/// in one run of two, and dse did not finish in 60 s (2.2 GB), where
+/// merging alone finishes in about 20 s.
+const HEAP_HELD: Duration = Duration::from_millis(500);
+
+/// Whether a condition true (`over`) at `now` has been true at every look
+/// for [`HEAP_HELD`] (`since`: when it last became true).
+fn held(over: bool, since: &mut Option<Instant>, now: Instant) -> bool {
+    if !over {
+        *since = None;
+        return false;
+    }
+    now.duration_since(*since.get_or_insert(now)) >= HEAP_HELD
+}
+
 /// How far a step may run past a turn that starts after `merging` of
 /// merging's time: `least`, or [`OVERRUN_SHARE`] of that time.
 fn allowed_overrun(least: Duration, merging: Duration) -> Duration {
@@ -106,6 +127,9 @@ pub(super) struct Race<'m> {
     pub(super) given_up: Option<String>,
     /// When merging's turn under way ends (its deadline less the overrun).
     turn_end: Option<Instant>,
+    /// Since when merging's heap has been past the memory rule's bound
+    /// without a break ([`HEAP_HELD`]).
+    over_since: Option<Instant>,
 }
 
 impl Race<'_> {
@@ -113,7 +137,7 @@ impl Race<'_> {
     /// the head start, merging is given up when its growth of the heap
     /// since the run began outgrows [`HEAP_SHARE`] of the most dse's has
     /// grown to and the memory in use before both, once past
-    /// [`THREAD_HEAP_FLOOR`]. Both alive then hold more than dse alone
+    /// [`THREAD_HEAP_FLOOR`], at every look for [`HEAP_HELD`]. Both alive then hold more than dse alone
     /// would at its peak, which is at least that. (What dse's tests take
     /// to this thread and are freed here counts on dse's side,
     /// [`Second::handed`].)
@@ -125,7 +149,8 @@ impl Race<'_> {
             return None;
         }
         let merging_heap = footprint() - self.heap_start + second.handed() - self.handed_start;
-        (merging_heap >= THREAD_HEAP_FLOOR && heap_over(merging_heap, self.dse_heap, self.base))
+        let over = merging_heap >= THREAD_HEAP_FLOOR && heap_over(merging_heap, self.dse_heap, self.base);
+        held(over, &mut self.over_since, Instant::now())
             .then(|| outgrown_reason(merging_heap, merging, self.dse_heap, self.base))
     }
 
@@ -206,6 +231,7 @@ impl<'m> Multise<'m> {
             dse_won: false,
             given_up: None,
             turn_end: Some(start + after),
+            over_since: None,
         });
     }
 
@@ -392,6 +418,22 @@ impl<'m> Multise<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memory rule gives merging up only once merging's heap has stayed
+    /// past its bound for [`HEAP_HELD`]: a tooth of the sawtooth does not.
+    #[test]
+    fn the_memory_rule_waits_for_the_heap_to_stay_over() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut since = None;
+        assert!(!held(true, &mut since, t0));
+        assert!(!held(true, &mut since, t0 + ms(300)));
+        // Back under the bound: the wait starts again.
+        assert!(!held(false, &mut since, t0 + ms(400)));
+        assert!(!held(true, &mut since, t0 + ms(600)));
+        assert!(!held(true, &mut since, t0 + ms(1000)));
+        assert!(held(true, &mut since, t0 + ms(1100)));
+    }
 
     /// The least overrun holds early; later a step may overrun by an
     /// eighth of merging's time (a solver call on the larger states).
