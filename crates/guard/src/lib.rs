@@ -53,6 +53,11 @@ pub const BIT_ATOM_WIDTH: u8 = 8;
 /// written as ([`Guards::bits_term`]).
 const MAX_RANGES: usize = 4;
 
+/// Terms whose values at each value of their narrow input a [`Guards`]
+/// keeps ([`Guards::values_of`]; 256 values of 32 bytes each), past which
+/// it forgets them all.
+const MAX_SUBJECTS: usize = 1024;
+
 /// `s` (of `width` bits) is one of `values` (ascending): a disjunction of
 /// at most [`MAX_RANGES`] ranges, or a mask test `s & m == v`; `None` if
 /// neither fits.
@@ -457,6 +462,8 @@ pub struct Guards {
     /// Per predicate over a narrow input, its value at each of the
     /// input's values.
     bit_tables: FxHashMap<TermId, Vec<bool>>,
+    /// Per term over one narrow input, its values ([`Guards::values_of`]).
+    subject_values: FxHashMap<TermId, std::rc::Rc<[Value]>>,
     /// Per narrow input, the variables of its bits, top first.
     bits_of: FxHashMap<SymId, Vec<u32>>,
     /// Per variable, for a bit variable the input, its width and the
@@ -514,6 +521,7 @@ impl Guards {
             pair_cut: FxHashMap::default(),
             bit_atoms: false,
             bit_tables: FxHashMap::default(),
+            subject_values: FxHashMap::default(),
             bits_of: FxHashMap::default(),
             bit_var: Vec::new(),
             terms: FxHashMap::default(),
@@ -813,18 +821,36 @@ impl Guards {
         let holds = match self.bit_tables.get(&c) {
             Some(h) => h.clone(),
             None => {
-                let mut model = Model::default();
-                let mut holds = Vec::with_capacity(1 << width);
-                // One memo, emptied between values, keeps its room.
-                let mut memo = braid_term::EvalMemo::default();
-                for v in 0..1u64 << width {
-                    model.insert(sym, Value::Bv { bits: v, width });
-                    memo.clear();
-                    match store.eval_with(c, &model, &mut memo) {
-                        Ok(Value::Bool(b)) => holds.push(b),
-                        _ => return None,
+                // A comparison with a constant: its other side's values,
+                // kept for the next comparison of it, compared (the index
+                // of a table read at an input-dependent place is compared
+                // with each of the table's offsets).
+                let compared = match store.node(c) {
+                    TermNode::App(op, args) if op.is_comparison() && args.len() == 2 => {
+                        store.as_const(args[1]).map(|k| (*op, args[0], k))
                     }
-                }
+                    _ => None,
+                };
+                let holds: Vec<bool> = match compared {
+                    Some((op, t, k)) => {
+                        let values = self.values_of(store, t, sym, width)?;
+                        values
+                            .iter()
+                            .map(|v| match braid_term::eval_op(op, &[*v, k]) {
+                                Ok(Value::Bool(b)) => Some(b),
+                                _ => None,
+                            })
+                            .collect::<Option<_>>()?
+                    }
+                    None => store
+                        .eval_each(c, sym, width)?
+                        .into_iter()
+                        .map(|v| match v {
+                            Value::Bool(b) => Some(b),
+                            _ => None,
+                        })
+                        .collect::<Option<_>>()?,
+                };
                 self.bit_tables.insert(c, holds.clone());
                 holds
             }
@@ -849,6 +875,21 @@ impl Guards {
         }
         // `holds[v]`: the value's top bit selects the upper half.
         Some(build(self, &bits, &holds))
+    }
+
+    /// The values of `t`, whose one input is `sym` (of `width` bits), at
+    /// each of that input's values ([`TermStore::eval_each`]), kept for
+    /// the next comparison of `t` with a constant.
+    fn values_of(&mut self, store: &TermStore, t: TermId, sym: SymId, width: u8) -> Option<std::rc::Rc<[Value]>> {
+        if let Some(v) = self.subject_values.get(&t) {
+            return Some(v.clone());
+        }
+        let values: std::rc::Rc<[Value]> = store.eval_each(t, sym, width)?.into();
+        if self.subject_values.len() >= MAX_SUBJECTS {
+            self.subject_values.clear();
+        }
+        self.subject_values.insert(t, values.clone());
+        Some(values)
     }
 
     /// The variables of `sym`'s bits, top bit first, made together at
