@@ -137,8 +137,9 @@ impl Race<'_> {
     /// the head start, merging is given up when its growth of the heap
     /// since the run began outgrows [`HEAP_SHARE`] of the most dse's has
     /// grown to and the memory in use before both, once past
-    /// [`THREAD_HEAP_FLOOR`], at every look for [`HEAP_HELD`]. Both alive then hold more than dse alone
-    /// would at its peak, which is at least that. (What dse's tests take
+    /// [`THREAD_HEAP_FLOOR`], at every look for [`HEAP_HELD`]. Both alive
+    /// then hold more than dse alone would at its peak, which is at least
+    /// that. (What dse's tests take
     /// to this thread and are freed here counts on dse's side,
     /// [`Second::handed`].)
     fn outgrown_on_thread(&mut self, merging: Duration) -> Option<String> {
