@@ -253,7 +253,7 @@ fn a_summary_past_its_width_becomes_one_value_and_the_tests_still_replay() {
 fn a_raced_run_ends_with_dse_coverage_and_bugs() {
     use braid_engine::multise::Fallback;
     use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use braid_engine::{EngineKind, EngineSpec};
     use std::time::Duration;
     for program in [
         "examples/bir/bugs.bir",
@@ -261,9 +261,7 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
         "examples/paper/function-values.bir",
     ] {
         let (module, entry) = parsed_example(program);
-        let run = |spec: &EngineSpec| {
-            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
-        };
+        let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
         // dse on a thread of its own, and in turns on the run's.
         for threads in [true, false] {
@@ -302,15 +300,13 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
 #[test]
 fn a_run_that_gives_merging_up_ends_as_dse() {
     use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use braid_engine::{EngineKind, EngineSpec};
     for (program, threads) in ["examples/bir/bugs.bir", "examples/paper/echo.bir"]
         .into_iter()
         .flat_map(|p| [(p, false), (p, true)])
     {
         let (module, entry) = parsed_example(program);
-        let run = |spec: &EngineSpec| {
-            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
-        };
+        let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
         let mut spec = EngineSpec::new(EngineKind::Multise);
         spec.multise.fallback = Some(braid_engine::multise::Fallback {
@@ -355,18 +351,14 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
 fn multise_merges_again_beside_dse_after_ssm_gave_up() {
     use braid_engine::multise::{Fallback, FALLBACK};
     use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use braid_engine::{EngineKind, EngineSpec};
     use std::time::Duration;
     if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
         return;
     }
     for program in ["bench/multise/arrayindex.wasm", "bench/multise/findmax.wasm"] {
-        let bytes = std::fs::read(example(program)).expect("the module");
-        let loaded = braid_wasm::load(&bytes, &braid_wasm::Options::default()).expect("a valid module");
-        let (module, entry) = (loaded.module, loaded.entry.expect("an entry"));
-        let run = |spec: &EngineSpec| {
-            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
-        };
+        let (module, entry) = loaded_example(program);
+        let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
         let mut spec = EngineSpec::new(EngineKind::Multise);
         spec.multise.fallback = Some(Fallback {
@@ -404,7 +396,7 @@ fn multise_merges_again_beside_dse_after_ssm_gave_up() {
 fn ssm_explores_beside_dse_when_a_step_overruns() {
     use braid_engine::multise::Fallback;
     use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use braid_engine::{EngineKind, EngineSpec};
     use std::time::Duration;
     if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
         return;
@@ -412,9 +404,7 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
     let mut beside = 0;
     for program in ["bench/merging/sleep-3-3.bir", "examples/bir/bugs.bir"] {
         let (module, entry) = parsed_example(program);
-        let run = |spec: &EngineSpec| {
-            explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
-        };
+        let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
         let mut spec = EngineSpec::new(EngineKind::Multise);
         spec.multise.fallback = Some(Fallback {
@@ -451,14 +441,10 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
 fn a_guard_too_large_to_decide_gives_merging_up_instead_of_its_paths() {
     use braid_engine::multise::{Fallback, FALLBACK};
     use braid_engine::replay::replay;
-    use braid_engine::{explore_collect, Budget, Config, EngineKind, EngineSpec};
+    use braid_engine::{EngineKind, EngineSpec};
     let program = "bench/multise/heapsort.wasm";
-    let bytes = std::fs::read(example(program)).expect("the module");
-    let loaded = braid_wasm::load(&bytes, &braid_wasm::Options::default()).expect("a valid module");
-    let (module, entry) = (loaded.module, loaded.entry.expect("an entry"));
-    let run = |spec: &EngineSpec| {
-        explore_collect(&module, entry, program, Config::default(), spec, &Budget::unlimited()).expect("runs")
-    };
+    let (module, entry) = loaded_example(program);
+    let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
     let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
     let mut spec = EngineSpec::new(EngineKind::Multise);
     // No race and no BDD-share rule: only the guard can give merging up.

@@ -22,6 +22,25 @@ pub fn parsed_example(rel: &str) -> (braid_ir::Module, braid_ir::FuncId) {
     (module, entry)
 }
 
+/// A WebAssembly example's IR (`rel` from the repository root) and its entry.
+pub fn loaded_example(rel: &str) -> (braid_ir::Module, braid_ir::FuncId) {
+    let bytes = std::fs::read(example(rel)).expect("the module");
+    let loaded = braid_wasm::load(&bytes, &braid_wasm::Options::default()).expect("a valid module");
+    (loaded.module, loaded.entry.expect("an entry"))
+}
+
+/// `spec`'s exploration of `program` with the default configuration and
+/// no limits: its result and tests.
+pub fn collected(
+    module: &braid_ir::Module,
+    entry: braid_ir::FuncId,
+    program: &str,
+    spec: &braid_engine::EngineSpec,
+) -> (braid_engine::RunResult, Vec<braid_engine::TestCase>) {
+    let (config, budget) = (braid_engine::Config::default(), braid_engine::Budget::unlimited());
+    braid_engine::explore_collect(module, entry, program, config, spec, &budget).expect("runs")
+}
+
 /// A run's distinct bugs: kind and location.
 pub fn bug_set(r: &braid_engine::RunResult) -> std::collections::BTreeSet<(String, String)> {
     r.bugs
