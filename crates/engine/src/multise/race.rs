@@ -78,9 +78,9 @@ const THREAD_HEAP_FLOOR: i64 = 64 << 20;
 /// growing the table again), and a tooth's top is not what it keeps.
 /// benhoyt/inih over 11 symbolic bytes (scratch harness): merging's heap
 /// swings between 30 and 78 MB while dse's grows from 21 MB at 1 s to 1
-/// GB at 30 s; a tooth at 64 MB against dse's 59 gave merging up at 3.6 s
-/// in one run of two, and dse did not finish in 60 s (2.2 GB), where
-/// merging alone finishes in about 20 s.
+/// GB at 30 s; a tooth at 64 MB against dse's 59-70 gave merging up at
+/// 3.6-3.8 s in each of three runs, and dse did not finish in 60 s (2.2
+/// GB); now merging wins in 23-24 s (alone it takes about 20).
 const HEAP_HELD: Duration = Duration::from_millis(500);
 
 /// Whether a condition true (`over`) at `now` has been true at every look
