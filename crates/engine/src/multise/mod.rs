@@ -1239,11 +1239,9 @@ impl<'m> Multise<'m> {
         // (nor the run build in time): merging is given up where it can be
         // (dse explores those paths), else the paths it holds are.
         if self.guards.larger_than(g, MAX_SOLVED_GUARD) {
-            if !self.budget.poll() {
-                self.guards.give_up_for_guard();
-            }
             // (Past the run's stop, the stop is the reason.)
             if !self.budget.poll() {
+                self.guards.give_up_for_guard();
                 self.incomplete(format!(
                     "a path guard of more than {MAX_SOLVED_GUARD} BDD nodes and {CUBES_MAX} cubes was not sent to the solver"
                 ));
