@@ -1470,6 +1470,133 @@ impl Guards {
         out
     }
 
+    /// A model of `g` found without the solver, or `None` within `steps`
+    /// nodes visited: a depth-first walk of `g` from its top that chooses
+    /// the edge of each input bit not yet fixed (`hint`'s value first, the
+    /// other on the way back) and takes, at every other atom, the edge its
+    /// value under the inputs fixed so far gives, fixing the atom's inputs
+    /// there (`hint`'s values, or their sort's default, for bits not
+    /// chosen). A walk that reaches `true` took each atom's edge as the
+    /// model evaluates it, so the model satisfies `g`. Where a guard's
+    /// atoms over several bytes (a parser's state packed from the bytes
+    /// read) are decided by its bits, the cubes of [`Guards::cubes`] set
+    /// every bit and ask the solver about the atoms one cube at a time,
+    /// each unsat with a core of every literal, and the rest of the guard
+    /// goes whole to the solver; the walk evaluates instead (`None` says
+    /// nothing about `g`: the bits the atoms fixed are not searched).
+    pub fn search_model(&self, store: &TermStore, g: Guard, hint: &Model, steps: usize) -> Option<Model> {
+        let mut model = hint.clone();
+        // Per input, the bits fixed so far (a mask); the trail of changes
+        // to undo on the way back.
+        let mut fixed: FxHashMap<SymId, u64> = FxHashMap::default();
+        let mut trail: Vec<(SymId, u64)> = Vec::new();
+        // Bit choices: the node to go on from, the bit, the trail's length
+        // before it, whether its second value is taken.
+        let mut choices: Vec<(Guard, SymId, u32, usize, bool)> = Vec::new();
+        let mut memo = EvalMemo::default();
+        let mut at = g;
+        for _ in 0..steps {
+            let dead = match at {
+                Guard::TRUE => return Some(model),
+                Guard::FALSE => true,
+                _ => {
+                    let n = self.nodes[at.0 as usize];
+                    if let Some((sym, width, shift)) = self.bit_of(n.var) {
+                        let mask = fixed.get(&sym).copied().unwrap_or(0);
+                        let Value::Bv { bits, .. } = *model.entry(sym).or_insert(Value::Bv { bits: 0, width }) else {
+                            return None;
+                        };
+                        if mask >> shift & 1 == 0 {
+                            // Chosen here: `hint`'s value first.
+                            choices.push((at, sym, shift, trail.len(), false));
+                            trail.push((sym, mask));
+                            fixed.insert(sym, mask | 1 << shift);
+                        }
+                        at = if bits >> shift & 1 == 1 { n.hi } else { n.lo };
+                        false
+                    } else {
+                        let atom = self.atoms[n.var as usize];
+                        // A byte of the atom's with bits not fixed yet:
+                        // its top one is chosen here; other inputs are
+                        // fixed as they are.
+                        let mut open = None;
+                        for &s in store.symbols(atom) {
+                            let sort = store.symbol(s).sort;
+                            let full = match sort {
+                                Sort::Bv(w) => {
+                                    if w >= 64 {
+                                        u64::MAX
+                                    } else {
+                                        (1u64 << w) - 1
+                                    }
+                                }
+                                _ => u64::MAX,
+                            };
+                            let mask = fixed.get(&s).copied().unwrap_or(0);
+                            if mask == full {
+                                continue;
+                            }
+                            model.entry(s).or_insert_with(|| Value::default_of(sort));
+                            match sort {
+                                Sort::Bv(w) if w <= BIT_ATOM_WIDTH => {
+                                    let shift = (0..u32::from(w))
+                                        .rev()
+                                        .find(|i| mask >> i & 1 == 0)
+                                        .expect("a bit open");
+                                    open = Some((s, shift, mask));
+                                    break;
+                                }
+                                _ => {
+                                    trail.push((s, mask));
+                                    fixed.insert(s, full);
+                                }
+                            }
+                        }
+                        if let Some((s, shift, mask)) = open {
+                            choices.push((at, s, shift, trail.len(), false));
+                            trail.push((s, mask));
+                            fixed.insert(s, mask | 1 << shift);
+                            false
+                        } else {
+                            match store.eval_with(atom, &model, &mut memo) {
+                                Ok(Value::Bool(b)) => {
+                                    at = if b { n.hi } else { n.lo };
+                                    false
+                                }
+                                _ => true,
+                            }
+                        }
+                    }
+                }
+            };
+            if dead {
+                // Back to the latest choice with a value left: that value.
+                loop {
+                    let (node, sym, shift, len, second) = choices.pop()?;
+                    for (s, mask) in trail.drain(len..).rev() {
+                        fixed.insert(s, mask);
+                    }
+                    if second {
+                        continue;
+                    }
+                    let Some(Value::Bv { bits, .. }) = model.get_mut(&sym) else {
+                        return None;
+                    };
+                    *bits ^= 1 << shift;
+                    memo.clear();
+                    choices.push((node, sym, shift, trail.len(), true));
+                    let mask = fixed.get(&sym).copied().unwrap_or(0);
+                    trail.push((sym, mask));
+                    fixed.insert(sym, mask | 1 << shift);
+                    // The node again, the bit now fixed.
+                    at = node;
+                    break;
+                }
+            }
+        }
+        None
+    }
+
     /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.
     pub fn display(&mut self, store: &mut TermStore, g: Guard) -> String {
         /// Larger guards are described, not spelled out.
@@ -2141,5 +2268,72 @@ mod bit_atom_tests {
         // Written as comparisons of the byte, not as its bits.
         let t = g.to_term(&mut s, either);
         assert!(!s.display(t).contains('&'), "{}", s.display(t));
+    }
+
+    /// The walk of [`Guards::search_model`] finds models that satisfy the
+    /// guard where an atom over two bytes is decided by the bytes' bits
+    /// (each of its cubes sets the bits and leaves the atom to the
+    /// solver), from any hint; it finds none for a guard with no model;
+    /// and a guard over a wide input it cannot search goes by its hint.
+    #[test]
+    fn a_walk_of_a_guard_evaluates_its_atoms_into_a_model() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        g.set_bit_atoms(true);
+        let a = s.symbol_term("a", Sort::Bv(8));
+        let b = s.symbol_term("b", Sort::Bv(8));
+        let x = s.symbol_term("x", Sort::Bv(32));
+        let k = |s: &mut TermStore, w: u8, v: u64| s.constant(Value::bv(w, v));
+        // A state packed from both bytes, as a parser's: `a * 256 + b`.
+        let (a16, b16) = (s.app(Op::ZExt(16), &[a]).unwrap(), s.app(Op::ZExt(16), &[b]).unwrap());
+        let k256 = k(&mut s, 16, 256);
+        let high = s.app(Op::Mul, &[a16, k256]).unwrap();
+        let packed = s.app(Op::Add, &[high, b16]).unwrap();
+        let mut checked = 0;
+        for (lo_a, target) in [(60u64, 0x4142u64), (0x30, 0x3a30), (0x61, 0x6161), (0x20, 0x7f01)] {
+            let bound = k(&mut s, 8, lo_a);
+            let a_above = s.app(Op::UGe, &[a, bound]).unwrap();
+            let kt = k(&mut s, 16, target);
+            let is_target = s.app(Op::Eq, &[packed, kt]).unwrap();
+            let (ga, gt) = (g.atom(&mut s, a_above), g.atom(&mut s, is_target));
+            let guard = g.and(ga, gt);
+            for hint_a in [0u64, 0x41, 0xff] {
+                let mut hint = Model::default();
+                hint.insert(SymId(0), Value::bv(8, hint_a));
+                hint.insert(SymId(1), Value::bv(8, 0));
+                let m = g.search_model(&s, guard, &hint, 1 << 20).expect("a model");
+                assert_eq!(
+                    g.eval(&s, guard, &m),
+                    Some(true),
+                    "target {target:#x}, hint {hint_a:#x}"
+                );
+                assert_eq!(m[&SymId(0)], Value::bv(8, target >> 8));
+                assert_eq!(m[&SymId(1)], Value::bv(8, target & 0xff));
+                checked += 1;
+            }
+            // Below the bound, no model.
+            let na = g.not(ga);
+            let none = g.and(na, gt);
+            if target >> 8 >= lo_a {
+                assert_eq!(g.search_model(&s, none, &Model::default(), 1 << 20), None);
+            }
+        }
+        assert_eq!(checked, 12);
+        // A wide input is taken at its hint's value: found where the hint
+        // satisfies the atom, not searched otherwise.
+        let k7 = k(&mut s, 32, 7);
+        let is7 = s.app(Op::Eq, &[x, k7]).unwrap();
+        let g7 = g.atom(&mut s, is7);
+        let mut hint = Model::default();
+        hint.insert(SymId(2), Value::bv(32, 7));
+        assert!(g.search_model(&s, g7, &hint, 1 << 20).is_some());
+        hint.insert(SymId(2), Value::bv(32, 8));
+        assert_eq!(g.search_model(&s, g7, &hint, 1 << 20), None);
+        // Too few steps: none.
+        let k0 = k(&mut s, 16, 0xff00);
+        let far = s.app(Op::Eq, &[packed, k0]).unwrap();
+        let gf = g.atom(&mut s, far);
+        assert_eq!(g.search_model(&s, gf, &Model::default(), 16), None);
+        assert!(g.search_model(&s, gf, &Model::default(), 1 << 20).is_some());
     }
 }
