@@ -617,8 +617,8 @@ impl Report {
         if let Some(g) = st.guard_checks.as_ref() {
             let _ = writeln!(
                 s,
-                "guard checks: {} guards (new pc entries, bug checks): {} by the entry's model, {} by a walk evaluating its atoms, {} by a cube, {} infeasible once {} unsat cores were cut out, {} sent whole ({} after wide cores)",
-                g.checks, g.by_model, g.by_search, g.by_cube, g.infeasible_by_cores, g.cores_cut, g.whole, g.wide_cores
+                "guard checks: {} guards (new pc entries, bug checks): {} by the entry's model, {} by a walk evaluating its atoms and {} found infeasible by it, {} by a cube, {} infeasible once {} unsat cores were cut out, {} sent whole ({} after wide cores)",
+                g.checks, g.by_model, g.by_search, g.infeasible_by_search, g.by_cube, g.infeasible_by_cores, g.cores_cut, g.whole, g.wide_cores
             );
         }
         if let Some(l) = st.loops.as_ref().filter(|l| l.heads > 0) {

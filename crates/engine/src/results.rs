@@ -266,8 +266,10 @@ pub struct GuardChecks {
     pub checks: u64,
     pub by_model: u64,
     pub by_cube: u64,
-    /// Decided by a walk of the guard that evaluates its atoms.
+    /// Decided by a walk of the guard that evaluates its atoms: a model
+    /// found, or every value of the inputs it reads tried.
     pub by_search: u64,
+    pub infeasible_by_search: u64,
     /// Unsat cubes whose cores were cut out of their guard.
     pub cores_cut: u64,
     /// Guards found infeasible once every cube was cut out.

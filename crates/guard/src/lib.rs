@@ -441,6 +441,16 @@ enum Connective {
     Or,
 }
 
+/// What a walk of a guard found ([`Guards::search_model`]).
+#[derive(Debug, PartialEq)]
+pub enum Walk {
+    Model(Model),
+    /// The guard has no model.
+    Infeasible,
+    /// Out of steps, or the walk did not try every value.
+    Unknown,
+}
+
 pub struct Guards {
     /// The nodes, each with the literals every one of its paths to `true`
     /// sets ([`Forced`]).
@@ -1470,22 +1480,26 @@ impl Guards {
         out
     }
 
-    /// A model of `g` found without the solver, or `None` within `steps`
-    /// nodes visited: a depth-first walk of `g` from its top that chooses
-    /// the edge of each input bit not yet fixed (`hint`'s value first, the
-    /// other on the way back) and takes, at every other atom, the edge its
-    /// value under the inputs fixed so far gives, fixing the atom's inputs
-    /// there (`hint`'s values, or their sort's default, for bits not
-    /// chosen). A walk that reaches `true` took each atom's edge as the
-    /// model evaluates it, so the model satisfies `g`. Where a guard's
-    /// atoms over several bytes (a parser's state packed from the bytes
-    /// read) are decided by its bits, the cubes of [`Guards::cubes`] set
-    /// every bit and ask the solver about the atoms one cube at a time,
-    /// each unsat with a core of every literal, and the rest of the guard
-    /// goes whole to the solver; the walk evaluates instead (`None` says
-    /// nothing about `g`: the bits the atoms fixed are not searched).
-    pub fn search_model(&self, store: &TermStore, g: Guard, hint: &Model, steps: usize) -> Option<Model> {
+    /// A model of `g` found without the solver, or a proof that it has
+    /// none, within `steps` nodes visited: a depth-first walk of `g` from
+    /// its top that chooses the value of each bit of a narrow input not yet
+    /// fixed (`hint`'s first, the other on the way back) where a bit's
+    /// variable or an atom reading the input comes, and takes at every
+    /// other atom the edge its value gives under the inputs so fixed; a
+    /// wider input an atom reads is fixed at `hint`'s value (or its sort's
+    /// default). A walk that reaches `true` took each atom's edge as the
+    /// model evaluates it, so the model satisfies `g`; one that runs out of
+    /// choices having fixed no wider input and evaluated every atom it met
+    /// tried every value of the inputs that matter, so `g` has no model.
+    /// Where a guard's atoms over several bytes (a parser's state packed
+    /// from the bytes read) are decided by its bits, the cubes of
+    /// [`Guards::cubes`] set every bit and ask the solver about the atoms
+    /// one cube at a time, each unsat with a core of every literal, and the
+    /// rest of the guard goes whole to the solver; the walk evaluates.
+    pub fn search_model(&self, store: &TermStore, g: Guard, hint: &Model, steps: usize) -> Walk {
         let mut model = hint.clone();
+        // Whether every value of what the walk fixed was tried.
+        let mut complete = true;
         // Per input, the bits fixed so far (a mask); the trail of changes
         // to undo on the way back.
         let mut fixed: FxHashMap<SymId, u64> = FxHashMap::default();
@@ -1497,14 +1511,14 @@ impl Guards {
         let mut at = g;
         for _ in 0..steps {
             let dead = match at {
-                Guard::TRUE => return Some(model),
+                Guard::TRUE => return Walk::Model(model),
                 Guard::FALSE => true,
                 _ => {
                     let n = self.nodes[at.0 as usize];
                     if let Some((sym, width, shift)) = self.bit_of(n.var) {
                         let mask = fixed.get(&sym).copied().unwrap_or(0);
                         let Value::Bv { bits, .. } = *model.entry(sym).or_insert(Value::Bv { bits: 0, width }) else {
-                            return None;
+                            return Walk::Unknown;
                         };
                         if mask >> shift & 1 == 0 {
                             // Chosen here: `hint`'s value first.
@@ -1547,6 +1561,7 @@ impl Guards {
                                     break;
                                 }
                                 _ => {
+                                    complete = false;
                                     trail.push((s, mask));
                                     fixed.insert(s, full);
                                 }
@@ -1563,7 +1578,10 @@ impl Guards {
                                     at = if b { n.hi } else { n.lo };
                                     false
                                 }
-                                _ => true,
+                                _ => {
+                                    complete = false;
+                                    true
+                                }
                             }
                         }
                     }
@@ -1572,7 +1590,9 @@ impl Guards {
             if dead {
                 // Back to the latest choice with a value left: that value.
                 loop {
-                    let (node, sym, shift, len, second) = choices.pop()?;
+                    let Some((node, sym, shift, len, second)) = choices.pop() else {
+                        return if complete { Walk::Infeasible } else { Walk::Unknown };
+                    };
                     for (s, mask) in trail.drain(len..).rev() {
                         fixed.insert(s, mask);
                     }
@@ -1580,7 +1600,7 @@ impl Guards {
                         continue;
                     }
                     let Some(Value::Bv { bits, .. }) = model.get_mut(&sym) else {
-                        return None;
+                        return Walk::Unknown;
                     };
                     *bits ^= 1 << shift;
                     memo.clear();
@@ -1594,7 +1614,7 @@ impl Guards {
                 }
             }
         }
-        None
+        Walk::Unknown
     }
 
     /// The guard as text, e.g. `x0 > 0 ∧ ¬(z0 == 1)`, for `--dump-state`.
@@ -2273,8 +2293,9 @@ mod bit_atom_tests {
     /// The walk of [`Guards::search_model`] finds models that satisfy the
     /// guard where an atom over two bytes is decided by the bytes' bits
     /// (each of its cubes sets the bits and leaves the atom to the
-    /// solver), from any hint; it finds none for a guard with no model;
-    /// and a guard over a wide input it cannot search goes by its hint.
+    /// solver), from any hint; it proves a guard over bytes with no model
+    /// infeasible; and a guard over a wide input, which it does not
+    /// search, goes by its hint.
     #[test]
     fn a_walk_of_a_guard_evaluates_its_atoms_into_a_model() {
         let mut s = TermStore::new();
@@ -2301,7 +2322,9 @@ mod bit_atom_tests {
                 let mut hint = Model::default();
                 hint.insert(SymId(0), Value::bv(8, hint_a));
                 hint.insert(SymId(1), Value::bv(8, 0));
-                let m = g.search_model(&s, guard, &hint, 1 << 20).expect("a model");
+                let Walk::Model(m) = g.search_model(&s, guard, &hint, 1 << 20) else {
+                    panic!("no model for {target:#x} from {hint_a:#x}");
+                };
                 assert_eq!(
                     g.eval(&s, guard, &m),
                     Some(true),
@@ -2311,11 +2334,12 @@ mod bit_atom_tests {
                 assert_eq!(m[&SymId(1)], Value::bv(8, target & 0xff));
                 checked += 1;
             }
-            // Below the bound, no model.
+            // Below the bound, no model: every value of both bytes tried.
             let na = g.not(ga);
             let none = g.and(na, gt);
             if target >> 8 >= lo_a {
-                assert_eq!(g.search_model(&s, none, &Model::default(), 1 << 20), None);
+                assert_eq!(g.search_model(&s, none, &Model::default(), 1 << 20), Walk::Infeasible);
+                assert_eq!(g.search_model(&s, none, &Model::default(), 1 << 10), Walk::Unknown);
             }
         }
         assert_eq!(checked, 12);
@@ -2326,14 +2350,17 @@ mod bit_atom_tests {
         let g7 = g.atom(&mut s, is7);
         let mut hint = Model::default();
         hint.insert(SymId(2), Value::bv(32, 7));
-        assert!(g.search_model(&s, g7, &hint, 1 << 20).is_some());
+        assert!(matches!(g.search_model(&s, g7, &hint, 1 << 20), Walk::Model(_)));
         hint.insert(SymId(2), Value::bv(32, 8));
-        assert_eq!(g.search_model(&s, g7, &hint, 1 << 20), None);
+        assert_eq!(g.search_model(&s, g7, &hint, 1 << 20), Walk::Unknown);
         // Too few steps: none.
         let k0 = k(&mut s, 16, 0xff00);
         let far = s.app(Op::Eq, &[packed, k0]).unwrap();
         let gf = g.atom(&mut s, far);
-        assert_eq!(g.search_model(&s, gf, &Model::default(), 16), None);
-        assert!(g.search_model(&s, gf, &Model::default(), 1 << 20).is_some());
+        assert_eq!(g.search_model(&s, gf, &Model::default(), 16), Walk::Unknown);
+        assert!(matches!(
+            g.search_model(&s, gf, &Model::default(), 1 << 20),
+            Walk::Model(_)
+        ));
     }
 }

@@ -37,7 +37,7 @@ use crate::semantics::{
 };
 use crate::EngineError;
 use braid_budget::{catch_stop, Budget};
-use braid_guard::{GaveUp, Guard, Guards, VarOrder};
+use braid_guard::{GaveUp, Guard, Guards, VarOrder, Walk};
 use braid_ir::{FuncId, Module, Operand, Rhs, Stmt, StmtIdx, VarId};
 use braid_solver::{QuerySolver, SatResult};
 use braid_term::{EvalMemo, Model, Node, Op, Sort, TermId, TermStore, Value};
@@ -1211,17 +1211,24 @@ impl<'m> Multise<'m> {
             return Some(Rc::new(hint.clone()));
         }
         // A walk of the guard that evaluates its atoms ([`Guards::search_model`]).
-        // A walk of the guard that evaluates its atoms ([`Guards::search_model`]).
-        let found = self.guards.search_model(&self.store, g, hint, self.search_steps);
-        self.search_steps = if found.is_some() {
-            (self.search_steps * 2).min(SEARCH_STEPS)
-        } else {
+        let walk = self.guards.search_model(&self.store, g, hint, self.search_steps);
+        self.search_steps = if walk == Walk::Unknown {
             (self.search_steps / 2).max(SEARCH_STEPS_LEAST)
+        } else {
+            (self.search_steps * 2).min(SEARCH_STEPS)
         };
-        if let Some(m) = found {
-            self.guard_checks().by_search += 1;
-            self.solver.stats.queries += 1;
-            return Some(Rc::new(m));
+        match walk {
+            Walk::Model(m) => {
+                self.guard_checks().by_search += 1;
+                self.solver.stats.queries += 1;
+                return Some(Rc::new(m));
+            }
+            Walk::Infeasible => {
+                self.guard_checks().infeasible_by_search += 1;
+                self.solver.stats.queries += 1;
+                return None;
+            }
+            Walk::Unknown => {}
         }
         // The guard's cubes one at a time, the one nearest the hint first:
         // conjunctions of branch predicates, which the solver layer slices
