@@ -437,6 +437,38 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
 /// holds: the run ends complete with dse's coverage and bugs, and every
 /// test replays. Merging to the end, those paths are dropped and the run
 /// says so.
+/// After a guard too large to decide, ssm merges beside dse to the end:
+/// multise again would meet the same guard. With a window of 0 ms for ssm,
+/// Heap Sort's ssm is still not cut at it.
+#[test]
+fn after_a_guard_too_large_ssm_is_not_cut_for_multise_again() {
+    use braid_engine::multise::{Fallback, FALLBACK};
+    use braid_engine::{EngineKind, EngineSpec};
+    let program = "bench/multise/heapsort.wasm";
+    let (module, entry) = loaded_example(program);
+    let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
+    let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+    let mut spec = EngineSpec::new(EngineKind::Multise);
+    spec.multise.fallback = Some(Fallback {
+        race_after: None,
+        bdd_share: None,
+        ssm_for: std::time::Duration::ZERO,
+        ..FALLBACK
+    });
+    let (r, _) = run(&spec);
+    let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
+    assert!(why.starts_with("a path guard of more than"), "{why}");
+    if std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+        assert!(why.contains("ssm explored from the start, dse beside it"), "{why}");
+    }
+    // Not cut at its window (0 ms here), for dse alone or multise again.
+    assert!(!why.contains("merging took its"), "{why}");
+    assert!(!why.contains("multise from the start again"), "{why}");
+    assert!(r.complete(), "{:?}", r.incomplete_reasons);
+    assert_eq!(r.branches_covered, dse.branches_covered);
+    assert_eq!(bug_set(&r), bug_set(&dse));
+}
+
 #[test]
 fn a_guard_too_large_to_decide_gives_merging_up_instead_of_its_paths() {
     use braid_engine::multise::{Fallback, FALLBACK};

@@ -125,7 +125,8 @@ pub struct Fallback {
     /// core (`dse/second.rs`), rather than in turns on the run's thread.
     pub threads: bool,
     /// How long ssm merges beside dse after the BDD share gave merging up
-    /// ([`SSM_FOR`]), before multise merges again beside dse.
+    /// ([`SSM_FOR`]), before multise merges again beside dse (after a
+    /// guard too large to decide, ssm merges to the end).
     pub ssm_for: std::time::Duration,
 }
 
@@ -1090,11 +1091,18 @@ impl<'m> Multise<'m> {
     fn then_merge(&self, raced: bool, race_why: bool) -> Option<Merging> {
         let fallback = self.opts.fallback?;
         // (A guard too large to decide is the same loss as the share.)
-        let share = matches!(self.guards.gave_up(), Some(GaveUp::Share | GaveUp::Guard));
+        let why = self.guards.gave_up();
+        let share = matches!(why, Some(GaveUp::Share | GaveUp::Guard));
+        // multise again after ssm would meet the same guard (its
+        // exploration does not depend on time): ssm merges to the end.
+        // bench/merging's sleep-6-3, whose ssm finishes in 300-500 ms,
+        // took it 26-36 s in four runs of eight when ssm ran past its
+        // window (dse alone: 20-22 s), the guard given up again.
+        let merge_for = (why != Some(GaveUp::Guard)).then_some(fallback.ssm_for.as_millis() as u32);
         (share && !raced && !race_why && fallback.threads && crate::dse::second::possible()).then(|| Merging {
             race_after_ms: Some(0),
             race_threads: true,
-            merge_for_ms: Some(fallback.ssm_for.as_millis() as u32),
+            merge_for_ms: merge_for,
             ..Merging::of(Strategy::Static)
         })
     }
