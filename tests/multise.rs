@@ -4,6 +4,8 @@
 
 mod common;
 
+use braid_engine::multise::{Fallback, FALLBACK};
+use braid_engine::{EngineKind, EngineSpec, RunResult};
 use common::*;
 use std::collections::BTreeSet;
 
@@ -431,32 +433,66 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
     assert!(beside >= 1, "no run went on with ssm beside dse");
 }
 
+/// Table 1's Heap Sort under dse, then under multise with `fallback`
+/// (merging to the end where `None`): dse's result, multise's, and why
+/// merging was given up. Every test of multise's replays.
+fn heap_sort_with(fallback: Option<Fallback>) -> (RunResult, RunResult, String) {
+    use braid_engine::replay::replay;
+    let program = "bench/multise/heapsort.wasm";
+    let (module, entry) = loaded_example(program);
+    let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
+    let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
+    let mut spec = EngineSpec::new(EngineKind::Multise);
+    spec.multise.fallback = fallback;
+    let (r, tests) = run(&spec);
+    for t in &tests {
+        replay(&module, t).unwrap_or_else(|why| panic!("a test does not replay: {why}"));
+    }
+    let why = r.stats.merging_given_up.clone().unwrap_or_default();
+    (dse, r, why)
+}
+
 /// A path guard too large to send to the solver (Table 1's Heap Sort,
 /// where cutting the cores of its cubes would grow it past that) gives
 /// merging up, as the BDD share does, rather than dropping the paths it
 /// holds: the run ends complete with dse's coverage and bugs, and every
 /// test replays. Merging to the end, those paths are dropped and the run
 /// says so.
+#[test]
+fn a_guard_too_large_to_decide_gives_merging_up_instead_of_its_paths() {
+    // No race and no BDD-share rule: only the guard can give merging up.
+    let (dse, r, why) = heap_sort_with(Some(Fallback {
+        race_after: None,
+        bdd_share: None,
+        threads: false,
+        ..FALLBACK
+    }));
+    assert!(why.starts_with("a path guard of more than"), "{why}");
+    assert!(r.complete(), "{:?}", r.incomplete_reasons);
+    assert_eq!(r.branches_covered, dse.branches_covered);
+    assert_eq!(bug_set(&r), bug_set(&dse));
+    assert_eq!(r.paths, dse.paths);
+    let (_, r, _) = heap_sort_with(None);
+    assert!(
+        r.incomplete_reasons
+            .iter()
+            .any(|w| w.starts_with("a path guard of more than")),
+        "{:?}",
+        r.incomplete_reasons
+    );
+}
+
 /// After a guard too large to decide, ssm merges beside dse to the end:
 /// multise again would meet the same guard. With a window of 0 ms for ssm,
 /// Heap Sort's ssm is still not cut at it.
 #[test]
 fn after_a_guard_too_large_ssm_is_not_cut_for_multise_again() {
-    use braid_engine::multise::{Fallback, FALLBACK};
-    use braid_engine::{EngineKind, EngineSpec};
-    let program = "bench/multise/heapsort.wasm";
-    let (module, entry) = loaded_example(program);
-    let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
-    let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-    let mut spec = EngineSpec::new(EngineKind::Multise);
-    spec.multise.fallback = Some(Fallback {
+    let (dse, r, why) = heap_sort_with(Some(Fallback {
         race_after: None,
         bdd_share: None,
         ssm_for: std::time::Duration::ZERO,
         ..FALLBACK
-    });
-    let (r, _) = run(&spec);
-    let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
+    }));
     assert!(why.starts_with("a path guard of more than"), "{why}");
     if std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
         assert!(why.contains("ssm explored from the start, dse beside it"), "{why}");
@@ -467,42 +503,4 @@ fn after_a_guard_too_large_ssm_is_not_cut_for_multise_again() {
     assert!(r.complete(), "{:?}", r.incomplete_reasons);
     assert_eq!(r.branches_covered, dse.branches_covered);
     assert_eq!(bug_set(&r), bug_set(&dse));
-}
-
-#[test]
-fn a_guard_too_large_to_decide_gives_merging_up_instead_of_its_paths() {
-    use braid_engine::multise::{Fallback, FALLBACK};
-    use braid_engine::replay::replay;
-    use braid_engine::{EngineKind, EngineSpec};
-    let program = "bench/multise/heapsort.wasm";
-    let (module, entry) = loaded_example(program);
-    let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
-    let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
-    let mut spec = EngineSpec::new(EngineKind::Multise);
-    // No race and no BDD-share rule: only the guard can give merging up.
-    spec.multise.fallback = Some(Fallback {
-        race_after: None,
-        bdd_share: None,
-        threads: false,
-        ..FALLBACK
-    });
-    let (r, tests) = run(&spec);
-    let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
-    assert!(why.starts_with("a path guard of more than"), "{why}");
-    assert!(r.complete(), "{:?}", r.incomplete_reasons);
-    assert_eq!(r.branches_covered, dse.branches_covered);
-    assert_eq!(bug_set(&r), bug_set(&dse));
-    assert_eq!(r.paths, dse.paths);
-    for t in &tests {
-        replay(&module, t).unwrap_or_else(|why| panic!("a test does not replay: {why}"));
-    }
-    spec.multise.fallback = None;
-    let (r, _) = run(&spec);
-    assert!(
-        r.incomplete_reasons
-            .iter()
-            .any(|w| w.starts_with("a path guard of more than")),
-        "{:?}",
-        r.incomplete_reasons
-    );
 }
