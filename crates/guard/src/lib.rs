@@ -1537,13 +1537,7 @@ impl Guards {
                         for &s in store.symbols(atom) {
                             let sort = store.symbol(s).sort;
                             let full = match sort {
-                                Sort::Bv(w) => {
-                                    if w >= 64 {
-                                        u64::MAX
-                                    } else {
-                                        (1u64 << w) - 1
-                                    }
-                                }
+                                Sort::Bv(w) => braid_term::mask(w),
                                 _ => u64::MAX,
                             };
                             let mask = fixed.get(&s).copied().unwrap_or(0);

@@ -13,4 +13,4 @@ mod value;
 
 pub use op::{eval_bv, eval_bv_bits, eval_op, int_range, saturation_bits, BvResult, EvalError, Op};
 pub use store::{EvalMemo, Model, Node, SymId, Symbol, TermId, TermStore};
-pub use value::{Sort, Value};
+pub use value::{mask, Sort, Value};
