@@ -1146,3 +1146,26 @@ fn merged_questions_over_comparisons_are_decided_by_clause_learning() {
         replay_all(&p, dir.path());
     }
 }
+
+#[test]
+fn a_query_cut_by_the_per_query_timeout_names_that_limit() {
+    // Factoring a 64-bit product of two 32-bit primes: Z3 takes seconds.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(
+        dir.path(),
+        "factor.c",
+        "extern unsigned __VERIFIER_nondet_uint(void);\nextern void reach_error(void);\n\
+         int main(void) {\n  unsigned x = __VERIFIER_nondet_uint(), y = __VERIFIER_nondet_uint();\n  \
+         if (x > 1 && y > 1 && (unsigned long long)x * y == 18446743979220271189ULL)\n    reach_error();\n  return 0;\n}\n",
+    );
+    let out = dir.path().join("out");
+    let (code, json, _) = run_json(&p, &out, &["--solver-timeout", "50"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["complete"], false, "{json}");
+    let reasons = json["incomplete_reasons"].to_string();
+    assert!(
+        reasons.contains("per-query timeout of 50 ms (--solver-timeout)"),
+        "{json}"
+    );
+    replay_all(&p, &out);
+}

@@ -1165,6 +1165,16 @@ impl Solver for Z3Solver {
             if spurious {
                 return self.check_once(store, constraints);
             }
+            // The watchdog interrupts Z3 at the per-query limit, which Z3
+            // reports as an interrupt: say which limit it was.
+            let timed_out = (why.contains("canceled") || why.contains("interrupted"))
+                && limit.is_some_and(|t| start.elapsed() >= t)
+                && !self.budget.as_ref().is_some_and(|b| b.stopped());
+            if let (true, Some(ms)) = (timed_out, self.timeout_ms) {
+                return SatResult::Unknown(format!(
+                    "no answer within the per-query timeout of {ms} ms (--solver-timeout)"
+                ));
+            }
         }
         answer
     }
