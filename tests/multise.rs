@@ -203,6 +203,56 @@ fn cubes_over_merged_memory_agree_with_dse() {
     }
 }
 
+/// A scanner's tokens kept in memory, each a 64-bit value that every path
+/// stores and the merged state loads back whole: a load takes, for each
+/// combination of bytes so far, the next cell's entry of the guard the
+/// combination came from (the debug build checks that no other entry of
+/// the cell holds under it). Merging alone finds dse's bug and coverage,
+/// and every test replays.
+#[test]
+fn wide_values_stored_on_many_paths_load_back_whole_after_the_merge() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = written(dir.path(), "tokens.c", TOKENS);
+    let (code, dse, _) = run_json(&p, &dir.path().join("dse"), &[]);
+    assert_eq!((code, dse["complete"].as_bool()), (1, Some(true)), "{dse}");
+    let out = dir.path().join("multise");
+    let (_, json, _) = run_json(&p, &out, &["--engine", "multise", "--fallback", "none"]);
+    assert_eq!(json["complete"], true, "{json}");
+    assert_eq!(bugs_and_coverage(&json), bugs_and_coverage(&dse));
+    replay_all(&p, &out);
+}
+
+const TOKENS: &str = r#"// Tokens of a scanner kept in memory: a 64-bit value stored on each path
+// and loaded back whole after the paths have merged.
+extern void klee_make_symbolic(void *, unsigned long, const char *);
+extern void reach_error(void);
+#define N 4
+struct tok { long long value; int kind; };
+static void scan(const char *s, int i, struct tok *t) {
+    char c = s[i];
+    if (c >= '0' && c <= '9') { t->kind = 1; t->value = (long long)(c - '0') << 40 | i; }
+    else if (c == '"') { t->kind = 2; t->value = 0x2200000000LL + i; }
+    else if (c == '{' || c == '[') { t->kind = 3; t->value = -1LL - i; }
+    else { t->kind = 0; t->value = (long long)c * 0x100000001LL; }
+}
+int main(void) {
+    char s[N];
+    klee_make_symbolic(s, N, "s");
+    struct tok toks[N];
+    for (int i = 0; i < N; i++)
+        scan(s, i, &toks[i]);
+    long long sum = 0;
+    for (int i = 0; i < N; i++) {
+        if (toks[i].value < 0) sum -= 1;
+        else if ((toks[i].value >> 40) == 7) sum += 100;
+        else sum += toks[i].value & 0xff;
+    }
+    if (toks[0].value == -1 && toks[N - 1].value == (7LL << 40 | (N - 1)))
+        reach_error();
+    return (int)sum;
+}
+"#;
+
 #[test]
 fn non_linear_arithmetic_is_concretised_under_linear_only() {
     let dir = tempfile::tempdir().expect("temp dir");
