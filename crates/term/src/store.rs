@@ -1350,17 +1350,26 @@ impl TermStore {
         if let Some(v) = memo.get(&t) {
             return v.clone();
         }
+        // A constant's or a symbol's value is at hand: only applications
+        // go through the memo.
+        let leaf = |a: TermId| match self.node(a) {
+            Node::Const(v) => Some(Ok(*v)),
+            Node::Sym(s) => Some(Ok(self.sym_value(*s, model))),
+            Node::App(..) => None,
+        };
+        let known = |memo: &EvalMemo, a: TermId| leaf(a).or_else(|| memo.get(&a).cloned());
         let mut stack: Vec<(TermId, bool)> = vec![(t, false)];
         while let Some((u, expanded)) = stack.pop() {
             if memo.contains_key(&u) {
                 continue;
             }
-            let v = match self.node(u) {
-                Node::Const(v) => Ok(*v),
-                Node::Sym(s) => Ok(self.sym_value(*s, model)),
+            let Node::App(op, args) = self.node(u) else {
+                unreachable!("only applications are pushed")
+            };
+            let v = match op {
                 // Checked when built; a `choice` may mix sorts.
-                Node::App(Op::Ite, args) => {
-                    let Some(cond) = memo.get(&args[0]) else {
+                Op::Ite => {
+                    let Some(cond) = known(memo, args[0]) else {
                         stack.push((u, false));
                         stack.push((args[0], false));
                         continue;
@@ -1369,13 +1378,12 @@ impl TermStore {
                         Ok(Value::Bool(true)) => args[1],
                         Ok(_) => args[2],
                         Err(e) => {
-                            let e = e.clone();
                             memo.insert(u, Err(e));
                             continue;
                         }
                     };
-                    match memo.get(&branch) {
-                        Some(r) => r.clone(),
+                    match known(memo, branch) {
+                        Some(r) => r,
                         None => {
                             stack.push((u, false));
                             stack.push((branch, false));
@@ -1383,10 +1391,14 @@ impl TermStore {
                         }
                     }
                 }
-                Node::App(op, args) => {
+                _ => {
                     if !expanded {
                         stack.push((u, true));
-                        stack.extend(args.iter().filter(|a| !memo.contains_key(a)).map(|a| (*a, false)));
+                        stack.extend(
+                            args.iter()
+                                .filter(|a| matches!(self.node(**a), Node::App(..)) && !memo.contains_key(a))
+                                .map(|a| (*a, false)),
+                        );
                         continue;
                     }
                     // A connective decided by one operand is decided even
@@ -1401,15 +1413,29 @@ impl TermStore {
                         _ => None,
                     };
                     if let Some(b) = absorbing {
-                        if args.iter().any(|a| memo[a] == Ok(Value::Bool(b))) {
+                        if args.iter().any(|a| known(memo, *a) == Some(Ok(Value::Bool(b)))) {
                             memo.insert(u, Ok(Value::Bool(b)));
                             continue;
                         }
                     }
-                    args.iter()
-                        .map(|a| memo[a].clone())
-                        .collect::<Result<SmallVec<[Value; 3]>, EvalError>>()
-                        .and_then(|vals| eval_op(*op, &vals))
+                    let mut vals: SmallVec<[Value; 3]> = SmallVec::with_capacity(args.len());
+                    let mut failed = None;
+                    for a in args.iter() {
+                        match leaf(*a) {
+                            Some(Ok(x)) => vals.push(x),
+                            _ => match &memo[a] {
+                                Ok(x) => vals.push(*x),
+                                Err(e) => {
+                                    failed = Some(e.clone());
+                                    break;
+                                }
+                            },
+                        }
+                    }
+                    match failed {
+                        Some(e) => Err(e),
+                        None => eval_op(*op, &vals),
+                    }
                 }
             };
             memo.insert(u, v);
