@@ -1418,6 +1418,9 @@ impl Guards {
     /// (a path with `x == 0` never divides).
     pub fn eval_with(&self, store: &TermStore, g: Guard, model: &Model, memo: &mut EvalMemo) -> Option<bool> {
         let mut g = g;
+        // The byte whose bits were read last: a byte's bits come one after
+        // another (one look-up in the model per byte, not per bit).
+        let mut last: Option<(SymId, u64)> = None;
         loop {
             match g {
                 Guard::FALSE => return Some(false),
@@ -1427,9 +1430,16 @@ impl Guards {
                     // A byte's bit: read off the model (an input it leaves
                     // out is 0, as evaluation takes it).
                     if let Some((sym, _, shift)) = self.bit_of(n.var) {
-                        let bits = match model.get(&sym) {
-                            Some(Value::Bv { bits, .. }) => *bits,
-                            _ => 0,
+                        let bits = match last {
+                            Some((s, bits)) if s == sym => bits,
+                            _ => {
+                                let bits = match model.get(&sym) {
+                                    Some(Value::Bv { bits, .. }) => *bits,
+                                    _ => 0,
+                                };
+                                last = Some((sym, bits));
+                                bits
+                            }
                         };
                         g = if bits >> shift & 1 == 1 { n.hi } else { n.lo };
                         continue;
