@@ -211,6 +211,20 @@ impl Script {
 /// (arrays, addresses, WebAssembly's copysign): such questions stay with
 /// Z3.
 pub(crate) fn script(store: &TermStore, constraints: &[TermId]) -> Option<Script> {
+    let (mut text, symbols) = assertions(store, constraints)?;
+    text.push_str("(check-sat)\n(get-value (");
+    for (_, name) in &symbols {
+        text.push_str(name);
+        text.push(' ');
+    }
+    text.push_str("))\n");
+    Some(Script { text, symbols })
+}
+
+/// [`script`] up to its `check-sat`: the options, a definition per term
+/// and the assertions (what `--dump-queries` writes), and the symbols'
+/// names to ask the values of.
+pub(crate) fn assertions(store: &TermStore, constraints: &[TermId]) -> Option<(String, Vec<(SymId, String)>)> {
     let mut text = String::from("(set-option :produce-models true)\n(set-logic ALL)\n");
     let mut symbols = Vec::new();
     for t in store.postorder(constraints) {
@@ -264,13 +278,7 @@ pub(crate) fn script(store: &TermStore, constraints: &[TermId]) -> Option<Script
     for c in constraints {
         writeln!(text, "(assert {})", operand(store, *c)?).ok()?;
     }
-    text.push_str("(check-sat)\n(get-value (");
-    for (_, name) in &symbols {
-        text.push_str(name);
-        text.push(' ');
-    }
-    text.push_str("))\n");
-    Some(Script { text, symbols })
+    Some((text, symbols))
 }
 
 fn sort_name(sort: Sort) -> Option<String> {

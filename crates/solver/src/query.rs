@@ -503,13 +503,7 @@ impl QuerySolver {
         // expression evaluator's floats (tinyexpr over 6 bytes) for more
         // than 20 s, past the run's limit. Z3's where the script does not
         // write a term (arrays, addresses).
-        let own = crate::external::script(store, set).map(|s| {
-            let mut text = s.text;
-            if let Some(at) = text.rfind("(check-sat)\n") {
-                text.truncate(at);
-            }
-            text
-        });
+        let own = crate::external::assertions(store, set).map(|(text, _)| text);
         let Some(script) = own.or_else(|| self.backend.smtlib(store, set)) else {
             return;
         };

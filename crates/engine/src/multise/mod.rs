@@ -2727,18 +2727,18 @@ impl Multise<'_> {
                     // past the time limit): the run's stop unwinds from here
                     // as from a BDD operation.
                     self.budget.check_unwind();
-                    let parts: Vec<(Guard, Guard, TermId)> = match index.get(&within) {
+                    let parts: SmallVec<[(Guard, Guard, TermId); 2]> = match index.get(&within) {
                         Some(&j) => {
                             debug_assert!(cell
                                 .iter()
                                 .all(|&(h, _)| h == within || self.guards.and(g, h).is_false()));
                             self.summaries_processed += 1;
                             self.entries_processed += 1;
-                            vec![(g, within, cell.0[j].1)]
+                            smallvec::smallvec![(g, within, cell.0[j].1)]
                         }
                         None => {
                             self.summaries_processed += 1;
-                            let mut parts = Vec::with_capacity(cell.len());
+                            let mut parts = SmallVec::new();
                             for &(h, v) in cell.iter() {
                                 let r = self.guards.and(g, h);
                                 if !r.is_false() {
