@@ -72,6 +72,20 @@ pub const OVERRUN_SHARE: f64 = 0.125;
 /// merging ran alone).
 const THREAD_HEAP_FLOOR: i64 = 64 << 20;
 
+/// The heap merging may grow by in a race on a thread before the memory
+/// rule looks, under a memory limit of `limit_mb`: [`THREAD_HEAP_FLOOR`],
+/// or a sixteenth of the limit where that is more. dse's heap early in a
+/// run says little of its peak: on yxml's XML tokenizer over 6 and 7
+/// symbolic bytes (scratch harness) dse held 20 MB at 2.5 s and grows
+/// past 500 MB without finishing in 20 s, while merging, given up then at
+/// 95-125 MB, finishes in 4.9 and 15.4 s beside it. The limit bounds
+/// what a merge that does not pay may hold besides dse (utf8.h's decoder
+/// over 3 bytes: 322 MB against 167 with the floor alone, dse alone 96).
+fn heap_floor(limit_mb: Option<u64>) -> i64 {
+    let limit = limit_mb.map_or(0, |mb| (mb as i64) << 20);
+    THREAD_HEAP_FLOOR.max(limit / 16)
+}
+
 /// How long merging's heap must stay past the memory rule's bound, on a
 /// thread, before merging is given up ([`Race::outgrown_on_thread`]): its
 /// heap is a sawtooth (the BDD's collections free most nodes, each
@@ -130,6 +144,9 @@ pub(super) struct Race<'m> {
     /// Since when merging's heap has been past the memory rule's bound
     /// without a break ([`HEAP_HELD`]).
     over_since: Option<Instant>,
+    /// The heap merging may grow by before the memory rule looks
+    /// ([`heap_floor`]).
+    floor: i64,
 }
 
 impl Race<'_> {
@@ -137,7 +154,7 @@ impl Race<'_> {
     /// the head start, merging is given up when its growth of the heap
     /// since the run began outgrows [`HEAP_SHARE`] of the most dse's has
     /// grown to and the memory in use before both, once past
-    /// [`THREAD_HEAP_FLOOR`], at every look for [`HEAP_HELD`]. Both alive
+    /// [`heap_floor`], at every look for [`HEAP_HELD`]. Both alive
     /// then hold more than dse alone would at its peak, which is at least
     /// that. (What dse's tests take
     /// to this thread and are freed here counts on dse's side,
@@ -150,7 +167,7 @@ impl Race<'_> {
             return None;
         }
         let merging_heap = footprint() - self.heap_start + second.handed() - self.handed_start;
-        let over = merging_heap >= THREAD_HEAP_FLOOR && heap_over(merging_heap, self.dse_heap, self.base);
+        let over = merging_heap >= self.floor && heap_over(merging_heap, self.dse_heap, self.base);
         held(over, &mut self.over_since, Instant::now())
             .then(|| outgrown_reason(merging_heap, merging, self.dse_heap, self.base))
     }
@@ -233,6 +250,7 @@ impl<'m> Multise<'m> {
             given_up: None,
             turn_end: Some(start + after),
             over_since: None,
+            floor: heap_floor(self.budget.limits().memory_mb),
         });
     }
 
