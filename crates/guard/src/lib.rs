@@ -53,6 +53,10 @@ pub const BIT_ATOM_WIDTH: u8 = 8;
 /// written as ([`Guards::bits_term`]).
 const MAX_RANGES: usize = 4;
 
+/// How many atom evaluations [`Guards::search_model`] makes between looks
+/// at the budget and the give-up.
+const WALK_EVALS_CHECKED: u32 = 16;
+
 /// Terms whose values at each value of their narrow input a [`Guards`]
 /// keeps ([`Guards::values_of`]; 256 values of 32 bytes each), past which
 /// it forgets them all.
@@ -1506,7 +1510,7 @@ impl Guards {
     /// [`Guards::cubes`] set every bit and ask the solver about the atoms
     /// one cube at a time, each unsat with a core of every literal, and the
     /// rest of the guard goes whole to the solver; the walk evaluates.
-    pub fn search_model(&self, store: &TermStore, g: Guard, hint: &Model, steps: usize) -> Walk {
+    pub fn search_model(&mut self, store: &TermStore, g: Guard, hint: &Model, steps: usize) -> Walk {
         let mut model = hint.clone();
         // Whether every value of what the walk fixed was tried.
         let mut complete = true;
@@ -1518,6 +1522,7 @@ impl Guards {
         // before it, whether its second value is taken.
         let mut choices: Vec<(Guard, SymId, u32, usize, bool)> = Vec::new();
         let mut memo = EvalMemo::default();
+        let mut evals = 0u32;
         let mut at = g;
         for _ in 0..steps {
             let dead = match at {
@@ -1577,6 +1582,14 @@ impl Guards {
                             fixed.insert(s, mask | 1 << shift);
                             false
                         } else {
+                            // An atom's evaluation can be long (a cipher's
+                            // rounds over two input bytes): the budget and
+                            // the give-up are looked at every few.
+                            evals += 1;
+                            if evals % WALK_EVALS_CHECKED == 0 {
+                                self.budget.check_unwind();
+                                self.give_up_if_due();
+                            }
                             match store.eval_with(atom, &model, &mut memo) {
                                 Ok(Value::Bool(b)) => {
                                     at = if b { n.hi } else { n.lo };
@@ -2366,5 +2379,38 @@ mod bit_atom_tests {
             g.search_model(&s, gf, &Model::default(), 1 << 20),
             Walk::Model(_)
         ));
+    }
+
+    /// A walk evaluates an atom over two bytes at each of their values,
+    /// each evaluation perhaps long (a cipher's rounds): it looks at the
+    /// budget as it goes and unwinds once the run has stopped, as a BDD
+    /// operation does; before, a walk of tiny-AES-c's rounds over two
+    /// symbolic bytes held multise's thread past the run's limit.
+    #[test]
+    fn a_walk_unwinds_when_the_run_stops() {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        g.set_bit_atoms(true);
+        let a = s.symbol_term("a", Sort::Bv(8));
+        let b = s.symbol_term("b", Sort::Bv(8));
+        let (a16, b16) = (s.app(Op::ZExt(16), &[a]).unwrap(), s.app(Op::ZExt(16), &[b]).unwrap());
+        let k = s.constant(Value::bv(16, 251));
+        let product = s.app(Op::Mul, &[a16, b16]).unwrap();
+        let rem = s.app(Op::URem, &[product, k]).unwrap();
+        // The remainder is 250 and 249: no value of the bytes satisfies
+        // both atoms, which only evaluating them at each value shows.
+        let (k250, k249) = (s.constant(Value::bv(16, 250)), s.constant(Value::bv(16, 249)));
+        let is250 = s.app(Op::Eq, &[rem, k250]).unwrap();
+        let is249 = s.app(Op::Eq, &[rem, k249]).unwrap();
+        let (g250, g249) = (g.atom(&mut s, is250), g.atom(&mut s, is249));
+        let guard = g.and(g250, g249);
+        assert!(!guard.is_false());
+        let budget = Budget::unlimited();
+        g.set_budget(&budget);
+        // Unstopped, the walk tries every value of both bytes.
+        assert_eq!(g.search_model(&s, guard, &Model::default(), 1 << 20), Walk::Infeasible);
+        budget.stop(braid_budget::StopReason::Interrupted);
+        let walked = braid_budget::catch_stop(|| g.search_model(&s, guard, &Model::default(), 1 << 20));
+        assert!(walked.is_err(), "the walk unwound");
     }
 }

@@ -284,7 +284,13 @@ impl<'m> Dse<'m> {
         r.stats.merging_given_up = Some(why);
         r.stats.states_merged = merged;
         r.stats.splits = splits;
-        r.stats.race = race;
+        // The race was noted when merging was given up; dse went on alone
+        // and finished, or the budget stopped it.
+        r.stats.race = race.map(|s| RaceStats {
+            winner: s.winner.filter(|_| !budget.stopped()),
+            dse_paths: s.dse_paths.max(r.paths),
+            ..s
+        });
         Ok(r)
     }
 
