@@ -62,6 +62,16 @@ pub const MERGING_SHARE: f64 = 1.0;
 /// eighth of it.
 pub const OVERRUN_SHARE: f64 = 0.125;
 
+/// The least a step of merging may take, in a race on a thread, before
+/// merging is given up ([`Fallback::overrun`] where that is more): dse
+/// explores on its own core meanwhile, so a long step costs the run only
+/// the time ssm beside dse would have had (`Multise::merge_beside`).
+/// json-parser/json-parser over 6 symbolic bytes (scratch harness), which
+/// multise alone finishes in 11 s and dse does not in 30, had merging
+/// given up at 1.8 s by a guard sent whole to Z3 that took 581 ms (500
+/// allowed).
+const THREAD_OVERRUN: Duration = Duration::from_millis(2000);
+
 /// The heap merging may grow by, in a race on a thread, before the memory
 /// rule looks ([`Race::outgrown_on_thread`]). Below it the process's
 /// memory outside the heap (a Z3 context takes 17 MB, and a race runs two;
@@ -330,7 +340,12 @@ impl<'m> Multise<'m> {
     /// goes back in place.
     fn begin_turn(&mut self, mut race: Race<'m>, turn_end: Instant, merging: Duration) {
         race.turn_end = Some(turn_end);
-        race.turn_overrun = allowed_overrun(race.overrun, merging);
+        // On a thread of its own dse goes on while merging's step runs.
+        let least = match race.second {
+            Some(_) => race.overrun.max(THREAD_OVERRUN),
+            None => race.overrun,
+        };
+        race.turn_overrun = allowed_overrun(least, merging);
         let deadline = turn_end + race.turn_overrun;
         self.guards.set_deadline(Some(deadline));
         // A solver call is cut there too (it answers unknown, and merging
