@@ -1586,7 +1586,7 @@ impl Guards {
                             // rounds over two input bytes): the budget and
                             // the give-up are looked at every few.
                             evals += 1;
-                            if evals % WALK_EVALS_CHECKED == 0 {
+                            if evals.is_multiple_of(WALK_EVALS_CHECKED) {
                                 self.budget.check_unwind();
                                 self.give_up_if_due();
                             }
