@@ -1511,7 +1511,7 @@ mod tests {
         agrees_with_z3(&s, &set, check(&s, &set), &mut z3, &mut counts);
         assert_eq!(counts, (1, 1, 0));
         // Nine bytes, every bit fixed: 72 bits do not fit an assignment.
-        let nine: Vec<TermId> = (0..9).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let nine: Vec<TermId> = symbols(&mut s, 9, "b", Sort::Bv(8));
         let seven = s.constant(Value::bv(8, 7));
         let set: Vec<TermId> = nine.iter().map(|&b| s.app(Op::Eq, &[b, seven]).unwrap()).collect();
         assert_eq!(check(&s, &set), Found::Nothing);
@@ -1888,7 +1888,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
         let mut s = TermStore::new();
-        let bytes: Vec<TermId> = (0..4).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let bytes: Vec<TermId> = symbols(&mut s, 4, "b", Sort::Bv(8));
         let c8 = |s: &mut TermStore, k: u64| s.constant(Value::bv(8, k));
         let mut z3 = crate::Z3Solver::new(Some(5000));
         let mut counts = (0, 0, 0);
@@ -1928,7 +1928,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(13);
         let mut s = TermStore::new();
-        let keys: Vec<TermId> = (0..3).map(|i| s.symbol_term(&format!("k{i}"), Sort::Bv(32))).collect();
+        let keys: Vec<TermId> = symbols(&mut s, 3, "k", Sort::Bv(32));
         let c32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
         let mut z3 = crate::Z3Solver::new(Some(5000));
         let mut counts = (0, 0, 0);
@@ -1984,7 +1984,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
         let mut s = TermStore::new();
-        let bytes: Vec<TermId> = (0..6).map(|i| s.symbol_term(&format!("b{i}"), Sort::Bv(8))).collect();
+        let bytes: Vec<TermId> = symbols(&mut s, 6, "b", Sort::Bv(8));
         let c32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
         let hashes: Vec<TermId> = (0..3)
             .map(|i| {
@@ -2047,7 +2047,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(23);
         let mut s = TermStore::new();
-        let bytes: Vec<TermId> = (0..8).map(|i| s.symbol_term(&format!("k{i}"), Sort::Bv(8))).collect();
+        let bytes: Vec<TermId> = symbols(&mut s, 8, "k", Sort::Bv(8));
         let c32 = |s: &mut TermStore, k: u64| s.constant(Value::bv(32, k));
         let fifteen = c32(&mut s, 15);
         let keys: Vec<TermId> = (0..2)
@@ -2109,6 +2109,11 @@ mod tests {
             sat > 30 && unsat > 10 && nothing < 10,
             "{sat} sat, {unsat} unsat, {nothing} undecided"
         );
+    }
+
+    /// `n` symbols of `sort` named `name0`, `name1`, ...
+    fn symbols(s: &mut TermStore, n: usize, name: &str, sort: Sort) -> Vec<TermId> {
+        (0..n).map(|i| s.symbol_term(&format!("{name}{i}"), sort)).collect()
     }
 
     #[test]
