@@ -90,7 +90,8 @@ const THREAD_HEAP_FLOOR: i64 = 64 << 20;
 /// past 500 MB without finishing in 20 s, while merging, given up then at
 /// 95-125 MB, finishes in 4.9 and 15.4 s beside it. The limit bounds
 /// what a merge that does not pay may hold besides dse (utf8.h's decoder
-/// over 3 bytes: 322 MB against 167 with the floor alone, dse alone 96).
+/// over 3 bytes: 181-322 MB against 167 with the floor alone, dse alone
+/// 96).
 fn heap_floor(limit_mb: Option<u64>) -> i64 {
     let limit = limit_mb.map_or(0, |mb| (mb as i64) << 20);
     THREAD_HEAP_FLOOR.max(limit / 16)
