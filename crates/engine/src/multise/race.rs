@@ -62,15 +62,15 @@ pub const MERGING_SHARE: f64 = 1.0;
 /// eighth of it.
 pub const OVERRUN_SHARE: f64 = 0.125;
 
-/// The least a step of merging may take, in a race on a thread, before
-/// merging is given up ([`Fallback::overrun`] where that is more): dse
+/// How many times [`Fallback::overrun`] a step of merging may take, in a
+/// race on a thread, before merging is given up (2 s by default): dse
 /// explores on its own core meanwhile, so a long step costs the run only
 /// the time ssm beside dse would have had (`Multise::merge_beside`).
 /// json-parser/json-parser over 6 symbolic bytes (scratch harness), which
 /// multise alone finishes in 11 s and dse does not in 30, had merging
 /// given up at 1.8 s by a guard sent whole to Z3 that took 581 ms (500
 /// allowed).
-const THREAD_OVERRUN: Duration = Duration::from_millis(2000);
+const THREAD_OVERRUN: u32 = 4;
 
 /// The heap merging may grow by, in a race on a thread, before the memory
 /// rule looks ([`Race::outgrown_on_thread`]). Below it the process's
@@ -343,7 +343,7 @@ impl<'m> Multise<'m> {
         race.turn_end = Some(turn_end);
         // On a thread of its own dse goes on while merging's step runs.
         let least = match race.second {
-            Some(_) => race.overrun.max(THREAD_OVERRUN),
+            Some(_) => race.overrun * THREAD_OVERRUN,
             None => race.overrun,
         };
         race.turn_overrun = allowed_overrun(least, merging);
