@@ -324,6 +324,7 @@ fn a_raced_run_ends_with_dse_coverage_and_bugs() {
                 bdd_share: None,
                 threads,
                 ssm_for: braid_engine::multise::SSM_FOR,
+                share_grace: None,
             });
             let (r, tests) = run(&spec);
             let at = format!("{program}, threads {threads}");
@@ -395,10 +396,11 @@ fn a_run_that_gives_merging_up_ends_as_dse() {
 
 /// Merging given up for its BDD share (here at once) before dse raced
 /// goes on as ssm beside dse on a thread; ssm given up (here after its
-/// first slice), dse's thread is handed back and multise merges from the
-/// start again beside it. On Table 1's array-index and find-max programs,
-/// which multise finishes long before dse, multise again finishes first:
-/// dse's coverage and bugs, and every test replays.
+/// first slice), dse's thread is handed back and multise merges beside it:
+/// where it paused between two steps (the default), or, with no grace for
+/// a step, from the start again. On Table 1's array-index and find-max
+/// programs, which multise finishes long before dse, multise finishes
+/// first either way: dse's coverage and bugs, and every test replays.
 #[test]
 fn multise_merges_again_beside_dse_after_ssm_gave_up() {
     use braid_engine::multise::{Fallback, FALLBACK};
@@ -408,7 +410,11 @@ fn multise_merges_again_beside_dse_after_ssm_gave_up() {
     if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
         return;
     }
-    for program in ["bench/multise/arrayindex.wasm", "bench/multise/findmax.wasm"] {
+    let programs = ["bench/multise/arrayindex.wasm", "bench/multise/findmax.wasm"];
+    for (program, grace) in programs
+        .into_iter()
+        .flat_map(|p| [(p, FALLBACK.share_grace), (p, None)])
+    {
         let (module, entry) = loaded_example(program);
         let run = |spec: &EngineSpec| collected(&module, entry, program, spec);
         let (dse, _) = run(&EngineSpec::new(EngineKind::Dse));
@@ -416,14 +422,16 @@ fn multise_merges_again_beside_dse_after_ssm_gave_up() {
         spec.multise.fallback = Some(Fallback {
             bdd_share: Some((Duration::ZERO, 0.0)),
             ssm_for: Duration::ZERO,
+            share_grace: grace,
             ..FALLBACK
         });
         let (r, tests) = run(&spec);
         let why = r.stats.merging_given_up.as_deref().unwrap_or_default();
-        assert!(
-            why.contains("multise from the start again beside dse"),
-            "{program}: {why}"
-        );
+        let then = match grace {
+            Some(_) => "multise went on beside dse",
+            None => "multise from the start again beside dse",
+        };
+        assert!(why.contains(then), "{program}: {why}");
         assert_eq!(
             r.stats.race.as_ref().and_then(|s| s.winner.as_deref()),
             Some("merging"),
@@ -465,6 +473,7 @@ fn ssm_explores_beside_dse_when_a_step_overruns() {
             bdd_share: None,
             threads: true,
             ssm_for: braid_engine::multise::SSM_FOR,
+            share_grace: None,
         });
         let (r, tests) = run(&spec);
         assert_eq!(r.engine, "multise");
@@ -500,6 +509,28 @@ fn heap_sort_with(fallback: Option<Fallback>) -> (RunResult, RunResult, String) 
     }
     let why = r.stats.merging_given_up.clone().unwrap_or_default();
     (dse, r, why)
+}
+
+/// Merging paused between two steps for its BDD share (here at once),
+/// where ssm beside dse finishes within its window (Table 1's Heap Sort):
+/// ssm's result is the run's and the paused exploration unwinds, without
+/// going on: complete, dse's coverage and bugs, and every test replays.
+#[test]
+fn a_paused_multise_ends_where_ssm_finishes_in_its_window() {
+    if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
+        return;
+    }
+    let (dse, r, why) = heap_sort_with(Some(Fallback {
+        bdd_share: Some((std::time::Duration::ZERO, 0.0)),
+        ssm_for: std::time::Duration::from_secs(3600),
+        ..FALLBACK
+    }));
+    assert!(why.contains("multise paused, ssm explored from the start"), "{why}");
+    assert!(why.contains("ssm explored from the start beside it"), "{why}");
+    assert!(!why.contains("went on"), "{why}");
+    assert!(r.complete(), "{:?}", r.incomplete_reasons);
+    assert_eq!(r.branches_covered, dse.branches_covered);
+    assert_eq!(bug_set(&r), bug_set(&dse));
 }
 
 /// A path guard too large to send to the solver (Table 1's Heap Sort,

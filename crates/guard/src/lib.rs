@@ -127,6 +127,12 @@ pub struct GiveUp {
     /// `(start, after, share)`: once `after` has passed since `start` and
     /// BDD operations have taken `share` of that time or more.
     pub share: Option<(Instant, Duration, f64)>,
+    /// How long the share may have been due before an operation (or a
+    /// look between operations, [`Guards::give_up_if_due`]) unwinds for
+    /// it: the engine looks at [`Guards::share_due`] between its steps,
+    /// where it can pause its exploration rather than unwind from inside a
+    /// step and start again.
+    pub share_grace: Duration,
 }
 
 /// Which part of a [`GiveUp`] was due, or that the engine found a guard
@@ -510,6 +516,9 @@ pub struct Guards {
     give_up: Option<GiveUp>,
     /// Why the run unwound for `give_up`.
     gave_up: Option<GaveUp>,
+    /// Since when the give-up's BDD share has been due without a break
+    /// ([`GiveUp::share_grace`]).
+    share_since: std::cell::Cell<Option<Instant>>,
 }
 
 impl Default for Guards {
@@ -553,6 +562,7 @@ impl Guards {
             steps: 0,
             give_up: None,
             gave_up: None,
+            share_since: std::cell::Cell::new(None),
         }
     }
 
@@ -738,6 +748,7 @@ impl Guards {
     /// `None`: never.
     pub fn set_give_up(&mut self, give_up: Option<GiveUp>) {
         self.give_up = give_up;
+        self.share_since.set(None);
     }
 
     /// Moves the deadline of a give-up that is set.
@@ -757,7 +768,11 @@ impl Guards {
     /// Why the give-up [`Guards::set_give_up`] set is due, if it is.
     fn due(&self) -> Option<GaveUp> {
         let g = self.give_up?;
-        if self.over_share(g) {
+        let share = self.over_share(g);
+        if !share {
+            self.share_since.set(None);
+        }
+        if share && self.share_held(g.share_grace) {
             Some(GaveUp::Share)
         } else if self.over_memory() {
             Some(GaveUp::Memory)
@@ -766,6 +781,24 @@ impl Guards {
         } else {
             None
         }
+    }
+
+    /// Whether the give-up's BDD share is due ([`GiveUp::share`]), grace or
+    /// not: the engine's look between its steps.
+    pub fn share_due(&self) -> bool {
+        self.give_up.is_some_and(|g| self.over_share(g))
+    }
+
+    /// Whether the share, due now, has been due for `grace` without a
+    /// break (a look that found it not due starts the count again).
+    fn share_held(&self, grace: Duration) -> bool {
+        if grace.is_zero() {
+            return true;
+        }
+        let now = Instant::now();
+        let since = self.share_since.get().unwrap_or(now);
+        self.share_since.set(Some(since));
+        now.duration_since(since) >= grace
     }
 
     /// Whether BDD operations took the share of the run `g` sets, past its
@@ -1738,6 +1771,7 @@ mod tests {
         g.set_give_up(Some(GiveUp {
             deadline: Some(past),
             share: None,
+            share_grace: Duration::ZERO,
         }));
         assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
         assert_eq!(g.gave_up(), Some(GaveUp::Deadline));
@@ -1751,6 +1785,7 @@ mod tests {
         g.set_give_up(Some(GiveUp {
             deadline: None,
             share: Some((past, Duration::ZERO, 0.0)),
+            share_grace: Duration::ZERO,
         }));
         assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
         assert!(!g.forgive_deadline(None));
@@ -1766,6 +1801,7 @@ mod tests {
         g.set_give_up(Some(GiveUp {
             deadline: None,
             share: Some((past, Duration::ZERO, 0.0)),
+            share_grace: Duration::ZERO,
         }));
         g.drop_share();
         assert!(

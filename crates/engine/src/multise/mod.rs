@@ -128,6 +128,13 @@ pub struct Fallback {
     /// ([`SSM_FOR`]), before multise merges again beside dse (after a
     /// guard too large to decide, ssm merges to the end).
     pub ssm_for: std::time::Duration,
+    /// `Some(grace)`: where the BDD share gives merging up before dse's
+    /// thread started, merging pauses between two steps for ssm's window
+    /// and then goes on where it was ([`Multise::pause_for_ssm`]); inside a
+    /// step the share unwinds once it has been due for `grace` ([`SHARE_GRACE`]),
+    /// and merging starts again from the start after ssm. `None`: it
+    /// always starts again.
+    pub share_grace: Option<std::time::Duration>,
 }
 
 /// `--coalesce always` (MultiSE: every join) or `auto` (where QCE's
@@ -243,14 +250,19 @@ pub const SSM_FOR: std::time::Duration = std::time::Duration::from_millis(500);
 ///   inputs: multise cut off at 60 s with 54 s in BDD operations; dse
 ///   1 s). No row of Table 1, the merging suite or the containers where
 ///   multise wins comes near it before it ends.
-/// - What follows ([`Multise::then_merge`]): ssm from the start beside dse
-///   on a thread for [`SSM_FOR`] (or until its memory outgrows dse's),
-///   then multise from the start again beside dse, with no BDD-share rule
-///   ([`again_beside`]): the share does not tell every loss from a win,
-///   and dse on its thread bounds the run's time where merging loses.
+/// - What follows: ssm from the start beside dse on a thread for
+///   [`SSM_FOR`] (or until its memory outgrows dse's), then multise beside
+///   dse with no BDD-share rule: the share does not tell every loss from a
+///   win, and dse on its thread bounds the run's time where merging loses.
 ///   rgamble/libcsv's strict parser over 7 and 8 symbolic bytes (scratch
 ///   harness) sat at 85-87 % at 500 ms: given up for good, dse did not
-///   finish in 30 s (1.3 GB); multise again finishes in 7.7 and 11.8-14.4 s.
+///   finish in 30 s (1.3 GB); multise from the start again finished in 7.7
+///   and 11.8-14.4 s ([`again_beside`]). The share is looked at between
+///   steps, where multise pauses for ssm and then goes on where it was
+///   ([`Multise::pause_for_ssm`], [`Fallback::share_grace`]): the parser
+///   over 7 bytes 4.0-4.3 -> 2.8-3.1 s, over 8 bytes 7.0-7.9 -> 5.4-7.1 s.
+///   Inside a step it unwinds after a grace, and multise starts again from
+///   the start after ssm ([`Multise::then_merge`]).
 /// - The share is of the time since exploring began, not since the run
 ///   did: a C program compiled and loaded took 250 ms of a run before the
 ///   first BDD operation (a scratch harness over swenson/sort's heap sort
@@ -283,7 +295,15 @@ pub const FALLBACK: Fallback = Fallback {
     bdd_share: Some((std::time::Duration::from_millis(500), 0.85)),
     threads: true,
     ssm_for: SSM_FOR,
+    share_grace: Some(SHARE_GRACE),
 };
+
+/// [`Fallback::share_grace`] by default: how long a step may go on once
+/// the share is due before it unwinds. On the runs looked at (Table 1's
+/// Quick Sort, a red-black tree of 7 keys, libcsv's parser over 7 and 8
+/// bytes, cJSON over 3) the share fell due between two steps every time:
+/// the grace bounds what a long step delays the give-up by.
+pub const SHARE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Every guard a frame holds: its `pc` entries, variables, returned values
 /// and merged exits.
@@ -467,7 +487,9 @@ impl Engine for Multise<'_> {
 /// mode over 7 to 10 symbolic bytes (scratch harness) had 85-87 % in BDD
 /// operations at 500 ms, as Table 1's sorts, which merging loses, have
 /// 87-98 %; multise alone finishes the parser over 8 bytes in 7.7 s and
-/// 59 MB, and dse does not in 30 s (1.2 GB).
+/// 59 MB, and dse does not in 30 s (1.2 GB). (Where the share falls due
+/// between two steps, merging pauses instead and goes on where it was:
+/// [`Multise::pause_for_ssm`].)
 #[allow(clippy::too_many_arguments)]
 fn again_beside<'m, 'scope>(
     module: &'m Module,
@@ -526,6 +548,38 @@ impl<'m> Multise<'m> {
             self.start_race(fallback, scope);
         }
         let frame = self.explore(rec)?;
+        if let Some(ended) = self.ended.take() {
+            // ssm or dse, beside which merging paused, ended the run.
+            let mut r = ended?;
+            if budget.stopped() {
+                self.frontier(rec);
+            }
+            (r.stats.bdd_ms, r.stats.bdd_nodes) = (
+                self.guards.time_spent().as_millis() as u64,
+                self.guards.peak_nodes as u64,
+            );
+            return Ok(r);
+        }
+        let went_on = self.went_on.take();
+        let mut r = self.after_explore(frame, scope, budget, rec)?;
+        if let Some(why) = went_on {
+            r.stats.merging_given_up = Some(crate::dse::then_given_up(why, r.stats.merging_given_up.take()));
+        }
+        Ok(r)
+    }
+
+    /// What follows [`Multise::explore`] in [`Multise::run_in`]: the
+    /// exploration's end, or what goes on where merging was given up.
+    fn after_explore<'scope>(
+        mut self: Box<Self>,
+        frame: Option<Frame>,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        budget: &Budget,
+        rec: &mut Recorder,
+    ) -> Result<RunResult, EngineError>
+    where
+        'm: 'scope,
+    {
         self.guards.set_give_up(None);
         let mut race = self.race.take();
         if let Some(second) = race.as_mut().and_then(|r| r.second.as_mut()) {
@@ -560,7 +614,8 @@ impl<'m> Multise<'m> {
             let raced = race.as_ref().is_some_and(|r| r.joined());
             let then = self.then_merge(raced, race_why.is_some());
             let beside = self.merge_beside(race.as_ref());
-            let why = race_why.unwrap_or_else(|| self.give_up_reason(raced, then.is_some()));
+            let why = race_why.unwrap_or_else(|| self.give_up_reason(raced, then.is_some(), false));
+            let self_gave_up = self.guards.gave_up();
             // The tests found so far are the recorder's, and the paths
             // under way hand over their models as the frontier does
             // (unless dse finished first, which explored them); the rest
@@ -598,10 +653,15 @@ impl<'m> Multise<'m> {
             };
             // ssm beside dse on its thread: dse under way (merging given up
             // in the race), or started now, when ssm given up hands its
-            // thread back for multise to merge again beside it.
+            // thread back for multise to merge again beside it, unless a
+            // guard too large to decide gave merging up: multise again
+            // meets it again (Table 1's priority queue of 8 operations
+            // took ssm's memory rule back to multise, which gave up at
+            // the same guard after 500 ms more).
+            let again = self_gave_up != Some(GaveUp::Guard);
             let ssm = match (second, beside, then) {
                 (Some(s), Some(merging), _) if !s.finished() => Ok((s, merging, false)),
-                (Some(s), None, Some(merging)) if !s.started() => Ok((s, merging, true)),
+                (Some(s), None, Some(merging)) if !s.started() => Ok((s, merging, again)),
                 (second, _, _) => Err(second),
             };
             let second = match ssm {
@@ -782,6 +842,11 @@ pub struct Multise<'m> {
     /// When exploring began (after the program was loaded): BDD
     /// operations' share is of the time since.
     explore_start: std::time::Instant,
+    /// The run's result where ssm or dse, beside which merging paused
+    /// ([`Multise::pause_for_ssm`]), ended it.
+    ended: Option<Result<RunResult, EngineError>>,
+    /// Why merging paused, once it went on ([`Multise::pause_for_ssm`]).
+    went_on: Option<String>,
 }
 
 const ALLOCS: &str = "allocations";
@@ -858,6 +923,8 @@ impl<'m> Multise<'m> {
             race: None,
             beside: None,
             explore_start: std::time::Instant::now(),
+            ended: None,
+            went_on: None,
         }
     }
 
@@ -1044,6 +1111,7 @@ impl<'m> Multise<'m> {
             // of the fast path only.
             if !fast || self.result.stats.statements.is_multiple_of(64) {
                 self.race_turn(rec, frame.pc.len());
+                self.pause_for_ssm(rec);
                 self.guards.give_up_if_due();
             }
             fast = false;
@@ -1074,6 +1142,83 @@ impl<'m> Multise<'m> {
             rec.progress(self.result.paths, frame.pc.len());
         }
         self.forget_loops(frame);
+    }
+
+    /// Between two steps, where BDD operations took their share
+    /// ([`FALLBACK`]) before dse's thread started: ssm explores from the
+    /// start beside dse on its thread for its window ([`SSM_FOR`],
+    /// `crate::dse::ssm_beside`) while this exploration waits where it is
+    /// (its frames and the steps of the calls below them on this thread's
+    /// stack), then goes on beside dse, no longer under the share, once
+    /// ssm is given up. Inside a step the share unwinds (once it has been
+    /// due for [`Fallback::share_grace`]), and merging starts again
+    /// from the start after ssm ([`again_beside`]). Where ssm or dse
+    /// finishes first, or the run stops, their result is the run's
+    /// ([`Multise::ended`]) and this exploration unwinds.
+    fn pause_for_ssm(&mut self, rec: &mut Recorder) {
+        if !self.guards.share_due() {
+            return;
+        }
+        let Some(fallback) = self.opts.fallback.filter(|f| f.threads && f.share_grace.is_some()) else {
+            return;
+        };
+        let Some(race) = self.race.as_mut().filter(|r| !r.joined()) else {
+            return;
+        };
+        let Some(second) = race.second.take() else {
+            return;
+        };
+        let (base, heap_start) = (race.base, race.heap_start);
+        let why = self.give_up_reason(false, true, true);
+        self.flush(rec);
+        let merging = Merging {
+            race_after_ms: Some(0),
+            race_threads: true,
+            merge_for_ms: Some(fallback.ssm_for.as_millis() as u32),
+            ..Merging::of(Strategy::Static)
+        };
+        let solver_before = std::mem::take(&mut self.solver.stats);
+        let (budget, program) = (self.budget.clone(), self.program.clone());
+        let beside = crate::dse::ssm_beside(
+            self.module,
+            self.entry,
+            &program,
+            self.config.clone(),
+            merging,
+            (second, base),
+            true,
+            &budget,
+            rec,
+            why.clone(),
+            solver_before,
+        );
+        match beside {
+            Ok(crate::dse::Beside::HandedBack(second, solver, ssm)) => {
+                self.solver.stats = *solver;
+                self.went_on = Some(format!(
+                    "{why}; ssm given up after {} ms, multise went on beside dse",
+                    ssm.as_millis()
+                ));
+                let fallback = Fallback {
+                    bdd_share: None,
+                    race_after: Some(std::time::Duration::ZERO),
+                    ..fallback
+                };
+                self.opts.fallback = Some(fallback);
+                self.race_beside(fallback, Some(second), base, std::time::Instant::now());
+                // The memory rule counts merging's heap from its start.
+                if let Some(r) = self.race.as_mut() {
+                    r.heap_start = heap_start;
+                }
+            }
+            ended => {
+                self.ended = Some(ended.map(|b| match b {
+                    crate::dse::Beside::Ended(r) => *r,
+                    crate::dse::Beside::HandedBack(..) => unreachable!("matched above"),
+                }));
+                braid_budget::unwind();
+            }
+        }
     }
 
     /// Why merging was given up, for the statistics (see [`FALLBACK`]).
@@ -1133,7 +1278,9 @@ impl<'m> Multise<'m> {
         })
     }
 
-    fn give_up_reason(&self, raced: bool, merge: bool) -> String {
+    /// (`paused`: merging waits between two steps while ssm explores,
+    /// [`Multise::pause_for_ssm`].)
+    fn give_up_reason(&self, raced: bool, merge: bool, paused: bool) -> String {
         let (bdd, elapsed) = (
             self.guards.time_spent().as_millis(),
             self.explore_start.elapsed().as_millis(),
@@ -1144,6 +1291,8 @@ impl<'m> Multise<'m> {
         };
         let then = if raced {
             "dse goes on alone"
+        } else if paused {
+            "multise paused, ssm explored from the start, dse beside it on a thread"
         } else if merge {
             "ssm explored from the start, dse beside it on a thread"
         } else {

@@ -141,7 +141,7 @@ pub(super) struct Race<'m> {
     /// has grown to, [`Race::outgrown_on_thread`]), this thread's live heap
     /// bytes when the run began, and the resident memory then.
     dse_heap: i64,
-    heap_start: i64,
+    pub(super) heap_start: i64,
     /// What dse's thread had handed to this one when the race began
     /// ([`Second::handed`]; a dse under way, [`super::again_beside`]).
     handed_start: i64,
@@ -217,29 +217,41 @@ impl<'m> Multise<'m> {
         // (swenson/sort's heap sort of 7 ints under a scratch harness); its
         // share of exploring was 97 % at 500 ms, of the run under 80 %.
         self.explore_start = std::time::Instant::now();
-        let start = self.explore_start;
-        // The head start is merging's own turn: a step past it by the
-        // overrun gives merging up as past any turn. (With no deadline
-        // there, one solver call of a 12-line list harness took the
-        // solver's timeout, 6 s, and the run 9.1 s where dse takes 3.2.)
-        let head_end = fallback.race_after.map(|after| start + after + fallback.overrun);
-        self.guards.set_give_up(Some(GiveUp {
-            deadline: head_end,
-            share: fallback.bdd_share.map(|(after, share)| (start, after, share)),
-        }));
-        let Some(after) = fallback.race_after else {
-            return;
-        };
-        self.cut_solver_at(head_end);
         let (second, base) = match self.beside.take() {
             Some((second, base)) => (Some(second), base),
             None => (
-                (fallback.threads && crate::dse::second::possible())
+                (fallback.race_after.is_some() && fallback.threads && crate::dse::second::possible())
                     .then(|| Second::spawn(scope, self.module, self.entry, &self.budget).ok())
                     .flatten(),
                 braid_budget::memory_use().map_or(0, |(rss, _)| rss as i64),
             ),
         };
+        self.race_beside(fallback, second, base, self.explore_start);
+    }
+
+    /// [`Multise::start_race`] with dse's thread `second` (idle, or under
+    /// way), if the machine has a second core, and `base` the memory in use
+    /// before merging explored. Where the BDD share can give merging up
+    /// before dse's thread starts, it is looked at between steps, where
+    /// merging pauses for ssm beside dse rather than starting again
+    /// ([`Multise::pause_for_ssm`]); inside a step, only once it has been
+    /// due for [`Fallback::share_grace`]. The head start counts from `start`.
+    pub(super) fn race_beside(&mut self, fallback: Fallback, second: Option<Second>, base: i64, start: Instant) {
+        // The head start is merging's own turn: a step past it by the
+        // overrun gives merging up as past any turn. (With no deadline
+        // there, one solver call of a 12-line list harness took the
+        // solver's timeout, 6 s, and the run 9.1 s where dse takes 3.2.)
+        let head_end = fallback.race_after.map(|after| start + after + fallback.overrun);
+        let pauses = second.as_ref().is_some_and(|s| !s.started()) && fallback.bdd_share.is_some();
+        self.guards.set_give_up(Some(GiveUp {
+            deadline: head_end,
+            share: fallback.bdd_share.map(|(after, share)| (start, after, share)),
+            share_grace: fallback.share_grace.filter(|_| pauses).unwrap_or_default(),
+        }));
+        let Some(after) = fallback.race_after else {
+            return;
+        };
+        self.cut_solver_at(head_end);
         if let Some(s) = second.as_ref().filter(|s| s.started()) {
             let budget = s.merging_budget().clone();
             self.guards.set_budget(&budget);
