@@ -1792,6 +1792,29 @@ mod tests {
         assert_eq!(g.gave_up(), Some(GaveUp::Share));
     }
 
+    /// A share due for less than its grace does not give up (the engine
+    /// looks at it between its steps, [`Guards::share_due`]); due for the
+    /// grace without a break, it does.
+    #[test]
+    fn a_share_gives_up_once_due_for_its_grace() {
+        let (_, mut g, _, _) = setup();
+        let grace = Duration::from_millis(50);
+        g.set_give_up(Some(GiveUp {
+            deadline: None,
+            share: Some((Instant::now(), Duration::ZERO, 0.0)),
+            share_grace: grace,
+        }));
+        assert!(g.share_due());
+        assert!(
+            braid_budget::catch_stop(|| g.give_up_if_due()).is_ok(),
+            "within the grace"
+        );
+        assert_eq!(g.gave_up(), None);
+        std::thread::sleep(grace);
+        assert!(braid_budget::catch_stop(|| g.give_up_if_due()).is_err());
+        assert_eq!(g.gave_up(), Some(GaveUp::Share));
+    }
+
     /// A give-up whose BDD share is dropped (dse races on its thread) no
     /// longer falls due for it; its deadline still does.
     #[test]
