@@ -554,10 +554,7 @@ impl<'m> Multise<'m> {
             if budget.stopped() {
                 self.frontier(rec);
             }
-            (r.stats.bdd_ms, r.stats.bdd_nodes) = (
-                self.guards.time_spent().as_millis() as u64,
-                self.guards.peak_nodes as u64,
-            );
+            (r.stats.bdd_ms, r.stats.bdd_nodes) = self.bdd_stats();
             return Ok(r);
         }
         let went_on = self.went_on.take();
@@ -566,6 +563,15 @@ impl<'m> Multise<'m> {
             r.stats.merging_given_up = Some(crate::dse::then_given_up(why, r.stats.merging_given_up.take()));
         }
         Ok(r)
+    }
+
+    /// The BDD operations' time (ms) and the most nodes alive, for the
+    /// statistics of a run another engine ended.
+    fn bdd_stats(&self) -> (u64, u64) {
+        (
+            self.guards.time_spent().as_millis() as u64,
+            self.guards.peak_nodes as u64,
+        )
     }
 
     /// What follows [`Multise::explore`] in [`Multise::run_in`]: the
@@ -626,10 +632,7 @@ impl<'m> Multise<'m> {
             }
             let (module, entry, config, opts) = (self.module, self.entry, self.config.clone(), self.opts.clone());
             let program = std::mem::take(&mut self.program);
-            let (bdd_ms, bdd_nodes) = (
-                self.guards.time_spent().as_millis() as u64,
-                self.guards.peak_nodes as u64,
-            );
+            let (bdd_ms, bdd_nodes) = self.bdd_stats();
             if let Some(s) = &self.loop_solver {
                 self.solver.stats.absorb(&s.stats);
             }
