@@ -1214,11 +1214,12 @@ impl<'m> Multise<'m> {
                     r.heap_start = heap_start;
                 }
             }
-            ended => {
-                self.ended = Some(ended.map(|b| match b {
-                    crate::dse::Beside::Ended(r) => *r,
-                    crate::dse::Beside::HandedBack(..) => unreachable!("matched above"),
-                }));
+            Ok(crate::dse::Beside::Ended(r)) => {
+                self.ended = Some(Ok(*r));
+                braid_budget::unwind();
+            }
+            Err(e) => {
+                self.ended = Some(Err(e));
                 braid_budget::unwind();
             }
         }
