@@ -260,7 +260,7 @@ pub const SSM_FOR: std::time::Duration = std::time::Duration::from_millis(500);
 ///   and 11.8-14.4 s ([`again_beside`]). The share is looked at between
 ///   steps, where multise pauses for ssm and then goes on where it was
 ///   ([`Multise::pause_for_ssm`], [`Fallback::share_grace`]): the parser
-///   over 7 bytes 4.0-4.3 -> 2.8-3.1 s, over 8 bytes 7.0-7.9 -> 5.4-7.1 s.
+///   over 7 bytes 4.0-4.5 -> 2.8-4.1 s, over 8 bytes 7.0-7.9 -> 5.4-7.1 s.
 ///   Inside a step it unwinds after a grace, and multise starts again from
 ///   the start after ssm ([`Multise::then_merge`]).
 /// - The share is of the time since exploring began, not since the run
