@@ -1159,15 +1159,16 @@ impl<'m> Multise<'m> {
     /// finishes first, or the run stops, their result is the run's
     /// ([`Multise::ended`]) and this exploration unwinds.
     fn pause_for_ssm(&mut self, rec: &mut Recorder) {
-        if !self.guards.share_due() {
-            return;
-        }
+        // (At every step: the clock, which the share reads, last.)
         let Some(fallback) = self.opts.fallback.filter(|f| f.threads && f.share_grace.is_some()) else {
             return;
         };
-        let Some(race) = self.race.as_mut().filter(|r| !r.joined()) else {
+        let Some(race) = self.race.as_mut().filter(|r| r.second.is_some() && !r.joined()) else {
             return;
         };
+        if !self.guards.share_due() {
+            return;
+        }
         let Some(second) = race.second.take() else {
             return;
         };
