@@ -59,12 +59,19 @@ const WALK_EVALS_CHECKED: u32 = 16;
 
 /// The terms a walk may evaluate ([`Guards::search_model`]) per node it may
 /// visit. A visit takes about a microsecond, an evaluated term (a memo
-/// entry made) about as long; the walks that found a model on the scratch
-/// harnesses (nodejs/http-parser over 6 bytes, cJSON over 3, md4c over 3,
-/// yxml over 5) evaluated up to 592 000 terms in up to 67 000 visits, while
-/// one that could not end on phoboslab/qoi's decoder (every value of 15
-/// bits of two input bytes, under an atom of 29 terms) evaluated 30 million
-/// in 131 072 visits, 1.2 s of a run dse finishes in 0.35 s.
+/// entry made) about as long. Measured while each flip emptied the memo:
+/// the walks that found a model on the scratch harnesses (nodejs/http-parser
+/// over 6 bytes, cJSON over 3, md4c over 3, yxml over 5) evaluated up to
+/// 592 000 terms in up to 67 000 visits, while one that could not end on
+/// phoboslab/qoi's decoder (every value of 15 bits of two input bytes,
+/// under an atom of 29 terms) evaluated 30 million in 131 072 visits, 1.2 s
+/// of a run dse finishes in 0.35 s. Two walks on rxi/fe over 4 bytes and
+/// three on tinyexpr over 3 found a model after 9-28 million (0.4-1.4 s
+/// each); they now end `Unknown` and the guard's cubes and the solver
+/// decide it (both runs as long as before, fe's cut at its limit either
+/// way). At 4 (524 288 terms a walk of the most visits) cJSON's largest
+/// walk that finds a model would end `Unknown`; on intel/tinycbor over 3
+/// bytes 4 took 11.1 s against 8's 13.2 (one run each, the host noisy).
 const WALK_TERMS_PER_STEP: usize = 8;
 
 /// Terms whose values at each value of their narrow input a [`Guards`]
