@@ -536,6 +536,9 @@ pub struct Guards {
     /// Since when the give-up's BDD share has been due without a break
     /// ([`GiveUp::share_grace`]).
     share_since: std::cell::Cell<Option<Instant>>,
+    /// The nodes the last walk that decided its guard visited
+    /// ([`Guards::search_model`], [`Guards::walk_visits`]).
+    walk_visits: usize,
 }
 
 impl Default for Guards {
@@ -580,6 +583,7 @@ impl Guards {
             give_up: None,
             gave_up: None,
             share_since: std::cell::Cell::new(None),
+            walk_visits: 0,
         }
     }
 
@@ -1577,7 +1581,8 @@ impl Guards {
         let mut evals = 0u32;
         let mut terms_left = steps.saturating_mul(WALK_TERMS_PER_STEP);
         let mut at = g;
-        for _ in 0..steps {
+        for visits in 0..steps {
+            self.walk_visits = visits;
             let dead = match at {
                 Guard::TRUE => return Walk::Model(model),
                 Guard::FALSE => true,
@@ -1757,6 +1762,12 @@ impl Guards {
         };
         memo.insert(g, r);
         r
+    }
+
+    /// The nodes the last walk visited ([`Guards::search_model`]); after a
+    /// model or a proof, all it needed.
+    pub fn walk_visits(&self) -> usize {
+        self.walk_visits
     }
 
     /// Whether `g` has more than `limit` nodes (counted up to the limit).
@@ -2469,6 +2480,8 @@ mod bit_atom_tests {
             g.search_model(&s, gf, &Model::default(), 1 << 20),
             Walk::Model(_)
         ));
+        // It needed more than those 16 visits, and says how many.
+        assert!((17..1 << 20).contains(&g.walk_visits()), "{} visits", g.walk_visits());
     }
 
     /// A walk evaluates an atom over two bytes at each of their values,

@@ -203,9 +203,14 @@ enum Cubes {
 /// The most BDD nodes a feasibility check's walk of a guard may visit
 /// before the cubes and the solver try it ([`Guards::search_model`]),
 /// each walk that fails halving it for the next, down to
-/// [`SEARCH_STEPS_LEAST`], and each that succeeds doubling it. A step
-/// takes about a microsecond; the walks that found a model on
-/// nodejs/http-parser over 6 bytes took up to 67 000 steps.
+/// [`SEARCH_STEPS_LEAST`], and each that decides its guard raising it to
+/// twice the nodes it visited. A step takes about a microsecond; the
+/// walks that found a model on nodejs/http-parser over 6 bytes took up to
+/// 67 000 steps. Doubling after every walk that decided (most decide in a
+/// few nodes) kept the bound near its top where most of the walks that
+/// fail run out: intel/tinycbor over 3 bytes 12.6-16.0 -> 10.5-11.8 s,
+/// cmp over 4 operations 3.5-3.7 -> 1.7-2.4 s (three runs each),
+/// http-parser, minmea and yxml within the noise.
 const SEARCH_STEPS: usize = 1 << 17;
 
 /// The fewest nodes a walk may visit ([`SEARCH_STEPS`]).
@@ -1377,7 +1382,7 @@ impl<'m> Multise<'m> {
         self.search_steps = if walk == Walk::Unknown {
             (self.search_steps / 2).max(SEARCH_STEPS_LEAST)
         } else {
-            (self.search_steps * 2).min(SEARCH_STEPS)
+            self.search_steps.max(2 * self.guards.walk_visits()).min(SEARCH_STEPS)
         };
         match walk {
             Walk::Model(m) => {
