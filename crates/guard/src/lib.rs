@@ -536,8 +536,8 @@ pub struct Guards {
     /// Since when the give-up's BDD share has been due without a break
     /// ([`GiveUp::share_grace`]).
     share_since: std::cell::Cell<Option<Instant>>,
-    /// The nodes the last walk that decided its guard visited
-    /// ([`Guards::search_model`], [`Guards::walk_visits`]).
+    /// The nodes the last walk visited ([`Guards::search_model`],
+    /// [`Guards::walk_visits`]).
     walk_visits: usize,
 }
 
