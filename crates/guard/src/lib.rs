@@ -2484,6 +2484,32 @@ mod bit_atom_tests {
         assert!((17..1 << 20).contains(&g.walk_visits()), "{} visits", g.walk_visits());
     }
 
+    /// Guards with bit atoms over two bytes, and their 16-bit product.
+    fn two_bytes_multiplied() -> (TermStore, Guards, TermId) {
+        let mut s = TermStore::new();
+        let mut g = Guards::new();
+        g.set_bit_atoms(true);
+        let a = s.symbol_term("a", Sort::Bv(8));
+        let b = s.symbol_term("b", Sort::Bv(8));
+        let (a16, b16) = (s.app(Op::ZExt(16), &[a]).unwrap(), s.app(Op::ZExt(16), &[b]).unwrap());
+        let product = s.app(Op::Mul, &[a16, b16]).unwrap();
+        (s, g, product)
+    }
+
+    /// `t mod 251` is 250 and 249: no value of the bytes satisfies both
+    /// atoms, which only evaluating them at each value shows.
+    fn two_remainders(s: &mut TermStore, g: &mut Guards, t: TermId) -> Guard {
+        let k = s.constant(Value::bv(16, 251));
+        let rem = s.app(Op::URem, &[t, k]).unwrap();
+        let (k250, k249) = (s.constant(Value::bv(16, 250)), s.constant(Value::bv(16, 249)));
+        let is250 = s.app(Op::Eq, &[rem, k250]).unwrap();
+        let is249 = s.app(Op::Eq, &[rem, k249]).unwrap();
+        let (g250, g249) = (g.atom(s, is250), g.atom(s, is249));
+        let guard = g.and(g250, g249);
+        assert!(!guard.is_false());
+        guard
+    }
+
     /// A walk evaluates an atom over two bytes at each of their values,
     /// each evaluation perhaps long (a cipher's rounds): it looks at the
     /// budget as it goes and unwinds once the run has stopped, as a BDD
@@ -2491,23 +2517,8 @@ mod bit_atom_tests {
     /// symbolic bytes held multise's thread past the run's limit.
     #[test]
     fn a_walk_unwinds_when_the_run_stops() {
-        let mut s = TermStore::new();
-        let mut g = Guards::new();
-        g.set_bit_atoms(true);
-        let a = s.symbol_term("a", Sort::Bv(8));
-        let b = s.symbol_term("b", Sort::Bv(8));
-        let (a16, b16) = (s.app(Op::ZExt(16), &[a]).unwrap(), s.app(Op::ZExt(16), &[b]).unwrap());
-        let k = s.constant(Value::bv(16, 251));
-        let product = s.app(Op::Mul, &[a16, b16]).unwrap();
-        let rem = s.app(Op::URem, &[product, k]).unwrap();
-        // The remainder is 250 and 249: no value of the bytes satisfies
-        // both atoms, which only evaluating them at each value shows.
-        let (k250, k249) = (s.constant(Value::bv(16, 250)), s.constant(Value::bv(16, 249)));
-        let is250 = s.app(Op::Eq, &[rem, k250]).unwrap();
-        let is249 = s.app(Op::Eq, &[rem, k249]).unwrap();
-        let (g250, g249) = (g.atom(&mut s, is250), g.atom(&mut s, is249));
-        let guard = g.and(g250, g249);
-        assert!(!guard.is_false());
+        let (mut s, mut g, product) = two_bytes_multiplied();
+        let guard = two_remainders(&mut s, &mut g, product);
         let budget = Budget::unlimited();
         g.set_budget(&budget);
         // Unstopped, the walk tries every value of both bytes.
@@ -2524,30 +2535,15 @@ mod bit_atom_tests {
     /// 30 million terms, 1.2 s of a run dse ends in 0.35 s).
     #[test]
     fn a_walk_ends_when_its_evaluations_pass_its_steps() {
-        let mut s = TermStore::new();
-        let mut g = Guards::new();
-        g.set_bit_atoms(true);
-        let a = s.symbol_term("a", Sort::Bv(8));
-        let b = s.symbol_term("b", Sort::Bv(8));
-        let (a16, b16) = (s.app(Op::ZExt(16), &[a]).unwrap(), s.app(Op::ZExt(16), &[b]).unwrap());
-        let product = s.app(Op::Mul, &[a16, b16]).unwrap();
+        let (mut s, mut g, product) = two_bytes_multiplied();
         let one = s.constant(Value::bv(16, 1));
         let mut chained = product;
         for _ in 0..100 {
             let half = s.app(Op::LShr, &[chained, one]).unwrap();
             chained = s.app(Op::Xor, &[chained, half]).unwrap();
         }
-        let k = s.constant(Value::bv(16, 251));
-        let (k250, k249) = (s.constant(Value::bv(16, 250)), s.constant(Value::bv(16, 249)));
-        let mut contradiction = |g: &mut Guards, t: TermId| {
-            let rem = s.app(Op::URem, &[t, k]).unwrap();
-            let is250 = s.app(Op::Eq, &[rem, k250]).unwrap();
-            let is249 = s.app(Op::Eq, &[rem, k249]).unwrap();
-            let (g250, g249) = (g.atom(&mut s, is250), g.atom(&mut s, is249));
-            g.and(g250, g249)
-        };
-        let (short, long) = (contradiction(&mut g, product), contradiction(&mut g, chained));
-        assert!(!short.is_false() && !long.is_false());
+        let short = two_remainders(&mut s, &mut g, product);
+        let long = two_remainders(&mut s, &mut g, chained);
         let steps = 1 << 19;
         assert_eq!(g.search_model(&s, short, &Model::default(), steps), Walk::Infeasible);
         assert_eq!(g.search_model(&s, long, &Model::default(), steps), Walk::Unknown);
