@@ -34,6 +34,7 @@
 use braid_term::{eval_bv, eval_op, Model, Node, Op, Sort, SymId, TermId, TermStore, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The most assignments tried (65 536), and the most input bits of a
@@ -70,8 +71,57 @@ pub struct Tables {
     /// order, the first lowest): unknown, false, true, or does not
     /// evaluate.
     tables: Vec<Vec<u64>>,
+    /// Per read met, its cells when they are all constants ([`ConstRead`]).
+    reads: FxHashMap<TermId, Option<Arc<ConstRead>>>,
+    /// The same cells by the read's operands past its index: the reads of
+    /// one table at different indices share them.
+    arrays: FxHashMap<Box<[TermId]>, Arc<ConstRead>>,
     /// Bytes held, all tables together, with each one's bookkeeping.
     bytes: u64,
+}
+
+/// A read whose default and cells are constants: a function of its index
+/// alone, looked up by binary search over its keys. Its pairs are neither
+/// nodes of a question nor evaluated one by one (a codebook's table of
+/// 254 string pointers is a read of 1 016 pairs, and each byte a decoder
+/// reads through one of them is a read of the strings' 700 cells: a
+/// question over one byte took a millisecond to compile and evaluate).
+struct ConstRead {
+    default: Value,
+    keys: Box<[i128]>,
+    values: Box<[Value]>,
+}
+
+impl ConstRead {
+    /// `read`'s cells, if it is a read of constants.
+    fn of(store: &TermStore, read: TermId) -> Option<ConstRead> {
+        let Node::App(Op::Read, args) = store.node(read) else {
+            return None;
+        };
+        let default = store.as_const(args[1])?;
+        let mut keys = Vec::with_capacity(args.len() / 2);
+        let mut values = Vec::with_capacity(args.len() / 2);
+        for kv in args[2..].chunks_exact(2) {
+            let Some(Value::Int(k)) = store.as_const(kv[0]) else {
+                return None;
+            };
+            keys.push(k);
+            values.push(store.as_const(kv[1])?);
+        }
+        Some(ConstRead {
+            default,
+            keys: keys.into(),
+            values: values.into(),
+        })
+    }
+
+    /// The value at `index` (the keys ascend, [`Op::Read`]).
+    fn at(&self, index: i128) -> Value {
+        match self.keys.binary_search(&index) {
+            Ok(i) => self.values[i],
+            Err(_) => self.default,
+        }
+    }
 }
 
 impl Tables {
@@ -95,6 +145,31 @@ impl Tables {
         if self.bytes > Self::MAX_BYTES {
             *self = Tables::default();
         }
+    }
+
+    /// `read`'s cells if they are constants, found once per read.
+    fn const_read(&mut self, store: &TermStore, read: TermId) -> Option<Arc<ConstRead>> {
+        if let Some(r) = self.reads.get(&read) {
+            return r.clone();
+        }
+        let Node::App(_, args) = store.node(read) else {
+            return None;
+        };
+        let r = match self.arrays.get(&args[1..]) {
+            Some(r) => Some(r.clone()),
+            None => {
+                let r = ConstRead::of(store, read).map(Arc::new);
+                if let Some(r) = &r {
+                    self.arrays.insert(args[1..].into(), r.clone());
+                    let entry = 4 + 16 + std::mem::size_of::<Value>() as u64;
+                    self.bytes += r.keys.len() as u64 * entry;
+                }
+                r
+            }
+        };
+        self.bytes += Self::OVERHEAD;
+        self.reads.insert(read, r.clone());
+        r
     }
 
     /// Constraint `c`'s table's place, if it has one.
@@ -528,6 +603,8 @@ enum Step {
     /// The i-th symbol of the assignment.
     Sym(usize),
     App(Op, SmallVec<[u32; 3]>),
+    /// A read of constants ([`ConstRead`]) at its index node.
+    Table(u32, Arc<ConstRead>),
 }
 
 /// A constraint is evaluated on demand ([`Evaluator::holds_on_demand`])
@@ -726,8 +803,10 @@ impl Evaluator {
             }
             self.walked[t as usize] = walk;
             stack.push((t, true));
-            if let Step::App(_, args) = &self.steps[t as usize] {
-                stack.extend(args.iter().rev().map(|a| (*a, false)));
+            match &self.steps[t as usize] {
+                Step::App(_, args) => stack.extend(args.iter().rev().map(|a| (*a, false))),
+                Step::Table(index, _) => stack.push((*index, false)),
+                _ => {}
             }
         }
         out.retain(|&i| i == root || !matches!(self.steps[i as usize], Step::Const(_)));
@@ -778,8 +857,13 @@ impl Evaluator {
         /// Operands past this many are all evaluated (each look for the
         /// next one starts from the first).
         const ONE_AT_A_TIME: usize = 16;
-        let Step::App(op, args) = &self.steps[i as usize] else {
-            return false;
+        let (op, args) = match &self.steps[i as usize] {
+            Step::App(op, args) => (op, args),
+            Step::Table(index, _) if !self.ready(*index) => {
+                stack.push(*index);
+                return true;
+            }
+            _ => return false,
         };
         let one = |stack: &mut Vec<u32>, a: u32| {
             stack.push(a);
@@ -893,6 +977,10 @@ impl Evaluator {
         match &self.steps[i] {
             Step::Const(v) => Ok(*v),
             Step::Sym(s) => Ok(self.assignment[*s]),
+            Step::Table(index, read) => match slot(*index) {
+                Ok(Value::Int(k)) => Ok(read.at(k)),
+                _ => Err(()),
+            },
             Step::App(Op::Ite, args) => match slot(args[0]) {
                 Ok(Value::Bool(true)) => slot(args[1]),
                 Ok(_) => slot(args[2]),
@@ -1089,6 +1177,33 @@ fn check_low_bits(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
     }
 }
 
+/// The set's nodes, children before parents, each once
+/// ([`TermStore::postorder`]); a read of constants ([`ConstRead`]) is
+/// entered through its index alone.
+fn set_nodes(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Vec<TermId> {
+    let mut seen = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut stack: Vec<(TermId, bool)> = set.iter().rev().map(|&r| (r, false)).collect();
+    while let Some((t, expanded)) = stack.pop() {
+        if expanded {
+            order.push(t);
+            continue;
+        }
+        if !seen.insert(t) {
+            continue;
+        }
+        stack.push((t, true));
+        if let Node::App(op, args) = store.node(t) {
+            let args = match *op == Op::Read && tables.const_read(store, t).is_some() {
+                true => &args[..1],
+                false => &args[..],
+            };
+            stack.extend(args.iter().rev().filter(|a| !seen.contains(*a)).map(|a| (*a, false)));
+        }
+    }
+    order
+}
+
 /// [`check_kept`], each symbol of `narrow` tried over that many low bits.
 fn check_narrowed(
     store: &TermStore,
@@ -1103,7 +1218,7 @@ fn check_narrowed(
     syms.sort_unstable();
     syms.dedup();
     // The set's nodes in post-order (arguments first), numbered.
-    let order = store.postorder(set);
+    let order = set_nodes(store, set, tables);
     let masked = masked_bits(store, &order);
     let (mut widths, mut sorts) = (Vec::with_capacity(syms.len()), Vec::with_capacity(syms.len()));
     for &s in &syms {
@@ -1197,6 +1312,9 @@ fn check_narrowed(
             .map(|t| match store.node(*t) {
                 Node::Const(v) => Step::Const(*v),
                 Node::Sym(s) => Step::Sym(sym_at[s]),
+                Node::App(Op::Read, args) if let Some(read) = tables.const_read(store, *t) => {
+                    Step::Table(index[&args[0]], read)
+                }
                 Node::App(op, args) => Step::App(*op, args.iter().map(|a| index[a]).collect()),
             })
             .collect(),
@@ -1258,7 +1376,11 @@ fn check_narrowed(
     // compared with (all of them where none).
     let mut compared_first: Vec<usize> = Vec::with_capacity(syms.len());
     for (i, &sym) in syms.iter().enumerate() {
-        let own: Vec<usize> = (0..set.len()).filter(|&c| store.symbols(set[c]) == [sym]).collect();
+        // The last constraint that refuted a value is tried first: a few
+        // refute most values (a question over a byte that a path has
+        // narrowed to one entry of a codebook has 30 constraints, one of
+        // which refutes nearly all of its values).
+        let mut own: Vec<usize> = (0..set.len()).filter(|&c| store.symbols(set[c]) == [sym]).collect();
         let mut values = Vec::new();
         let mut refuters = Vec::new();
         // The pinned bits' constraints refute the other values.
@@ -1276,8 +1398,15 @@ fn check_narrowed(
             };
             ev.assign(v << from[i]);
             match ev.refuter(&own, tables).0 {
-                Some(c) if !refuters.contains(&c) => refuters.push(c),
-                Some(_) => {}
+                Some(c) => {
+                    if !refuters.contains(&c) {
+                        refuters.push(c);
+                    }
+                    if own[0] != c {
+                        let at = own.iter().position(|&o| o == c).expect("a refuter is one of them");
+                        own[..=at].rotate_right(1);
+                    }
+                }
                 None => values.push(v),
             }
         }
@@ -1624,6 +1753,80 @@ mod tests {
         let x = s.symbol_term("x", Sort::Bv(8));
         let y = s.symbol_term("y", Sort::Bv(4));
         (rand::rngs::SmallRng::seed_from_u64(seed), s, x, y)
+    }
+
+    /// A byte looked up through a table of pointers and then a table of
+    /// strings (a codebook decoder's `strlen(book[c])`): both reads are of
+    /// constants, so the question's nodes leave their pairs out, each
+    /// read's table is made once, and the answers are right.
+    #[test]
+    fn reads_of_constants_are_looked_up_not_compiled() {
+        let mut s = TermStore::new();
+        let x = s.symbol_term("x", Sort::Bv(8));
+        let int = |s: &mut TermStore, k: i128| s.constant(Value::Int(k));
+        let byte = |s: &mut TermStore, v: u64| s.constant(Value::bv(8, v));
+        // book[c]: where string c starts, 3 bytes apart; the strings' bytes.
+        let zero32 = s.constant(Value::bv(32, 0));
+        let index = s.app(Op::ToInt, &[x]).unwrap();
+        let mut book = vec![index, zero32];
+        for c in 0..200 {
+            book.push(int(&mut s, c));
+            book.push(s.constant(Value::bv(32, 3 * c as u64)));
+        }
+        let start = s.app(Op::Read, &book).unwrap();
+        let zero8 = byte(&mut s, 0);
+        let mut chars = Vec::new();
+        for at in 0..600 {
+            let k = int(&mut s, at);
+            // String c is `c % 7 + 1`, `c % 5`, then 0.
+            let c = at / 3;
+            let v = [(c % 7 + 1) as u64, (c % 5) as u64, 0][at as usize % 3];
+            chars.extend([k, byte(&mut s, v)]);
+        }
+        let char_at = |s: &mut TermStore, i: u64| {
+            let off = s.constant(Value::bv(32, i));
+            let at = s.app(Op::Add, &[start, off]).unwrap();
+            let at = s.app(Op::ToInt, &[at]).unwrap();
+            let mut args = vec![at, zero8];
+            args.extend_from_slice(&chars);
+            s.app(Op::Read, &args).unwrap()
+        };
+        let (c0, c1, c2) = (char_at(&mut s, 0), char_at(&mut s, 1), char_at(&mut s, 2));
+        let six = byte(&mut s, 6);
+        let first = s.app(Op::Eq, &[c0, six]).unwrap();
+        let second = s.app(Op::Ne, &[c1, zero8]).unwrap();
+        let ends = s.app(Op::Eq, &[c2, zero8]).unwrap();
+        let hundred = byte(&mut s, 100);
+        let small = s.app(Op::ULt, &[x, hundred]).unwrap();
+        let mut tables = Tables::default();
+        let nodes = set_nodes(&s, &[first, second, ends, small], &mut tables);
+        assert!(nodes.len() < 40, "{} nodes", nodes.len());
+        // Each read's pairs are those its index may reach (the store
+        // trims them), so the strings' three reads are three tables.
+        assert_eq!(tables.reads.len(), 4);
+        assert!(tables.reads.values().all(Option::is_some));
+        // Every value of x tried by evaluation (Z3 did not decide the
+        // second set in 5 s): c % 7 == 5 and c % 5 != 0 hold at c = 12, 19,
+        // ..., never with c % 5 == 0.
+        let c5 = byte(&mut s, 5);
+        let mult = s.app(Op::URem, &[x, c5]).unwrap();
+        let five_divides = s.app(Op::Eq, &[mult, zero8]).unwrap();
+        let sym = s.symbols(x)[0];
+        let holds =
+            |s: &TermStore, set: &[TermId], v: u64| s.satisfies(set, &Model::from_iter([(sym, Value::bv(8, v))]));
+        let sets = [
+            vec![first, second, ends, small],
+            vec![first, second, small, five_divides],
+            vec![first, ends],
+        ];
+        for (set, sat) in sets.iter().zip([true, false, true]) {
+            assert_eq!((0..256).any(|v| holds(&s, set, v)), sat);
+            match check_kept(&s, set, &mut tables, MAX_EASY_WORK) {
+                Found::Sat(m) => assert!(sat && s.satisfies(set, &m)),
+                Found::Unsat(core) => assert!(!sat && (0..256).all(|v| !holds(&s, &core, v)), "{core:?}"),
+                Found::Nothing => panic!("undecided"),
+            }
+        }
     }
 
     thread_local! {

@@ -379,6 +379,10 @@ impl TermStore {
         if let Some(t) = self.rewrite(op, &args, sort) {
             return Ok(t);
         }
+        debug_assert!(
+            op != Op::Read || self.keys_ascend(&args[2..]),
+            "a read's keys are Int constants in ascending order"
+        );
         Ok(self.intern(Node::App(op, args), sort))
     }
 
@@ -1313,6 +1317,45 @@ impl TermStore {
         order
     }
 
+    /// Whether a read's `pairs` have `Int` constant keys in ascending order.
+    fn keys_ascend(&self, pairs: &[TermId]) -> bool {
+        let keys: Option<Vec<i128>> = (pairs.iter().step_by(2))
+            .map(|k| match self.node(*k) {
+                Node::Const(Value::Int(k)) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        keys.is_some_and(|k| k.windows(2).all(|w| w[0] < w[1]))
+    }
+
+    /// The term a read (`args`: index, default, then key and value pairs)
+    /// takes at `index`, by binary search over its keys, which are `Int`
+    /// constants in ascending order ([`Op::Read`]); `None` where a key it
+    /// looks at is not one (the caller then scans them in order).
+    fn read_pick(&self, args: &[TermId], index: Value) -> Option<TermId> {
+        let Value::Int(index) = index else { return None };
+        let pairs = &args[2..];
+        let key = |i: usize| match self.node(pairs[2 * i]) {
+            Node::Const(Value::Int(k)) => Some(*k),
+            _ => None,
+        };
+        let n = pairs.len() / 2;
+        let (mut at, mut end) = (0, n);
+        while at < end {
+            let mid = (at + end) / 2;
+            if key(mid)? < index {
+                at = mid + 1;
+            } else {
+                end = mid;
+            }
+        }
+        Some(if at < n && key(at)? == index {
+            pairs[2 * at + 1]
+        } else {
+            args[1]
+        })
+    }
+
     fn sym_value(&self, s: SymId, model: &Model) -> Value {
         model
             .get(&s)
@@ -1387,6 +1430,71 @@ impl TermStore {
                         None => {
                             stack.push((u, false));
                             stack.push((branch, false));
+                            continue;
+                        }
+                    }
+                }
+                // A table read: the value at the first key equal to the
+                // index, or the default; only the keys up to it and the
+                // value it picks are evaluated (a table of a codebook's
+                // string pointers has a thousand pairs, each a constant).
+                Op::Read => {
+                    let index = match known(memo, args[0]) {
+                        Some(Ok(v)) => v,
+                        Some(Err(e)) => {
+                            memo.insert(u, Err(e));
+                            continue;
+                        }
+                        None => {
+                            stack.push((u, false));
+                            stack.push((args[0], false));
+                            continue;
+                        }
+                    };
+                    let mut picked = Ok(args[1]);
+                    let mut missing = false;
+                    let pairs = match self.read_pick(args, index) {
+                        Some(v) => {
+                            picked = Ok(v);
+                            &args[..0]
+                        }
+                        None => &args[2..],
+                    };
+                    for kv in pairs.chunks_exact(2) {
+                        match known(memo, kv[0]) {
+                            Some(Ok(k)) if k == index => {
+                                picked = Ok(kv[1]);
+                                break;
+                            }
+                            Some(Ok(_)) => {}
+                            Some(Err(e)) => {
+                                picked = Err(e);
+                                break;
+                            }
+                            None => {
+                                if !missing {
+                                    stack.push((u, false));
+                                    missing = true;
+                                }
+                                stack.push((kv[0], false));
+                            }
+                        }
+                    }
+                    if missing {
+                        continue;
+                    }
+                    let value = match picked {
+                        Ok(v) => v,
+                        Err(e) => {
+                            memo.insert(u, Err(e));
+                            continue;
+                        }
+                    };
+                    match known(memo, value) {
+                        Some(r) => r,
+                        None => {
+                            stack.push((u, false));
+                            stack.push((value, false));
                             continue;
                         }
                     }
@@ -1482,22 +1590,22 @@ impl TermStore {
                                 })
                                 .collect()
                         }
-                        // A table read: the first key equal to the index
-                        // (every operand evaluated, as `eval_op` needs).
+                        // A table read: the value at the first key equal
+                        // to the index, or the default (the keys up to it
+                        // and the value it picks evaluated, as in
+                        // `eval_with`).
                         (Op::Read, [i, d, pairs @ ..]) => {
                             let (i, d) = (lane(i), lane(d));
                             let pairs: Vec<_> = pairs.chunks_exact(2).map(|kv| (lane(&kv[0]), lane(&kv[1]))).collect();
                             (0..n)
                                 .map(|k| {
                                     let index = i[k]?;
-                                    let mut found = None;
                                     for (key, value) in &pairs {
-                                        let (key, value) = (key[k]?, value[k]?);
-                                        if found.is_none() && key == index {
-                                            found = Some(value);
+                                        if key[k]? == index {
+                                            return value[k];
                                         }
                                     }
-                                    Some(found.unwrap_or(d[k]?))
+                                    d[k]
                                 })
                                 .collect()
                         }
@@ -1692,8 +1800,16 @@ mod tests {
         let i = s.app(Op::ToInt, &[x]).unwrap();
         let n100 = s.constant(Value::Int(100));
         let shifted = s.app(Op::Sub, &[i, n100]).unwrap();
+        // A read evaluates the value it picks only: the cell at 1 holds the
+        // quotient, which fails where `x & 3` is 0, where the read picks the
+        // cell at 0.
+        let mut cells = vec![index, seven];
+        for (key, cell) in [(0, zero), (1, q), (2, three)] {
+            cells.extend([s.constant(Value::Int(key)), cell]);
+        }
+        let lazy = s.app(Op::Read, &cells).unwrap();
         let mut failed = 0;
-        for t in [read, wide, q, choice, either, shifted] {
+        for t in [read, wide, q, choice, either, shifted, lazy] {
             let one: Result<Vec<Value>, EvalError> = (0..256u64)
                 .map(|v| {
                     let mut m = Model::default();
@@ -1706,7 +1822,7 @@ mod tests {
         }
         // The quotient by `x & 3` fails where that is 0, and so does the
         // choice that takes it below 7 (at 0 and 4); the disjunction, which
-        // `x & 3 == 0` decides there, does not.
+        // `x & 3 == 0` decides there, does not, nor the read.
         assert_eq!(failed, 2);
     }
 
