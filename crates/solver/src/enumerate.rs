@@ -382,12 +382,17 @@ const BIT: u32 = 3;
 /// questions are of that shape: an inflater tests `(tag >> n) & 1` where
 /// `tag` holds two input bytes, so no constraint is over one symbol alone
 /// although each fixes one bit of one.
-fn pinned_bits(store: &TermStore, set: &[TermId], order: &[TermId], syms: &[SymId]) -> Result<Vec<Pins>, [usize; 2]> {
+fn pinned_bits(store: &TermStore, set: &[TermId], syms: &[SymId]) -> Result<Vec<Pins>, [usize; 2]> {
     let sym_at: FxHashMap<SymId, u32> = syms.iter().enumerate().map(|(i, s)| (*s, i as u32)).collect();
-    // Each bit-vector node's bits, in one arena.
+    // Each bit-vector node's bits, in one arena: the nodes under the sides
+    // of the comparisons that can pin bits, through the operations whose
+    // bits are followed (a codebook's table read is one node of unknown
+    // bits, whose index's nodes are not looked at; the questions of a
+    // decoder's reads through its tables spent a third of this procedure's
+    // time on every node's bits).
     let mut arena: Vec<u32> = Vec::new();
     let mut at: FxHashMap<TermId, (u32, u8)> = FxHashMap::default();
-    for &t in order {
+    for t in bit_nodes(store, &compared_sides(store, set)) {
         let Sort::Bv(w) = store.sort(t) else {
             continue;
         };
@@ -542,6 +547,53 @@ fn one_free_bit(a: &[u32], b: &[u32]) -> Option<(u32, bool)> {
 }
 
 /// Node `t`'s bits in [`pinned_bits`]'s arena, if it has them.
+/// The sides of `set`'s comparisons whose bits [`pinned_bits`] reads:
+/// of the equations, disequations and `<u` comparisons of its constraints
+/// and of their conjunctions.
+fn compared_sides(store: &TermStore, set: &[TermId]) -> Vec<TermId> {
+    let mut sides = Vec::new();
+    let mut stack: Vec<TermId> = set.to_vec();
+    while let Some(t) = stack.pop() {
+        let Node::App(op, args) = store.node(t) else {
+            continue;
+        };
+        match (op, args.as_slice()) {
+            (Op::And, _) if store.sort(t) == Sort::Bool => stack.extend(args.iter().copied()),
+            (Op::Eq | Op::Ne, [a, b]) => sides.extend([*a, *b]),
+            (Op::ULt, [a, _]) => sides.push(*a),
+            _ => {}
+        }
+    }
+    sides
+}
+
+/// The nodes from `roots` down through the operations whose bits
+/// [`pinned_bits`] follows, children before parents: a node of another
+/// operation is one of them, its operands are not.
+fn bit_nodes(store: &TermStore, roots: &[TermId]) -> Vec<TermId> {
+    let mut seen = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut stack: Vec<(TermId, bool)> = roots.iter().map(|&r| (r, false)).collect();
+    while let Some((t, expanded)) = stack.pop() {
+        if expanded {
+            order.push(t);
+            continue;
+        }
+        if !seen.insert(t) {
+            continue;
+        }
+        stack.push((t, true));
+        if let Node::App(
+            Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) | Op::And | Op::Or | Op::Xor | Op::Shl | Op::LShr | Op::AShr,
+            args,
+        ) = store.node(t)
+        {
+            stack.extend(args.iter().filter(|a| !seen.contains(*a)).map(|a| (*a, false)));
+        }
+    }
+    order
+}
+
 fn bits_in<'a>(at: &FxHashMap<TermId, (u32, u8)>, arena: &'a [u32], t: TermId) -> Option<&'a [u32]> {
     at.get(&t)
         .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
@@ -1250,7 +1302,7 @@ fn check_narrowed(
         }
     }
     // The bits the constraints fix are not tried ([`pinned_bits`]).
-    let pins = match pinned_bits(store, set, &order, &syms) {
+    let pins = match pinned_bits(store, set, &syms) {
         Ok(pins) => pins,
         Err([a, b]) if a == b => return Found::Unsat(vec![set[a]]),
         Err(both) => return Found::Unsat(both.iter().map(|&c| set[c]).collect()),
@@ -1588,8 +1640,7 @@ mod tests {
         let clear1 = s.app(Op::Ne, &[m1, two]).unwrap();
         let apart = s.app(Op::Ne, &[x, y]).unwrap();
         let set = [set5, set0, clear1, apart];
-        let order = s.postorder(&set);
-        let pins = pinned_bits(&s, &set, &order, &syms).unwrap_or_else(|_| panic!("no conflict"));
+        let pins = pinned_bits(&s, &set, &syms).unwrap_or_else(|_| panic!("no conflict"));
         assert_eq!((pins[0].mask, pins[0].value), (0b10_0001, 0b10_0001));
         assert_eq!((pins[1].mask, pins[1].value), (0b10, 0));
     }
@@ -1608,8 +1659,7 @@ mod tests {
         let high = s.app(Op::LShr, &[bytes[0], four]).unwrap();
         let small = s.app(Op::ULt, &[high, two]).unwrap();
         let set = [y1, x3, small];
-        let order = s.postorder(&set);
-        let pins = pinned_bits(&s, &set, &order, &syms).unwrap_or_else(|_| panic!("no conflict"));
+        let pins = pinned_bits(&s, &set, &syms).unwrap_or_else(|_| panic!("no conflict"));
         assert_eq!((pins[0].mask, pins[0].value), (0b1110_1000, 0));
         assert_eq!(pins[0].by.as_slice(), &[1, 2]);
         assert_eq!((pins[1].mask, pins[1].value), (0b10, 0b10));
@@ -1620,8 +1670,7 @@ mod tests {
         // A bit fixed both ways: the two constraints are a core.
         let y1_clear = tag_bit(&mut s, &bytes, 9, 0);
         let set = [y1, x3, y1_clear];
-        let order = s.postorder(&set);
-        assert!(matches!(pinned_bits(&s, &set, &order, &syms), Err([0, 2])));
+        assert!(matches!(pinned_bits(&s, &set, &syms), Err([0, 2])));
         assert_eq!(check(&s, &set), Found::Unsat(vec![y1, y1_clear]));
         // 24 input bits, 16 of them fixed: decided, as Z3 decides, where
         // without the pins there were too many values to try.
