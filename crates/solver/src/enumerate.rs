@@ -571,27 +571,13 @@ fn compared_sides(store: &TermStore, set: &[TermId]) -> Vec<TermId> {
 /// [`pinned_bits`] follows, children before parents: a node of another
 /// operation is one of them, its operands are not.
 fn bit_nodes(store: &TermStore, roots: &[TermId]) -> Vec<TermId> {
-    let mut seen = FxHashSet::default();
-    let mut order = Vec::new();
-    let mut stack: Vec<(TermId, bool)> = roots.iter().map(|&r| (r, false)).collect();
-    while let Some((t, expanded)) = stack.pop() {
-        if expanded {
-            order.push(t);
-            continue;
-        }
-        if !seen.insert(t) {
-            continue;
-        }
-        stack.push((t, true));
-        if let Node::App(
+    store.postorder_below(roots, |store, t| match store.node(t) {
+        Node::App(
             Op::ZExt(_) | Op::SExt(_) | Op::Trunc(_) | Op::And | Op::Or | Op::Xor | Op::Shl | Op::LShr | Op::AShr,
-            args,
-        ) = store.node(t)
-        {
-            stack.extend(args.iter().filter(|a| !seen.contains(*a)).map(|a| (*a, false)));
-        }
-    }
-    order
+            _,
+        ) => usize::MAX,
+        _ => 0,
+    })
 }
 
 fn bits_in<'a>(at: &FxHashMap<TermId, (u32, u8)>, arena: &'a [u32], t: TermId) -> Option<&'a [u32]> {
@@ -996,30 +982,12 @@ impl Evaluator {
     /// the keys `Int` constants in ascending order) takes at `index`;
     /// `None` if a key it looks at has no value yet (not a constant).
     fn read_at(&self, args: &[u32], index: i128) -> Option<u32> {
-        let pairs: &[u32] = &args[2..];
-        let key = |i: usize| {
-            let k = pairs[2 * i];
-            match self.slots[k as usize] {
-                _ if !self.ready(k) => None,
-                Ok(Value::Int(k)) => Some(k),
-                _ => Some(i128::MAX),
-            }
+        let key = |k: u32| match self.slots[k as usize] {
+            _ if !self.ready(k) => None,
+            Ok(Value::Int(k)) => Some(k),
+            _ => Some(i128::MAX),
         };
-        let n = pairs.len() / 2;
-        let (mut at, mut end) = (0, n);
-        while at < end {
-            let mid = (at + end) / 2;
-            if key(mid)? < index {
-                at = mid + 1;
-            } else {
-                end = mid;
-            }
-        }
-        Some(if at < n && key(at)? == index {
-            pairs[2 * at + 1]
-        } else {
-            args[1]
-        })
+        braid_term::read_at(args, index, key)
     }
 
     /// Node `i`'s value from its arguments' (those it needs, see
@@ -1233,27 +1201,10 @@ fn check_low_bits(store: &TermStore, set: &[TermId], tables: &mut Tables, easy: 
 /// ([`TermStore::postorder`]); a read of constants ([`ConstRead`]) is
 /// entered through its index alone.
 fn set_nodes(store: &TermStore, set: &[TermId], tables: &mut Tables) -> Vec<TermId> {
-    let mut seen = FxHashSet::default();
-    let mut order = Vec::new();
-    let mut stack: Vec<(TermId, bool)> = set.iter().rev().map(|&r| (r, false)).collect();
-    while let Some((t, expanded)) = stack.pop() {
-        if expanded {
-            order.push(t);
-            continue;
-        }
-        if !seen.insert(t) {
-            continue;
-        }
-        stack.push((t, true));
-        if let Node::App(op, args) = store.node(t) {
-            let args = match *op == Op::Read && tables.const_read(store, t).is_some() {
-                true => &args[..1],
-                false => &args[..],
-            };
-            stack.extend(args.iter().rev().filter(|a| !seen.contains(*a)).map(|a| (*a, false)));
-        }
-    }
-    order
+    store.postorder_below(set, |store, t| match store.node(t) {
+        Node::App(Op::Read, _) if tables.const_read(store, t).is_some() => 1,
+        _ => usize::MAX,
+    })
 }
 
 /// [`check_kept`], each symbol of `narrow` tried over that many low bits.

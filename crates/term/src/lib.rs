@@ -11,6 +11,6 @@ mod range;
 mod store;
 mod value;
 
-pub use op::{eval_bv, eval_bv_bits, eval_op, int_range, saturation_bits, BvResult, EvalError, Op};
+pub use op::{eval_bv, eval_bv_bits, eval_op, int_range, read_at, saturation_bits, BvResult, EvalError, Op};
 pub use store::{EvalMemo, Model, Node, SymId, Symbol, TermId, TermStore};
 pub use value::{mask, Sort, Value};

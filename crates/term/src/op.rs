@@ -429,6 +429,29 @@ impl fmt::Display for Op {
 }
 
 /// `read(index, default, k1, v1, …)` on values (see [`Op::Read`]).
+/// The operand a read (`args`: index, default, then key and value pairs,
+/// the keys ascending) takes at `index`, by binary search with `key` giving
+/// a key operand's integer; `None` where `key` has none for a key it looks
+/// at.
+pub fn read_at<T: Copy>(args: &[T], index: i128, key: impl Fn(T) -> Option<i128>) -> Option<T> {
+    let pairs = &args[2..];
+    let n = pairs.len() / 2;
+    let (mut at, mut end) = (0, n);
+    while at < end {
+        let mid = (at + end) / 2;
+        if key(pairs[2 * mid])? < index {
+            at = mid + 1;
+        } else {
+            end = mid;
+        }
+    }
+    Some(if at < n && key(pairs[2 * at])? == index {
+        pairs[2 * at + 1]
+    } else {
+        args[1]
+    })
+}
+
 pub fn read_value(args: &[Value]) -> Value {
     args[2..]
         .chunks_exact(2)

@@ -1293,28 +1293,8 @@ impl TermStore {
 
     /// [`TermStore::postorder`] of the terms `enter` admits: one it turns
     /// away is left out with everything below it reached only through it.
-    pub fn postorder_where(&self, roots: &[TermId], mut enter: impl FnMut(&Self, TermId) -> bool) -> Vec<TermId> {
-        let mut seen = rustc_hash::FxHashSet::default();
-        let mut order = Vec::new();
-        let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
-        while let Some((t, expanded)) = stack.pop() {
-            if expanded {
-                order.push(t);
-                continue;
-            }
-            if !seen.insert(t) || !enter(self, t) {
-                continue;
-            }
-            stack.push((t, true));
-            if let Node::App(_, args) = self.node(t) {
-                for a in args.iter().rev() {
-                    if !seen.contains(a) {
-                        stack.push((*a, false));
-                    }
-                }
-            }
-        }
-        order
+    pub fn postorder_where(&self, roots: &[TermId], enter: impl FnMut(&Self, TermId) -> bool) -> Vec<TermId> {
+        self.postorder_with(roots, enter, |_, _| usize::MAX)
     }
 
     /// Whether a read's `pairs` have `Int` constant keys in ascending order.
@@ -1334,26 +1314,47 @@ impl TermStore {
     /// looks at is not one (the caller then scans them in order).
     fn read_pick(&self, args: &[TermId], index: Value) -> Option<TermId> {
         let Value::Int(index) = index else { return None };
-        let pairs = &args[2..];
-        let key = |i: usize| match self.node(pairs[2 * i]) {
+        let key = |k: TermId| match self.node(k) {
             Node::Const(Value::Int(k)) => Some(*k),
             _ => None,
         };
-        let n = pairs.len() / 2;
-        let (mut at, mut end) = (0, n);
-        while at < end {
-            let mid = (at + end) / 2;
-            if key(mid)? < index {
-                at = mid + 1;
-            } else {
-                end = mid;
+        crate::op::read_at(args, index, key)
+    }
+
+    /// The terms reachable from `roots` through the first `below(t)`
+    /// operands of each application `t` (all of them: [`TermStore::postorder`]),
+    /// children before parents, each once.
+    pub fn postorder_below(&self, roots: &[TermId], below: impl FnMut(&Self, TermId) -> usize) -> Vec<TermId> {
+        self.postorder_with(roots, |_, _| true, below)
+    }
+
+    /// The terms `enter` admits reachable from `roots` through the first
+    /// `below(t)` operands of each application `t`, children before
+    /// parents, each once.
+    fn postorder_with(
+        &self,
+        roots: &[TermId],
+        mut enter: impl FnMut(&Self, TermId) -> bool,
+        mut below: impl FnMut(&Self, TermId) -> usize,
+    ) -> Vec<TermId> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut order = Vec::new();
+        let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+        while let Some((t, expanded)) = stack.pop() {
+            if expanded {
+                order.push(t);
+                continue;
+            }
+            if !seen.insert(t) || !enter(self, t) {
+                continue;
+            }
+            stack.push((t, true));
+            if let Node::App(_, args) = self.node(t) {
+                let args = &args[..below(self, t).min(args.len())];
+                stack.extend(args.iter().rev().filter(|a| !seen.contains(*a)).map(|a| (*a, false)));
             }
         }
-        Some(if at < n && key(at)? == index {
-            pairs[2 * at + 1]
-        } else {
-            args[1]
-        })
+        order
     }
 
     fn sym_value(&self, s: SymId, model: &Model) -> Value {
@@ -1401,6 +1402,16 @@ impl TermStore {
             Node::App(..) => None,
         };
         let known = |memo: &EvalMemo, a: TermId| leaf(a).or_else(|| memo.get(&a).cloned());
+        // The value of operand `v`, which `u` (a choice or a read) picked:
+        // if it has none yet, `u` waits on the stack for it.
+        let operand = |memo: &EvalMemo, stack: &mut Vec<(TermId, bool)>, u: TermId, v: TermId| {
+            let r = known(memo, v);
+            if r.is_none() {
+                stack.push((u, false));
+                stack.push((v, false));
+            }
+            r
+        };
         let mut stack: Vec<(TermId, bool)> = vec![(t, false)];
         while let Some((u, expanded)) = stack.pop() {
             if memo.contains_key(&u) {
@@ -1425,13 +1436,9 @@ impl TermStore {
                             continue;
                         }
                     };
-                    match known(memo, branch) {
+                    match operand(memo, &mut stack, u, branch) {
                         Some(r) => r,
-                        None => {
-                            stack.push((u, false));
-                            stack.push((branch, false));
-                            continue;
-                        }
+                        None => continue,
                     }
                 }
                 // A table read: the value at the first key equal to the
@@ -1490,13 +1497,9 @@ impl TermStore {
                             continue;
                         }
                     };
-                    match known(memo, value) {
+                    match operand(memo, &mut stack, u, value) {
                         Some(r) => r,
-                        None => {
-                            stack.push((u, false));
-                            stack.push((value, false));
-                            continue;
-                        }
+                        None => continue,
                     }
                 }
                 _ => {
