@@ -546,7 +546,6 @@ fn one_free_bit(a: &[u32], b: &[u32]) -> Option<(u32, bool)> {
     free
 }
 
-/// Node `t`'s bits in [`pinned_bits`]'s arena, if it has them.
 /// The sides of `set`'s comparisons whose bits [`pinned_bits`] reads:
 /// of the equations, disequations and `<u` comparisons of its constraints
 /// and of their conjunctions.
@@ -580,6 +579,7 @@ fn bit_nodes(store: &TermStore, roots: &[TermId]) -> Vec<TermId> {
     })
 }
 
+/// Node `t`'s bits in [`pinned_bits`]'s arena, if it has them.
 fn bits_in<'a>(at: &FxHashMap<TermId, (u32, u8)>, arena: &'a [u32], t: TermId) -> Option<&'a [u32]> {
     at.get(&t)
         .map(|&(from, w)| &arena[from as usize..from as usize + w as usize])
