@@ -428,7 +428,6 @@ impl fmt::Display for Op {
     }
 }
 
-/// `read(index, default, k1, v1, …)` on values (see [`Op::Read`]).
 /// The operand a read (`args`: index, default, then key and value pairs,
 /// the keys ascending) takes at `index`, by binary search with `key` giving
 /// a key operand's integer; `None` where `key` has none for a key it looks
@@ -452,6 +451,7 @@ pub fn read_at<T: Copy>(args: &[T], index: i128, key: impl Fn(T) -> Option<i128>
     })
 }
 
+/// `read(index, default, k1, v1, …)` on values (see [`Op::Read`]).
 pub fn read_value(args: &[Value]) -> Value {
     args[2..]
         .chunks_exact(2)
