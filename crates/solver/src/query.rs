@@ -341,8 +341,8 @@ impl Gate {
     const FREE: Duration = Duration::from_millis(250);
     /// Questions after which it is judged however little time it took: on
     /// a codebook decoder (antirez/smaz's, over 2 bytes under dse) the
-    /// difference bounds answered none of 2 600 branch questions, at 0.1
-    /// ms each, before they had taken `FREE`, a quarter of the run.
+    /// difference bounds answered none of the 2 600 branch questions they
+    /// were asked before they had taken `FREE`.
     const TRIES: u64 = 64;
     /// The most questions one costly try lets by ([`Gate::tried`]).
     const MAX_COST_SKIP: u128 = 4096;

@@ -1311,7 +1311,7 @@ impl TermStore {
     /// The term a read (`args`: index, default, then key and value pairs)
     /// takes at `index`, by binary search over its keys, which are `Int`
     /// constants in ascending order ([`Op::Read`]); `None` where a key it
-    /// looks at is not one (the caller then scans them in order).
+    /// looks at is not one.
     fn read_pick(&self, args: &[TermId], index: Value) -> Option<TermId> {
         let Value::Int(index) = index else { return None };
         let key = |k: TermId| match self.node(k) {
@@ -1402,8 +1402,8 @@ impl TermStore {
             Node::App(..) => None,
         };
         let known = |memo: &EvalMemo, a: TermId| leaf(a).or_else(|| memo.get(&a).cloned());
-        // The value of operand `v`, which `u` (a choice or a read) picked:
-        // if it has none yet, `u` waits on the stack for it.
+        // The value of operand `v` that `u` (a choice or a read) needs: if
+        // it has none yet, `u` waits on the stack for it.
         let operand = |memo: &EvalMemo, stack: &mut Vec<(TermId, bool)>, u: TermId, v: TermId| {
             let r = known(memo, v);
             if r.is_none() {
@@ -1423,9 +1423,7 @@ impl TermStore {
             let v = match op {
                 // Checked when built; a `choice` may mix sorts.
                 Op::Ite => {
-                    let Some(cond) = known(memo, args[0]) else {
-                        stack.push((u, false));
-                        stack.push((args[0], false));
+                    let Some(cond) = operand(memo, &mut stack, u, args[0]) else {
                         continue;
                     };
                     let branch = match cond {
@@ -1441,61 +1439,22 @@ impl TermStore {
                         None => continue,
                     }
                 }
-                // A table read: the value at the first key equal to the
-                // index, or the default; only the keys up to it and the
-                // value it picks are evaluated (a table of a codebook's
-                // string pointers has a thousand pairs, each a constant).
+                // A table read: the value at the index's key (by binary
+                // search, the keys being ascending `Int` constants), or the
+                // default; only the value it picks is evaluated (a table of
+                // a codebook's string pointers has a thousand pairs).
                 Op::Read => {
-                    let index = match known(memo, args[0]) {
+                    let index = match operand(memo, &mut stack, u, args[0]) {
                         Some(Ok(v)) => v,
                         Some(Err(e)) => {
                             memo.insert(u, Err(e));
                             continue;
                         }
-                        None => {
-                            stack.push((u, false));
-                            stack.push((args[0], false));
-                            continue;
-                        }
+                        None => continue,
                     };
-                    let mut picked = Ok(args[1]);
-                    let mut missing = false;
-                    let pairs = match self.read_pick(args, index) {
-                        Some(v) => {
-                            picked = Ok(v);
-                            &args[..0]
-                        }
-                        None => &args[2..],
-                    };
-                    for kv in pairs.chunks_exact(2) {
-                        match known(memo, kv[0]) {
-                            Some(Ok(k)) if k == index => {
-                                picked = Ok(kv[1]);
-                                break;
-                            }
-                            Some(Ok(_)) => {}
-                            Some(Err(e)) => {
-                                picked = Err(e);
-                                break;
-                            }
-                            None => {
-                                if !missing {
-                                    stack.push((u, false));
-                                    missing = true;
-                                }
-                                stack.push((kv[0], false));
-                            }
-                        }
-                    }
-                    if missing {
+                    let Some(value) = self.read_pick(args, index) else {
+                        memo.insert(u, Err(EvalError::Type("a read's keys are Int constants".into())));
                         continue;
-                    }
-                    let value = match picked {
-                        Ok(v) => v,
-                        Err(e) => {
-                            memo.insert(u, Err(e));
-                            continue;
-                        }
                     };
                     match operand(memo, &mut stack, u, value) {
                         Some(r) => r,
